@@ -1,0 +1,41 @@
+"""One hierarchy of errors for the whole project.
+
+Every error the project raises on bad input is a :class:`TomisError`. It may carry the
+``line`` and ``column`` (1-based) where the problem was found; the CLI turns it into a
+single ``path:line:column: message`` line.
+"""
+
+from __future__ import annotations
+
+
+class TomisError(Exception):
+    """Base of every error the project reports to a user."""
+
+    def __init__(self, message: str, line: int | None = None, column: int | None = None):
+        super().__init__(message)
+        self.message = message
+        self.line = line
+        self.column = column
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class NotationError(TomisError):
+    """Text that is not valid notation or record syntax."""
+
+
+class IllegalActionError(TomisError):
+    """A well-formed action the rules do not allow in the position; names the ruling."""
+
+
+class AmbiguousActionError(TomisError):
+    """An action text that matches more than one legal action."""
+
+
+class PositionError(TomisError):
+    """A position string that cannot be read or describes an impossible position."""
+
+
+class RecordError(TomisError):
+    """A game record whose tags, numbers or results do not agree with its actions."""

@@ -1,0 +1,759 @@
+"""The rules of Tomis (R1-R23, editions E1-E4): positions, legal actions, applying them.
+
+A :class:`State` is one position. It is never changed once built and handed out:
+:func:`apply` returns a new state and a :class:`Report` of what happened. Squares are
+ints (a1 = 0); units are codes ``side << 3 | kind``; gates are kept one per rank
+(R3, R6) as tuples ``(square, owner, state, markers, direction)``.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from .actions import (
+    Action, GateJump, GateStrike, Jump, Move, Place, PlaceMarker, RotateMarker, Toggle,
+)
+from .board import (
+    BASE, BLACK, DIRECTION_NAMES, FLAGSHIP, FRIGATE, FRIGATE_STEPS, GATE, HOME_RANK,
+    INITIAL_RESERVE, MARKER, NEIGHBOURS, PIECE_NAMES, RAYS, SENTRY, SIDE_TITLES,
+    SLIDER_DIRECTIONS, SQUARE_NAMES, TOWER, WHITE, offset,
+)
+from .combat import ACTIVE, INACTIVE, JUMP, MANUAL, README, resolve, support_ap
+from .errors import IllegalActionError
+
+EDITIONS = ("manual", "readme")
+OPENING_PLIES = 10
+QUIET_LIMIT = 100            # R22 (4)
+REPETITIONS = 3              # R22 (3)
+DECIDED = None
+
+# The rank of the gate placed at each opening action 3..10 (R6).
+OPENING_GATE_RANKS = (0, 7, 1, 6, 2, 5, 3, 4)
+
+# ---------------------------------------------------------------------------
+# Zobrist keys, fixed by seed so that hashes are stable across runs and machines.
+_rng = random.Random(0x70A15)
+_UNIT_KEYS = [[_rng.getrandbits(64) for _ in range(64)] for _ in range(16)]
+# Gate state codes: 0 inactive, 1 active, 2 + 8*(markers-1) + direction for jump gates.
+_GATE_KEYS = [[[_rng.getrandbits(64) for _ in range(18)] for _ in range(2)] for _ in range(64)]
+_RESERVE_KEYS = [[[_rng.getrandbits(64) for _ in range(9)] for _ in range(7)] for _ in range(2)]
+_UNLOCK_KEYS = (_rng.getrandbits(64), _rng.getrandbits(64))
+_BLACK_KEY = _rng.getrandbits(64)
+
+
+def _gate_key(gate) -> int:
+    square, owner, state, markers, direction = gate
+    code = state if state != JUMP else 2 + 8 * (markers - 1) + direction
+    return _GATE_KEYS[square][owner][code]
+
+
+# Interned actions, so that move generation builds no objects (performance issue).
+_PLACE = [[Place(kind, sq) for sq in range(64)] for kind in range(7)]
+_MOVE = [[[Move(kind, a, b) for b in range(64)] for a in range(64)] for kind in range(7)]
+
+
+@dataclass(frozen=True, slots=True)
+class Destroyed:
+    """A piece that left the game: a unit, or a jump gate (``piece == GATE``)."""
+
+    square: int
+    side: int
+    piece: int
+
+    def __str__(self) -> str:
+        return f"{'jump gate' if self.piece == GATE else PIECE_NAMES[self.piece]} on {SQUARE_NAMES[self.square]}"
+
+
+@dataclass(frozen=True, slots=True)
+class Report:
+    """What one action did.
+
+    ``captured``: what the action itself destroyed (gate strike R13, gate-jump capture
+    R12). ``destroyed``: what the combat after it destroyed (R15-R19), sorted by square.
+    ``unlocked``: sides whose flagship became deployable (R20). ``result``: ``"*"`` or
+    the final result, with ``reason`` naming the ruling that ended the game.
+    """
+
+    action: Action
+    side: int
+    captured: tuple[Destroyed, ...]
+    destroyed: tuple[Destroyed, ...]
+    unlocked: tuple[int, ...]
+    result: str
+    reason: str | None
+
+
+class State:
+    """One position of a game, with everything the end rules need (R22)."""
+
+    __slots__ = (
+        "edition", "units", "gates", "reserve", "unlocked", "to_move", "result",
+        "reason", "ply", "quiet", "history", "hash",
+    )
+
+    def __init__(self, edition: int = MANUAL):
+        self.edition = edition
+        self.units: dict[int, int] = {}
+        self.gates: list = [None] * 8
+        self.reserve: tuple[tuple[int, ...], tuple[int, ...]] = (INITIAL_RESERVE, INITIAL_RESERVE)
+        self.unlocked: tuple[bool, bool] = (False, False)
+        self.to_move: int | None = WHITE
+        self.result = "*"
+        self.reason: str | None = None
+        self.ply = 0               # actions played so far; the next is action ply + 1
+        self.quiet = 0             # actions since the last destruction or deployment (R22)
+        self.hash = compute_hash(self)
+        self.history: tuple[int, ...] = (self.hash,)
+
+    def copy(self) -> State:
+        new = State.__new__(State)
+        new.edition = self.edition
+        new.units = dict(self.units)
+        new.gates = list(self.gates)
+        new.reserve = self.reserve
+        new.unlocked = self.unlocked
+        new.to_move = self.to_move
+        new.result = self.result
+        new.reason = self.reason
+        new.ply = self.ply
+        new.quiet = self.quiet
+        new.history = self.history
+        new.hash = self.hash
+        return new
+
+    # -- queries ---------------------------------------------------------------
+    @property
+    def edition_name(self) -> str:
+        return EDITIONS[self.edition]
+
+    @property
+    def action_number(self) -> int:
+        """The number of the next action (1-based)."""
+        return self.ply + 1
+
+    @property
+    def is_over(self) -> bool:
+        return self.to_move is None
+
+    @property
+    def in_opening(self) -> bool:
+        return self.ply < OPENING_PLIES
+
+    def gate_at(self, square: int):
+        gate = self.gates[square >> 3]
+        return gate if gate is not None and gate[0] == square else None
+
+    def key(self) -> tuple:
+        """Everything R22 (3) compares, as a value (the hash is its digest)."""
+        return (
+            tuple(sorted(self.units.items())), tuple(self.gates), self.reserve,
+            self.unlocked, self.to_move,
+        )
+
+    def __eq__(self, other) -> bool:
+        return (
+            isinstance(other, State)
+            and self.key() == other.key()
+            and (self.edition, self.ply, self.quiet, self.result)
+            == (other.edition, other.ply, other.quiet, other.result)
+        )
+
+    def __hash__(self) -> int:
+        return self.hash
+
+    def __repr__(self) -> str:
+        from .position import to_string   # position strings sit one layer up
+        return f"State({to_string(self)!r})"
+
+    # -- conveniences ------------------------------------------------------------
+    def legal_actions(self) -> list[Action]:
+        return legal_actions(self)
+
+    def apply(self, action: Action) -> tuple[State, Report]:
+        return apply(self, action)
+
+
+def new_game(edition: str | int = "manual") -> State:
+    """The empty board before action 1, for ``"manual"`` (default) or ``"readme"``."""
+    if isinstance(edition, str):
+        if edition not in EDITIONS:
+            raise ValueError(f"unknown rules edition {edition!r} (manual or readme)")
+        edition = EDITIONS.index(edition)
+    return State(edition)
+
+
+def compute_hash(state: State) -> int:
+    """The Zobrist hash of the position from scratch (R22's comparison, as a number)."""
+    h = 0
+    for square, code in state.units.items():
+        h ^= _UNIT_KEYS[code][square]
+    for gate in state.gates:
+        if gate is not None:
+            h ^= _gate_key(gate)
+    for side in (WHITE, BLACK):
+        for kind, count in enumerate(state.reserve[side]):
+            h ^= _RESERVE_KEYS[side][kind][count]
+        if state.unlocked[side]:
+            h ^= _UNLOCK_KEYS[side]
+    if state.to_move == BLACK:
+        h ^= _BLACK_KEY
+    return h
+
+
+# ---------------------------------------------------------------------------
+# Legal actions
+
+def legal_actions(state: State) -> list[Action]:
+    """Every legal action for the side to act, none missing and none extra."""
+    return list(iter_legal_actions(state))
+
+
+def iter_legal_actions(state: State):
+    side = state.to_move
+    if side is None:
+        return
+    if state.ply < OPENING_PLIES:
+        yield from _opening_actions(state)
+        return
+    yield from _deployments(state, side)
+    yield from _ship_actions(state, side)
+    yield from _marker_actions(state, side)
+
+
+def has_legal_action(state: State) -> bool:
+    return next(iter_legal_actions(state), None) is not None
+
+
+def _opening_actions(state: State):
+    ply = state.ply
+    if ply < 2:                                    # R5
+        rank = HOME_RANK[ply]
+        for square in range(rank * 8, rank * 8 + 8):
+            yield _PLACE[BASE][square]
+        return
+    rank = OPENING_GATE_RANKS[ply - 2]             # R6
+    side = (ply - 2) & 1
+    base_file = _base_file(state, side) if rank == HOME_RANK[side] else None
+    for square in range(rank * 8, rank * 8 + 8):
+        if base_file is not None and abs((square & 7) - base_file) < 2:
+            continue
+        if square in state.units:
+            continue
+        yield _PLACE[GATE][square]
+
+
+def _base_file(state: State, side: int) -> int | None:
+    base = side << 3 | BASE
+    for square, code in state.units.items():
+        if code == base:
+            return square & 7
+    return None
+
+
+def _deployments(state: State, side: int):
+    reserve = state.reserve[side]
+    kinds = [k for k in (FRIGATE, SENTRY, TOWER) if reserve[k]]
+    if reserve[FLAGSHIP] and state.unlocked[side]:
+        kinds.append(FLAGSHIP)
+    if not kinds:
+        return
+    rank = HOME_RANK[side]
+    gate = state.gates[rank]
+    gate_square = gate[0] if gate is not None else -1
+    units = state.units
+    for square in range(rank * 8, rank * 8 + 8):
+        if square in units or square == gate_square:
+            continue
+        for kind in kinds:
+            yield _PLACE[kind][square]
+
+
+def _ship_actions(state: State, side: int):
+    units = state.units
+    gates = state.gates
+    jump_gates = [g for g in gates if g is not None and g[2] == JUMP]
+    for square, code in list(units.items()):
+        if code >> 3 != side:
+            continue
+        kind = code & 7
+        if kind == FRIGATE:
+            moves = _MOVE[FRIGATE][square]
+            for target in FRIGATE_STEPS[side][square]:
+                if target not in units:
+                    yield moves[target]
+            yield from _frigate_gate_actions(state, side, square)
+        elif kind != BASE:
+            moves = _MOVE[kind][square]
+            rays = RAYS[square]
+            for d in SLIDER_DIRECTIONS[kind]:
+                for target in rays[d]:
+                    if target in units:
+                        break
+                    yield moves[target]
+    if jump_gates:
+        yield from _jumps(state, side, jump_gates)
+
+
+def _frigate_gate_actions(state: State, side: int, square: int):
+    rank = square >> 3
+    gate = state.gates[rank]
+    if gate is None or gate[0] != square:
+        return
+    yield Toggle(square, gate[2] == INACTIVE)                       # R10
+    if gate[2] == INACTIVE:
+        return
+    units = state.units
+    for other_rank in (rank + 1, rank - 1):                         # R12, R13
+        if not 0 <= other_rank < 8:
+            continue
+        other = state.gates[other_rank]
+        if other is None or other[2] == INACTIVE:
+            continue
+        target = other[0]
+        code = units.get(target)
+        if code is None:
+            yield GateJump(square, target)
+            continue
+        if code >> 3 == side:
+            continue
+        if code & 7 == FRIGATE:
+            yield GateStrike(square, target)
+        if _gate_jump_capture_ok(state, side, square, target, code):
+            yield GateJump(square, target)
+
+
+def _gate_jump_capture_ok(state: State, side: int, origin: int, target: int, code: int) -> bool:
+    from .combat import UNIT_DEFENCE
+    defence = UNIT_DEFENCE[state.edition][code & 7]
+    return 1 + support_ap(state.units, target, side, origin, state.edition) > defence
+
+
+def jump_landing(state: State, gate) -> int | None:
+    """Where a jump over ``gate`` lands, or None when R14 forbids it."""
+    square, _owner, _state, markers, direction = gate
+    first = offset(square, direction)
+    if first is None:
+        return None
+    if state.edition == MANUAL:
+        distance = 3 if markers == 2 else 2                          # E3 manual
+    else:
+        next_gate = state.gate_at(first)
+        distance = 3 if next_gate is not None and next_gate[2] == JUMP else 2   # E3 readme
+    landing = offset(square, direction, distance)
+    if landing is None or landing in state.units:
+        return None
+    for step in range(1, distance + 1):
+        if state.gates[offset(square, direction, step) >> 3] is None:
+            return None
+    return landing
+
+
+def _jumps(state: State, side: int, jump_gates):
+    units = state.units
+    frigate = side << 3 | FRIGATE
+    seen = set()
+    for gate in jump_gates:
+        landing = jump_landing(state, gate)
+        if landing is None:
+            continue
+        for origin in NEIGHBOURS[gate[0]]:
+            if units.get(origin) == frigate and (origin, landing) not in seen:
+                seen.add((origin, landing))
+                yield Jump(origin, landing)
+
+
+def _marker_actions(state: State, side: int):
+    markers_left = state.reserve[side][MARKER]
+    for gate in state.gates:
+        if gate is None or gate[1] != side:
+            continue
+        square, _owner, gate_state, markers, direction = gate
+        if gate_state == ACTIVE and markers_left:
+            for d in range(8):
+                yield PlaceMarker(square, d)
+        elif gate_state == JUMP:
+            if markers == 1 and markers_left and state.edition == MANUAL:   # E3
+                yield PlaceMarker(square, direction)
+            for d in range(8):
+                if d != direction:
+                    yield RotateMarker(square, d)
+
+
+# ---------------------------------------------------------------------------
+# Checking one action (faster than generating them all, and says which rule forbids it)
+
+def _refuse(state: State, action: Action, why: str) -> IllegalActionError:
+    side = SIDE_TITLES[state.to_move] if state.to_move is not None else "nobody"
+    return IllegalActionError(
+        f"action {state.ply + 1} ({side}) {action}: {why}",
+        getattr(action, "line", None) or None,
+        getattr(action, "column", None) or None,
+    )
+
+
+def check(state: State, action: Action) -> None:
+    """Raise :class:`IllegalActionError` naming the ruling if ``action`` is illegal."""
+    side = state.to_move
+    if side is None:
+        raise _refuse(state, action, f"the game is over ({state.result}); no action may follow (R22)")
+    if state.ply < OPENING_PLIES:
+        _check_opening(state, action, side)
+        return
+    checker = _CHECKERS[type(action)]
+    checker(state, action, side)
+
+
+def _check_opening(state: State, action: Action, side: int) -> None:
+    ply = state.ply
+    if ply < 2:
+        if not (isinstance(action, Place) and action.piece == BASE):
+            raise _refuse(state, action, f"action {ply + 1} places {SIDE_TITLES[side]}'s base (R5)")
+        if action.square >> 3 != HOME_RANK[side]:
+            raise _refuse(state, action, f"the base goes on rank {HOME_RANK[side] + 1}, {SIDE_TITLES[side]}'s home row (R5)")
+        return
+    rank = OPENING_GATE_RANKS[ply - 2]
+    if not (isinstance(action, Place) and action.piece == GATE):
+        raise _refuse(state, action, f"actions 3-10 place one gate each; nothing else before all eight gates are down (R6, R7)")
+    if action.square >> 3 != rank:
+        raise _refuse(state, action, f"this gate goes on rank {rank + 1} (R6)")
+    if rank == HOME_RANK[side]:
+        base_file = _base_file(state, side)
+        if base_file is not None and abs((action.square & 7) - base_file) < 2:
+            raise _refuse(state, action, "a gate on the home row leaves at least one empty square between it and the base (R6)")
+    if action.square in state.units:
+        raise _refuse(state, action, "a gate cannot go under the base (R6)")
+
+
+def _check_place(state: State, action: Place, side: int) -> None:
+    kind = action.piece
+    if kind in (BASE, GATE):
+        raise _refuse(state, action, f"{PIECE_NAMES[kind]}s are placed only in the opening (R5, R6)")
+    if kind == MARKER:
+        raise _refuse(state, action, "a marker is placed with a direction, like M@c3:NE (R11)")
+    if state.reserve[side][kind] == 0:
+        raise _refuse(state, action, f"{SIDE_TITLES[side]} has no {PIECE_NAMES[kind]} left in reserve (R2, R8)")
+    if kind == FLAGSHIP and not state.unlocked[side]:
+        raise _refuse(state, action, "the flagship is not unlocked yet (R20)" + (
+            ": a frigate must reach the enemy home row first" if state.edition == MANUAL
+            else ": a ship must reach the enemy home row first"))
+    if action.square >> 3 != HOME_RANK[side]:
+        raise _refuse(state, action, f"ships deploy on {SIDE_TITLES[side]}'s home row, rank {HOME_RANK[side] + 1} (R8)")
+    if action.square in state.units:
+        raise _refuse(state, action, f"{SQUARE_NAMES[action.square]} is occupied (R8)")
+    if state.gate_at(action.square) is not None:
+        raise _refuse(state, action, f"a ship cannot deploy onto the gate on {SQUARE_NAMES[action.square]} (R8)")
+
+
+def _own_unit(state: State, action, side: int, square: int, kind: int, rule: str) -> None:
+    code = state.units.get(square)
+    if code is None:
+        raise _refuse(state, action, f"no {PIECE_NAMES[kind]} stands on {SQUARE_NAMES[square]} ({rule})")
+    if code >> 3 != side:
+        raise _refuse(state, action, f"the unit on {SQUARE_NAMES[square]} is not {SIDE_TITLES[side]}'s ({rule})")
+    if code & 7 != kind:
+        raise _refuse(state, action, f"a {PIECE_NAMES[code & 7]}, not a {PIECE_NAMES[kind]}, stands on {SQUARE_NAMES[square]} ({rule})")
+
+
+def _check_move(state: State, action: Move, side: int) -> None:
+    kind = action.piece
+    if kind in (BASE, GATE, MARKER):
+        what = {BASE: "the base never moves (R9)", GATE: "gates never move (R9)",
+                MARKER: "a marker is rotated, like Mc3:SW, not moved (R11)"}[kind]
+        raise _refuse(state, action, what)
+    _own_unit(state, action, side, action.origin, kind, "R9")
+    origin, target = action.origin, action.target
+    if target in state.units:
+        raise _refuse(state, action, f"{SQUARE_NAMES[target]} is occupied; a move never captures (R9)")
+    if kind == FRIGATE:
+        if target not in FRIGATE_STEPS[side][origin]:
+            raise _refuse(state, action, "a frigate moves one step straight forward or sideways, not backward or diagonally (R9)")
+        return
+    dirs = SLIDER_DIRECTIONS[kind]
+    for d in dirs:
+        ray = RAYS[origin][d]
+        if target in ray:
+            for sq in ray:
+                if sq == target:
+                    return
+                if sq in state.units:
+                    raise _refuse(state, action, f"the way is blocked at {SQUARE_NAMES[sq]}; slides stop before the first unit (R9)")
+    shape = {SENTRY: "diagonally, like a bishop", TOWER: "orthogonally, like a rook",
+             FLAGSHIP: "in a straight line in one of eight directions, like a queen"}[kind]
+    raise _refuse(state, action, f"a {PIECE_NAMES[kind]} slides {shape} (R9)")
+
+
+def _frigate_on_gate(state: State, action, side: int, square: int, rule: str):
+    _own_unit(state, action, side, square, FRIGATE, rule)
+    gate = state.gate_at(square)
+    if gate is None:
+        raise _refuse(state, action, f"no gate on {SQUARE_NAMES[square]} ({rule})")
+    return gate
+
+
+def _check_toggle(state: State, action: Toggle, side: int) -> None:
+    gate = _frigate_on_gate(state, action, side, action.square, "R10")
+    if action.activate and gate[2] != INACTIVE:
+        raise _refuse(state, action, f"the gate on {SQUARE_NAMES[action.square]} is already active; write ={'I'} to deactivate it (R10)")
+    if not action.activate and gate[2] == INACTIVE:
+        raise _refuse(state, action, f"the gate on {SQUARE_NAMES[action.square]} is already inactive; write =A to activate it (R10)")
+
+
+def _own_gate(state: State, action, side: int, square: int):
+    gate = state.gate_at(square)
+    if gate is None:
+        raise _refuse(state, action, f"no gate on {SQUARE_NAMES[square]} (R11)")
+    if gate[1] != side:
+        raise _refuse(state, action, f"the gate on {SQUARE_NAMES[square]} is not {SIDE_TITLES[side]}'s; markers go only on your own gates (R11)")
+    return gate
+
+
+def _check_place_marker(state: State, action: PlaceMarker, side: int) -> None:
+    gate = _own_gate(state, action, side, action.square)
+    if state.reserve[side][MARKER] == 0:
+        raise _refuse(state, action, f"{SIDE_TITLES[side]} has no marker left in reserve (R2, R11)")
+    if gate[2] == INACTIVE:
+        raise _refuse(state, action, "a marker goes only on an active gate; activate it first (R11)")
+    if gate[2] == JUMP:
+        if state.edition == README:
+            raise _refuse(state, action, "a jump gate carries only one marker in the readme edition (R11, E3)")
+        if gate[3] >= 2:
+            raise _refuse(state, action, "a jump gate carries at most two markers (R11, E3)")
+        if action.direction != gate[4]:
+            raise _refuse(state, action, f"a second marker keeps the gate's direction; write M@{SQUARE_NAMES[action.square]}:{DIRECTION_NAMES[gate[4]]} (R11)")
+
+
+def _check_rotate(state: State, action: RotateMarker, side: int) -> None:
+    gate = _own_gate(state, action, side, action.square)
+    if gate[2] != JUMP:
+        raise _refuse(state, action, f"the gate on {SQUARE_NAMES[action.square]} carries no marker to rotate (R11)")
+    if action.direction == gate[4]:
+        raise _refuse(state, action, f"the gate already points {DIRECTION_NAMES[gate[4]]}; a rotation picks a new direction (R11)")
+
+
+def _adjacent_active_gate(state: State, action, origin: int, target: int, rule: str):
+    if abs((target >> 3) - (origin >> 3)) != 1 or state.gate_at(target) is None:
+        raise _refuse(state, action, f"{SQUARE_NAMES[target]} is not the gate on the next rank up or down ({rule})")
+    gate = state.gate_at(target)
+    if gate[2] == INACTIVE:
+        raise _refuse(state, action, f"the gate on {SQUARE_NAMES[target]} is inactive ({rule})")
+    return gate
+
+
+def _check_gate_jump(state: State, action: GateJump, side: int) -> None:
+    gate = _frigate_on_gate(state, action, side, action.origin, "R12")
+    if gate[2] == INACTIVE:
+        raise _refuse(state, action, f"the frigate's gate on {SQUARE_NAMES[action.origin]} is inactive (R12)")
+    _adjacent_active_gate(state, action, action.origin, action.target, "R12")
+    code = state.units.get(action.target)
+    if code is None:
+        return
+    if code >> 3 == side:
+        raise _refuse(state, action, f"a friendly unit stands on {SQUARE_NAMES[action.target]} (R12)")
+    if code & 7 == BASE or not _gate_jump_capture_ok(state, side, action.origin, action.target, code):
+        raise _refuse(state, action, f"capturing the {PIECE_NAMES[code & 7]} on {SQUARE_NAMES[action.target]} by gate jump needs 1 + supporting AP greater than its defence (R12, R17)")
+
+
+def _check_gate_strike(state: State, action: GateStrike, side: int) -> None:
+    gate = _frigate_on_gate(state, action, side, action.origin, "R13")
+    if gate[2] == INACTIVE:
+        raise _refuse(state, action, f"the frigate's gate on {SQUARE_NAMES[action.origin]} is inactive (R13)")
+    _adjacent_active_gate(state, action, action.origin, action.target, "R13")
+    code = state.units.get(action.target)
+    if code is None or code >> 3 == side or code & 7 != FRIGATE:
+        raise _refuse(state, action, f"a gate strike needs an enemy frigate on {SQUARE_NAMES[action.target]} (R13)")
+
+
+def _check_jump(state: State, action: Jump, side: int) -> None:
+    _own_unit(state, action, side, action.origin, FRIGATE, "R14")
+    near = [state.gate_at(sq) for sq in NEIGHBOURS[action.origin]]
+    near = [g for g in near if g is not None and g[2] == JUMP]
+    if not near:
+        raise _refuse(state, action, f"no jump gate stands next to {SQUARE_NAMES[action.origin]} (R14)")
+    landings = {jump_landing(state, g) for g in near}
+    if action.target not in landings:
+        raise _refuse(state, action, f"no jump gate next to {SQUARE_NAMES[action.origin]} lands on {SQUARE_NAMES[action.target]}; it lands n steps along its direction, on an empty square, over ranks that all have a gate (R14)")
+
+
+_CHECKERS = {
+    Place: _check_place, Move: _check_move, Toggle: _check_toggle,
+    PlaceMarker: _check_place_marker, RotateMarker: _check_rotate,
+    GateJump: _check_gate_jump, GateStrike: _check_gate_strike, Jump: _check_jump,
+}
+
+
+# ---------------------------------------------------------------------------
+# Applying an action
+
+def apply(state: State, action: Action) -> tuple[State, Report]:
+    """Check ``action``, play it, resolve combat and the end rules; return the new state."""
+    check(state, action)
+    return _play(state, action)
+
+
+def apply_unchecked(state: State, action: Action) -> tuple[State, Report]:
+    """Play an action already known to be legal (from :func:`legal_actions`)."""
+    return _play(state, action)
+
+
+def _play(state: State, action: Action) -> tuple[State, Report]:
+    side = state.to_move
+    new = state.copy()
+    captured = _do(new, action, side)
+    lost_units, lost_gates = resolve(new.units, new.gates, new.edition)
+    destroyed = []
+    for square in lost_units:
+        code = new.units[square]
+        destroyed.append(Destroyed(square, code >> 3, code & 7))
+    for rank in lost_gates:
+        gate = new.gates[rank]
+        destroyed.append(Destroyed(gate[0], gate[1], GATE))
+    for square in lost_units:
+        _remove_unit(new, square)
+    for rank in lost_gates:
+        _set_gate(new, rank, None)
+    destroyed.sort(key=lambda d: d.square)
+    unlocked = _unlock(new)
+    new.ply += 1
+    new.to_move = 1 - side
+    new.hash ^= _BLACK_KEY
+    irreversible = bool(captured or destroyed) or isinstance(action, Place)
+    new.quiet = 0 if irreversible else new.quiet + 1
+    new.history = (new.hash,) if irreversible else new.history + (new.hash,)
+    _decide(new, destroyed)
+    return new, Report(action, side, tuple(captured), tuple(destroyed), unlocked, new.result, new.reason)
+
+
+def _remove_unit(state: State, square: int) -> None:
+    code = state.units.pop(square)
+    state.hash ^= _UNIT_KEYS[code][square]
+
+
+def _put_unit(state: State, square: int, code: int) -> None:
+    state.units[square] = code
+    state.hash ^= _UNIT_KEYS[code][square]
+
+
+def _set_gate(state: State, rank: int, gate) -> None:
+    old = state.gates[rank]
+    if old is not None:
+        state.hash ^= _gate_key(old)
+    if gate is not None:
+        state.hash ^= _gate_key(gate)
+    state.gates[rank] = gate
+
+
+def _take_from_reserve(state: State, side: int, kind: int, amount: int = 1) -> None:
+    row = list(state.reserve[side])
+    state.hash ^= _RESERVE_KEYS[side][kind][row[kind]]
+    row[kind] -= amount
+    state.hash ^= _RESERVE_KEYS[side][kind][row[kind]]
+    reserve = list(state.reserve)
+    reserve[side] = tuple(row)
+    state.reserve = tuple(reserve)
+
+
+def _do(state: State, action: Action, side: int) -> list[Destroyed]:
+    """Carry out the action itself; return what it destroyed directly (R12, R13)."""
+    kind = type(action)
+    if kind is Move:
+        code = state.units[action.origin]
+        _remove_unit(state, action.origin)
+        _put_unit(state, action.target, code)
+        return []
+    if kind is Place:
+        piece = action.piece
+        _take_from_reserve(state, side, piece)
+        if piece == GATE:
+            _set_gate(state, action.square >> 3, (action.square, side, INACTIVE, 0, -1))
+        else:
+            _put_unit(state, action.square, side << 3 | piece)
+        return []
+    if kind is Jump:
+        _remove_unit(state, action.origin)
+        _put_unit(state, action.target, side << 3 | FRIGATE)
+        return []
+    if kind is Toggle:
+        rank = action.square >> 3
+        square, owner, _gate_state, markers, _direction = state.gates[rank]
+        if markers:
+            _take_from_reserve(state, owner, MARKER, -markers)   # markers go home (R10)
+        _set_gate(state, rank, (square, owner, ACTIVE if action.activate else INACTIVE, 0, -1))
+        return []
+    if kind is PlaceMarker:
+        rank = action.square >> 3
+        square, owner, _gate_state, markers, _direction = state.gates[rank]
+        _take_from_reserve(state, side, MARKER)
+        _set_gate(state, rank, (square, owner, JUMP, markers + 1, action.direction))
+        return []
+    if kind is RotateMarker:
+        rank = action.square >> 3
+        square, owner, gate_state, markers, _direction = state.gates[rank]
+        _set_gate(state, rank, (square, owner, gate_state, markers, action.direction))
+        return []
+    if kind is GateStrike:
+        enemy = state.units[action.target]
+        _remove_unit(state, action.origin)
+        _remove_unit(state, action.target)
+        return [Destroyed(action.origin, side, FRIGATE), Destroyed(action.target, enemy >> 3, FRIGATE)]
+    if kind is GateJump:
+        captured = []
+        enemy = state.units.get(action.target)
+        if enemy is not None:
+            _remove_unit(state, action.target)
+            captured.append(Destroyed(action.target, enemy >> 3, enemy & 7))
+        _remove_unit(state, action.origin)
+        _put_unit(state, action.target, side << 3 | FRIGATE)
+        return captured
+    raise TypeError(f"not an action: {action!r}")
+
+
+def _unlock(state: State) -> tuple[int, ...]:
+    """R20, E2: a frigate (manual) or any ship but the flagship (readme) on the enemy home row."""
+    newly = []
+    allowed = (FRIGATE,) if state.edition == MANUAL else (FRIGATE, SENTRY, TOWER)
+    for side in (WHITE, BLACK):
+        if state.unlocked[side]:
+            continue
+        enemy_rank = HOME_RANK[1 - side]
+        for square in range(enemy_rank * 8, enemy_rank * 8 + 8):
+            code = state.units.get(square)
+            if code is not None and code >> 3 == side and code & 7 in allowed:
+                newly.append(side)
+                break
+    if newly:
+        flags = list(state.unlocked)
+        for side in newly:
+            flags[side] = True
+            state.hash ^= _UNLOCK_KEYS[side]
+        state.unlocked = tuple(flags)
+    return tuple(newly)
+
+
+def _decide(state: State, destroyed: list[Destroyed]) -> None:
+    """R22's endings, in its order: base destroyed, no legal action, repetition, quiet."""
+    lost = [d.side for d in destroyed if d.piece == BASE]
+    if lost:
+        if len(lost) == 2:
+            _end(state, "1/2-1/2", "both bases destroyed in one resolution (R21)")
+        else:
+            winner = 1 - lost[0]
+            _end(state, ("1-0", "0-1")[winner], f"{SIDE_TITLES[lost[0]]}'s base destroyed (R21)")
+        return
+    if not has_legal_action(state):
+        loser = state.to_move
+        _end(state, ("0-1", "1-0")[loser], f"{SIDE_TITLES[loser]} has no legal action (R22)")
+        return
+    if state.history.count(state.hash) >= REPETITIONS:
+        _end(state, "1/2-1/2", "the same position stands for the third time (R22)")
+        return
+    if state.quiet >= QUIET_LIMIT:
+        _end(state, "1/2-1/2", f"{QUIET_LIMIT} actions without destruction or deployment (R22)")
+
+
+def _end(state: State, result: str, reason: str) -> None:
+    state.result = result
+    state.reason = reason
+    if state.to_move == BLACK:
+        state.hash ^= _BLACK_KEY     # a decided position has nobody to act
+    state.to_move = None
