@@ -16,9 +16,19 @@ class TomisError(Exception):
         self.message = message
         self.line = line
         self.column = column
+        self.path: str | None = None      # the file, set by whoever read it
+        self.game: int | None = None      # 1-based game number within the file
+        self.action: int | None = None    # 1-based action number within the game
 
     def __str__(self) -> str:
         return self.message
+
+    def located(self) -> str:
+        """The one-line form ``path:line:column: message`` the CLI prints."""
+        path = self.path or "<input>"
+        line = self.line if self.line is not None else 0
+        column = self.column if self.column is not None else 0
+        return f"{path}:{line}:{column}: {self.message}"
 
 
 class NotationError(TomisError):
