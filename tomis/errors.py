@@ -49,3 +49,11 @@ class PositionError(TomisError):
 
 class RecordError(TomisError):
     """A game record whose tags, numbers or results do not agree with its actions."""
+
+
+class FileError(TomisError):
+    """A file that cannot be read, written or locked, or whose bytes are not a text record.
+
+    ``.path`` names the file when one is known; ``.line``/``.column`` are set only when the
+    problem sits at a place inside the file (a byte that is not UTF-8, an over-long line).
+    """
