@@ -1,0 +1,98 @@
+"""Helpers shared by the bench scripts: the corpus layout, timing, machine facts.
+
+The bench scripts are run as ``python bench/<name>.py`` from the checkout, so this module
+is imported as a sibling (the script's directory is first on ``sys.path``). Nothing here
+is part of the ``tomis`` package, and python-chess is imported only where a script
+compares against it: it is a benchmark-only extra.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+BENCH_DIR = Path(__file__).resolve().parent
+REPO_DIR = BENCH_DIR.parent
+# Outside the working tree by default: several engineers share it, and a corpus of
+# thousands of files would clutter everyone's `git status`.
+DEFAULT_CORPUS = Path(os.environ.get("TOMIS_BENCH_CORPUS", Path(tempfile.gettempdir()) / "tomis-bench-corpus"))
+MANIFEST = "manifest.json"
+
+
+def machine() -> str:
+    """One line naming what the figures were measured on."""
+    try:
+        from importlib.metadata import version
+        chess_version = version("chess")
+    except Exception:                       # the bench extra is not installed
+        chess_version = "not installed"
+    return (
+        f"{platform.python_implementation()} {platform.python_version()}, "
+        f"{os.cpu_count()} cores, {platform.machine()}, {platform.system()} {platform.release()}, "
+        f"python-chess {chess_version}"
+    )
+
+
+def load_manifest(corpus: Path) -> dict:
+    path = Path(corpus) / MANIFEST
+    if not path.exists():
+        sys.exit(f"no corpus at {corpus}: run `python bench/gen_games.py --out {corpus}` first")
+    return json.loads(path.read_text())
+
+
+def tomis_command() -> list[str]:
+    """How to run the installed CLI; the console script if present, else ``-m``-free import."""
+    exe = shutil.which("tomis")
+    if exe:
+        return [exe]
+    return [sys.executable, "-c", "from tomis.cli import main; main()"]
+
+
+def cli_available() -> bool:
+    try:
+        import tomis.cli  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def record_available() -> bool:
+    try:
+        from tomis import record
+    except ImportError:
+        return False
+    return hasattr(record, "read")
+
+
+def wall(cmd: list[str], **kwargs) -> tuple[float, subprocess.CompletedProcess]:
+    """Run ``cmd`` once; the wall time in seconds and the finished process."""
+    start = time.perf_counter()
+    proc = subprocess.run(cmd, capture_output=True, text=True, **kwargs)
+    return time.perf_counter() - start, proc
+
+
+def median_wall(cmd: list[str], repeat: int, **kwargs) -> tuple[float, subprocess.CompletedProcess]:
+    """Median wall time of ``repeat`` runs (after one untimed warm-up for the file cache)."""
+    _, proc = wall(cmd, **kwargs)
+    times = []
+    for _ in range(repeat):
+        elapsed, proc = wall(cmd, **kwargs)
+        times.append(elapsed)
+    return statistics.median(times), proc
+
+
+def rate(count: float, seconds: float) -> float:
+    return count / seconds if seconds > 0 else float("inf")
+
+
+def fmt(n: float) -> str:
+    """Thousands separators for counts and rates."""
+    return f"{n:,.0f}"
