@@ -48,23 +48,41 @@ def attacked_squares(square: int, code: int, units: dict[int, int]) -> list[int]
     return out
 
 
-def attack_tables(units: dict[int, int], edition: int):
-    """Per attacking side: {square: summed AP} and {square: number of attacking units}."""
-    ap = ({}, {})
-    count = ({}, {})
-    unit_ap = UNIT_AP[edition]
+def attack_tables(units: dict[int, int], edition: int) -> tuple[list[int], list[int]]:
+    """Per attacking side, a list of 64 summed AP values (R15, R17).
+
+    Flat lists rather than dicts: this runs after every action and is the engine's
+    hottest loop.
+    """
+    white_ap = [0] * 64
+    black_ap = [0] * 64
+    tables = (white_ap, black_ap)
+    flagship_ap = UNIT_AP[edition][FLAGSHIP]
     for square, code in units.items():
         kind = code & 7
-        if kind == BASE:
-            continue
-        side = code >> 3
-        points = unit_ap[kind]
-        side_ap = ap[side]
-        side_count = count[side]
-        for t in attacked_squares(square, code, units):
-            side_ap[t] = side_ap.get(t, 0) + points
-            side_count[t] = side_count.get(t, 0) + 1
-    return ap, count
+        if kind == FRIGATE:
+            side = code >> 3
+            ap = tables[side]
+            for t in FRIGATE_ATTACKS[side][square]:
+                ap[t] += 1
+        elif kind != BASE:
+            ap = tables[code >> 3]
+            points = flagship_ap if kind == FLAGSHIP else 1
+            rays = RAYS[square]
+            for d in _SLIDER_RAYS[kind]:
+                for t in rays[d]:
+                    ap[t] += points
+                    if t in units:
+                        break
+    return white_ap, black_ap
+
+
+def attacking_units(units: dict[int, int], target: int, side: int) -> int:
+    """How many of ``side``'s units attack ``target`` (the readme base rule, R19/E4)."""
+    return sum(
+        1 for square, code in units.items()
+        if code >> 3 == side and target in attacked_squares(square, code, units)
+    )
 
 
 def resolve(units: dict[int, int], gates: list, edition: int):
@@ -73,34 +91,30 @@ def resolve(units: dict[int, int], gates: list, edition: int):
     Every destruction is computed from the position before any of them, so a unit
     destroyed here still attacks in this resolution.
     """
-    ap, count = attack_tables(units, edition)
+    tables = attack_tables(units, edition)
     defence = UNIT_DEFENCE[edition]
     lost_units: list[int] = []
-    lost_gates: list[int] = []
-    for attacker in (0, 1):
-        side_count = count[attacker]
-        for target, points in ap[attacker].items():
-            code = units.get(target)
-            if code is not None:
-                if code >> 3 == attacker:
-                    continue                      # nothing harms its own side (R16)
-                kind = code & 7
-                if kind == BASE:
-                    strength = points if edition == MANUAL else side_count[target]
-                    if strength >= BASE_THRESHOLD:   # R19, E4
-                        lost_units.append(target)
-                elif points > defence[kind]:         # R18
-                    lost_units.append(target)
-                continue
-            gate = gates[target >> 3]
-            if (
-                gate is not None
-                and gate[0] == target
-                and gate[2] == JUMP
-                and gate[1] != attacker
-                and points > JUMP_GATE_DEFENCE
+    for square, code in units.items():
+        side = code >> 3
+        points = tables[1 - side][square]         # only the enemy's AP count (R16)
+        if points < 2:
+            continue                              # every defence is at least 1
+        kind = code & 7
+        if kind == BASE:
+            if points >= BASE_THRESHOLD and (
+                edition == MANUAL
+                or attacking_units(units, square, 1 - side) >= BASE_THRESHOLD   # E4
             ):
-                lost_gates.append(target >> 3)       # R16, R18
+                lost_units.append(square)          # R19
+        elif points > defence[kind]:
+            lost_units.append(square)              # R18
+    lost_gates: list[int] = []
+    for gate in gates:
+        if gate is None or gate[2] != JUMP or gate[0] in units:
+            continue                               # a unit on the square is the target (R16)
+        if tables[1 - gate[1]][gate[0]] > JUMP_GATE_DEFENCE:
+            lost_gates.append(gate[0] >> 3)
+    lost_units.sort()
     return lost_units, lost_gates
 
 
