@@ -1,0 +1,172 @@
+"""Legal-action generation: Tomis legal_actions() beside python-chess legal_moves.
+
+    python bench/bench_movegen.py --games 100 --perft-depth 3
+
+1. Positions are sampled from random legal games (seeded, both editions, every
+   ``--every``-th position, decided positions left out); the same for chess. Each side's
+   generator runs over its positions ``--repeat`` times and the fastest pass counts:
+   positions per second and generated actions (moves) per second.
+2. A perft-style count from ``--perft-positions`` positions of those games (the first is
+   the empty board / the chess start): depths 1..``--perft-depth``, leaves counted in bulk
+   at the last ply (the length of the generated list), as python-chess's own perft does.
+   Tomis steps down with ``apply_unchecked`` (new immutable state per node); chess with
+   ``push``/``pop`` on one board.
+
+Target (issue #6): Tomis generated actions/s >= python-chess generated moves/s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import time
+
+import _common
+from tomis import rules
+
+
+def tomis_positions(games: int, seed: int, every: int, max_actions: int) -> list[list]:
+    """Per game, the list of its undecided positions (each ``every``-th ply)."""
+    out = []
+    for index in range(games):
+        rng = random.Random(seed * 1_000_003 + index)
+        state = rules.new_game(index % 2)
+        kept = []
+        while not state.is_over and state.ply < max_actions:
+            if state.ply % every == 0:
+                kept.append(state)
+            state, _ = rules.apply_unchecked(state, rng.choice(rules.legal_actions(state)))
+        out.append(kept)
+    return out
+
+
+def chess_positions(games: int, seed: int, every: int, max_plies: int) -> list[list]:
+    import chess
+    out = []
+    for index in range(games):
+        rng = random.Random(seed * 1_000_003 + index)
+        board = chess.Board()
+        kept = []
+        while board.ply() < max_plies and not board.is_game_over():
+            if board.ply() % every == 0:
+                kept.append(board.copy(stack=False))
+            board.push(rng.choice(list(board.legal_moves)))
+        out.append(kept)
+    return out
+
+
+def time_generation(positions, generate, repeat: int) -> tuple[float, int]:
+    """Fastest of ``repeat`` passes over ``positions``; and the number generated per pass."""
+    best = float("inf")
+    count = 0
+    for _ in range(repeat):
+        start = time.perf_counter()
+        n = 0
+        for position in positions:
+            n += len(generate(position))
+        best = min(best, time.perf_counter() - start)
+        count = n
+    return best, count
+
+
+def tomis_perft(state, depth: int) -> int:
+    actions = rules.legal_actions(state)
+    if depth == 1:
+        return len(actions)
+    total = 0
+    for action in actions:
+        child, _ = rules.apply_unchecked(state, action)
+        total += tomis_perft(child, depth - 1)
+    return total
+
+
+def chess_perft(board, depth: int) -> int:
+    if depth == 1:
+        return board.legal_moves.count()
+    total = 0
+    for move in board.legal_moves:
+        board.push(move)
+        total += chess_perft(board, depth - 1)
+        board.pop()
+    return total
+
+
+def perft_table(name: str, roots, perft, depth: int, describe) -> tuple[int, float]:
+    nodes_all = 0
+    seconds_all = 0.0
+    for root in roots:
+        for d in range(1, depth + 1):
+            start = time.perf_counter()
+            nodes = perft(root, d)
+            elapsed = time.perf_counter() - start
+            nodes_all += nodes
+            seconds_all += elapsed
+            print(f"  {name} perft {describe(root)} depth {d}: {nodes:>9,} nodes "
+                  f"{elapsed:7.3f} s  {_common.fmt(_common.rate(nodes, elapsed)):>10} nodes/s")
+    return nodes_all, seconds_all
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--games", type=int, default=100, help="random games to sample (each side)")
+    parser.add_argument("--every", type=int, default=3, help="keep every N-th position")
+    parser.add_argument("--max-actions", type=int, default=300)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--perft-depth", type=int, default=3)
+    parser.add_argument("--perft-positions", type=int, default=3)
+    parser.add_argument("--seed", type=int, default=20261122)
+    parser.add_argument("--no-chess", action="store_true")
+    args = parser.parse_args(argv)
+
+    print(f"machine: {_common.machine()}")
+    tomis_games = tomis_positions(args.games, args.seed, args.every, args.max_actions)
+    tomis_flat = [s for game in tomis_games for s in game]
+    seconds, generated = time_generation(tomis_flat, rules.legal_actions, args.repeat)
+    t_pos = _common.rate(len(tomis_flat), seconds)
+    t_act = _common.rate(generated, seconds)
+    print(f"tomis legal_actions: {len(tomis_flat)} positions, {generated} actions, {seconds:.3f} s: "
+          f"{_common.fmt(t_pos)} positions/s, {_common.fmt(t_act)} actions/s "
+          f"(mean {generated / max(1, len(tomis_flat)):.1f} per position)")
+
+    c_act = None
+    if not args.no_chess:
+        chess_games = chess_positions(args.games, args.seed, args.every, args.max_actions)
+        chess_flat = [b for game in chess_games for b in game]
+        seconds, generated = time_generation(chess_flat, lambda b: list(b.legal_moves), args.repeat)
+        c_pos = _common.rate(len(chess_flat), seconds)
+        c_act = _common.rate(generated, seconds)
+        print(f"python-chess legal_moves: {len(chess_flat)} positions, {generated} moves, {seconds:.3f} s: "
+              f"{_common.fmt(c_pos)} positions/s, {_common.fmt(c_act)} moves/s "
+              f"(mean {generated / max(1, len(chess_flat)):.1f} per position)")
+        print(f"ratio generated tomis actions/s / chess moves/s: {t_act / c_act:.2f} (target >= 1.0)")
+        print(f"ratio positions/s tomis / chess: {t_pos / c_pos:.2f}")
+
+    # Perft roots: the empty board, then positions deeper into the sampled games.
+    def roots_from(games, start):
+        roots = [start]
+        for index, game in enumerate(games):
+            if len(roots) >= args.perft_positions:
+                break
+            if game:
+                roots.append(game[min(len(game) - 1, (index + 1) * 60 // args.every)])
+        return roots
+
+    t_nodes, t_secs = perft_table(
+        "tomis", roots_from(tomis_games[1:], rules.new_game()), tomis_perft, args.perft_depth,
+        lambda s: f"ply {s.ply:3d} {s.edition_name:6s}")
+    t_nps = _common.rate(t_nodes, t_secs)
+    print(f"tomis perft total: {t_nodes:,} nodes in {t_secs:.2f} s: {_common.fmt(t_nps)} nodes/s")
+    if not args.no_chess:
+        import chess
+        c_nodes, c_secs = perft_table(
+            "chess", roots_from(chess_games[1:], chess.Board()), chess_perft, args.perft_depth,
+            lambda b: f"ply {b.ply():3d}       ")
+        c_nps = _common.rate(c_nodes, c_secs)
+        print(f"chess perft total: {c_nodes:,} nodes in {c_secs:.2f} s: {_common.fmt(c_nps)} nodes/s")
+        print(f"ratio perft nodes/s tomis / chess: {t_nps / c_nps:.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
