@@ -1,0 +1,121 @@
+"""The text views: the ASCII diagram of a reference position, reserves, turns, combat words."""
+
+from __future__ import annotations
+
+import pytest
+
+from tomis import position, render, rules
+from tomis.actions import Move
+from tomis.board import FRIGATE, parse_square
+
+# After 1. B@e1 B@d8 2. G@b1 G@g8 3. G@f2 G@a7 4. G@c3 G@e6 5. G@h4 G@d5 6. F@a1 F@h8
+# 7. Fa1-b1 Fh8-g8 8. Fb1=A Fg8=A 9. M@b1:NE T@a8 10. M@b1:NE S@c8 (manual edition).
+REFERENCE = (
+    "t1sb2f1/8/8/8/8/8/8/1F2B3 b1wJ2NE,f2wI,c3wI,h4wI,d5bI,e6bI,a7bI,g8bA "
+    "w 0027221/0047111 - manual 21 0"
+)
+
+REFERENCE_DIAGRAM = """\
+     a     b     c     d     e     f     g     h
+   +-------------------------------------------------+
+ 8 | t     .     s     b     .     .     fg+   .     | 8
+ 7 | .g-   .     .     .     .     .     .     .     | 7
+ 6 | .     .     .     .     .g-   .     .     .     | 6
+ 5 | .     .     .     .g-   .     .     .     .     | 5
+ 4 | .     .     .     .     .     .     .     .G-   | 4
+ 3 | .     .     .G-   .     .     .     .     .     | 3
+ 2 | .     .     .     .     .     .G-   .     .     | 2
+ 1 | .     FGNE2 .     .     B     .     .     .     | 1
+   +-------------------------------------------------+
+     a     b     c     d     e     f     g     h
+   units: B base  F frigate  S sentry  T tower  Q flagship
+          UPPERCASE White, lowercase Black
+   gates: G White  g Black;  - inactive  + active
+          N NE E SE S SW W NW: jump gate direction (2: two markers)"""
+
+# Two White frigates about to attack d6 and the Black jump gate on f6 together.
+COMBAT = "7b/8/3f4/2F3F1/4F3/8/8/B7 f6bJ1N w 0045221/0037221 - manual 31 4"
+
+
+def test_reference_diagram_matches_text():
+    assert render.board(position.from_string(REFERENCE)) == REFERENCE_DIAGRAM
+
+
+def test_ascii_diagram_is_pure_ascii_and_fits_an_email_line():
+    text = render.position_text(position.from_string(REFERENCE))
+    assert text.isascii()
+    assert max(len(line) for line in text.splitlines()) <= 72
+
+
+def test_colour_diagram_uses_arrows_for_jump_directions():
+    import click
+
+    coloured = render.board(position.from_string(REFERENCE), color=True)
+    assert "\x1b[" in coloured
+    assert "FG\u21972" in click.unstyle(coloured)
+
+
+def test_colour_rows_are_as_wide_as_ascii_rows():
+    import click
+
+    state = position.from_string(REFERENCE)
+    plain = click.unstyle(render.board(state, color=True, legend=False))
+    ascii_rows = render.board(state, legend=False).splitlines()
+    assert [len(r) for r in plain.splitlines()] == [len(r) for r in ascii_rows]
+
+
+def test_reserves_in_words_with_locked_flagship():
+    state = position.from_string(REFERENCE)
+    assert render.reserve_words(state, 0) == (
+        "White reserve: 7 frigates, 2 sentries, 2 towers, flagship (locked),\n"
+        "    2 markers")
+    assert render.reserve_words(state, 1) == (
+        "Black reserve: 7 frigates, 1 sentry, 1 tower, flagship (locked),\n"
+        "    4 markers")
+
+
+def test_long_reserve_wraps_between_items():
+    text = render.reserve_words(rules.new_game(), 0)
+    assert text == (
+        "White reserve: 1 base, 4 gates, 8 frigates, 2 sentries, 2 towers,\n"
+        "    flagship (locked), 4 markers")
+
+
+def test_empty_reserve_says_so():
+    state = position.from_string("7b/8/8/8/8/8/8/B7 - w 0000000/0000000 wb manual 31 4")
+    assert render.reserve_words(state, 0) == "White reserve: empty"
+
+
+def test_turn_words_before_and_after_the_end():
+    state = position.from_string(REFERENCE)
+    assert render.turn_words(state) == "Action 21: White to act"
+    assert render.turn_words(rules.new_game()) == "Action 1: White to act"
+
+
+def test_combat_report_names_side_piece_and_square():
+    state = position.from_string(COMBAT)
+    _after, report = rules.apply(state, Move(FRIGATE, parse_square("e4"), parse_square("e5")))
+    assert render.combat_words(report) == (
+        "combat destroyed: Black frigate on d6, Black jump gate on f6")
+    assert render.report_lines(report, 31) == [
+        "31. White played Fe4-e5",
+        "combat destroyed: Black frigate on d6, Black jump gate on f6",
+    ]
+
+
+def test_quiet_action_reports_nothing_destroyed():
+    state = position.from_string(COMBAT)
+    _after, report = rules.apply(state, Move(FRIGATE, parse_square("c5"), parse_square("c6")))
+    assert render.combat_words(report) == "combat destroyed nothing"
+
+
+@pytest.mark.parametrize("gate, arrows, mark", [
+    (None, False, ""),
+    ((0, 0, 0, 0, -1), False, "G-"),
+    ((0, 1, 1, 0, -1), False, "g+"),
+    ((0, 1, 2, 1, 7), False, "gNW"),
+    ((0, 0, 2, 2, 4), False, "GS2"),
+    ((0, 0, 2, 1, 0), True, "G\u2191"),
+])
+def test_gate_marks(gate, arrows, mark):
+    assert render.gate_mark(gate, arrows=arrows) == mark

@@ -1,0 +1,169 @@
+"""Text views of a position: the board diagram, reserves, whose turn, combat in words.
+
+Everything here returns text and prints nothing; :mod:`tomis.cli` decides where it goes.
+The plain diagram uses ASCII only, so it survives a plain-text email and a reply quote
+(``> ``) without shifting columns. With ``color=True`` the same layout gets ANSI colours
+(via ``click.style``, imported only then) and arrows for jump-gate directions.
+
+One square is one cell six characters wide (the longest mark is five)::
+
+    F      a White frigate (uppercase White, lowercase Black)
+    .g-    no unit, an inactive Black gate
+    Fg+    a White frigate standing on an active Black gate
+    .GNE   a White jump gate pointing north-east, one marker
+    fGNE2  a Black frigate on a White jump gate with two markers (manual edition, E3)
+"""
+
+from __future__ import annotations
+
+from .board import (
+    BASE, BLACK, DIRECTION_NAMES, FLAGSHIP, FRIGATE, GATE, MARKER, PIECE_LETTERS,
+    PIECE_NAMES, SENTRY, SIDE_TITLES, SQUARE_NAMES, TOWER, WHITE,
+)
+from .combat import ACTIVE, INACTIVE
+
+CELL = 6
+FILES_LINE = "     " + "".join(f"{f:<{CELL}}" for f in "abcdefgh").rstrip()
+RULE_LINE = "   +" + "-" * (CELL * 8 + 1) + "+"
+ARROWS = ("\u2191", "\u2197", "\u2192", "\u2198", "\u2193", "\u2199", "\u2190", "\u2196")
+# The legend keeps every line under 72 columns, so a mail client does not rewrap it.
+LEGEND = (
+    "units: B base  F frigate  S sentry  T tower  Q flagship",
+    "       UPPERCASE White, lowercase Black",
+    "gates: G White  g Black;  - inactive  + active",
+    "       {directions}: jump gate direction (2: two markers)",
+)
+_STATE_MARKS = {INACTIVE: "-", ACTIVE: "+"}
+_PLURALS = {FRIGATE: "frigates", SENTRY: "sentries", TOWER: "towers", MARKER: "markers",
+            GATE: "gates", BASE: "bases", FLAGSHIP: "flagships"}
+# The order reserves are listed in: what a player can still bring in first.
+_RESERVE_ORDER = (BASE, GATE, FRIGATE, SENTRY, TOWER, FLAGSHIP, MARKER)
+
+
+def unit_letter(code: int | None) -> str:
+    """``F`` for a White frigate, ``f`` for a Black one, ``.`` for no unit."""
+    if code is None:
+        return "."
+    letter = PIECE_LETTERS[code & 7]
+    return letter if code >> 3 == WHITE else letter.lower()
+
+
+def gate_mark(gate, arrows: bool = False) -> str:
+    """The gate part of a cell: ``G``/``g`` by owner, then its state or jump direction."""
+    if gate is None:
+        return ""
+    _square, owner, state, markers, direction = gate
+    letter = "G" if owner == WHITE else "g"
+    if state in _STATE_MARKS:
+        return letter + _STATE_MARKS[state]
+    pointer = ARROWS[direction] if arrows else DIRECTION_NAMES[direction]
+    return letter + pointer + ("2" if markers == 2 else "")
+
+
+def _cell(state, square: int, color: bool) -> str:
+    code = state.units.get(square)
+    unit = unit_letter(code)
+    gate = gate_mark(state.gate_at(square), arrows=color)
+    text = f"{unit}{gate:<{CELL - 1}}"
+    if not color:
+        return text
+    import click  # only a terminal asks for colour; keep the plain path import-free
+
+    unit_text = click.style(unit, fg=_side_colour(code >> 3), bold=True) if code is not None else unit
+    gate_text = click.style(gate, fg="cyan") if gate else ""
+    return unit_text + gate_text + " " * (CELL - 1 - len(gate))
+
+
+def _side_colour(side: int) -> str:
+    return "yellow" if side == WHITE else "magenta"
+
+
+def board(state, *, color: bool = False, legend: bool = True) -> str:
+    """The diagram of ``state``: rank 8 on top, files and ranks labelled on every edge.
+
+    ``color`` adds ANSI colours and arrow glyphs; without it the text is pure ASCII.
+    """
+    lines = [FILES_LINE, RULE_LINE]
+    for rank in range(7, -1, -1):
+        cells = "".join(_cell(state, rank * 8 + file, color) for file in range(8))
+        lines.append(f" {rank + 1} | {cells}| {rank + 1}")
+    lines += [RULE_LINE, FILES_LINE]
+    if legend:
+        directions = " ".join(ARROWS if color else DIRECTION_NAMES)
+        lines += ["   " + line.format(directions=directions) for line in LEGEND]
+    return "\n".join(lines)
+
+
+def reserve_words(state, side: int) -> str:
+    """What ``side`` still has off the board, in words: ``White reserve: 7 frigates, ...``."""
+    parts = []
+    for kind in _RESERVE_ORDER:
+        count = state.reserve[side][kind]
+        if not count:
+            continue
+        if kind == FLAGSHIP:
+            parts.append("flagship" + ("" if state.unlocked[side] else " (locked)"))
+        else:
+            parts.append(f"{count} {PIECE_NAMES[kind] if count == 1 else _PLURALS[kind]}")
+    return _wrap_items(f"{SIDE_TITLES[side]} reserve:", parts or ["empty"])
+
+
+def _wrap_items(head: str, items: list[str], width: int = 72) -> str:
+    """``head`` and comma-separated items, broken only between items, so that a mail
+    client never has to rewrap the line and never splits a count from its piece."""
+    lines, line = [], head
+    for index, item in enumerate(items):
+        piece = item + ("," if index < len(items) - 1 else "")
+        if len(line) + 1 + len(piece) > width:
+            lines.append(line)
+            line = "   "
+        line += " " + piece
+    lines.append(line)
+    return "\n".join(lines)
+
+
+def turn_words(state) -> str:
+    """Whose turn it is, or how the game ended."""
+    if state.to_move is None:
+        reason = f" ({state.reason})" if state.reason else ""
+        return f"Game over: {state.result}{reason}"
+    return f"Action {state.ply + 1}: {SIDE_TITLES[state.to_move]} to act"
+
+
+def piece_words(destroyed) -> str:
+    """``Black frigate on e6`` or ``White jump gate on c3`` for one destroyed piece."""
+    name = "jump gate" if destroyed.piece == GATE else PIECE_NAMES[destroyed.piece]
+    return f"{SIDE_TITLES[destroyed.side]} {name} on {SQUARE_NAMES[destroyed.square]}"
+
+
+def combat_words(report) -> str:
+    """What the combat after an action destroyed, in one line."""
+    if not report.destroyed:
+        return "combat destroyed nothing"
+    return "combat destroyed: " + ", ".join(piece_words(d) for d in report.destroyed)
+
+
+def report_lines(report, number: int | None = None) -> list[str]:
+    """Everything one action did, a line each: the action, its captures, combat, unlocks."""
+    side = SIDE_TITLES[report.side]
+    head = f"{number}. " if number is not None else ""
+    lines = [f"{head}{side} played {report.action}"]
+    if report.captured:
+        lines.append("the action destroyed: " + ", ".join(piece_words(d) for d in report.captured))
+    lines.append(combat_words(report))
+    for unlocked in report.unlocked:
+        lines.append(f"{SIDE_TITLES[unlocked]}'s flagship is now unlocked (R20)")
+    if report.result != "*":
+        lines.append(f"result {report.result}" + (f": {report.reason}" if report.reason else ""))
+    return lines
+
+
+def position_text(state, *, color: bool = False) -> str:
+    """Board, both reserves and whose turn: the full picture a player needs to act."""
+    return "\n".join([
+        board(state, color=color),
+        *(reserve_words(state, side) for side in (WHITE, BLACK)),
+        f"Rules: {state.edition_name}",
+        turn_words(state),
+    ])
+
