@@ -64,21 +64,24 @@ def test_colour_rows_are_as_wide_as_ascii_rows():
     assert [len(r) for r in plain.splitlines()] == [len(r) for r in ascii_rows]
 
 
-def test_reserves_in_words_with_locked_flagship():
+def test_reserves_in_words():
     state = position.from_string(REFERENCE)
     assert render.reserve_words(state, 0) == (
-        "White reserve: 7 frigates, 2 sentries, 2 towers, flagship (locked),\n"
-        "    2 markers")
+        "White reserve: 7 frigates, 2 sentries, 2 towers, flagship, 2 markers")
     assert render.reserve_words(state, 1) == (
-        "Black reserve: 7 frigates, 1 sentry, 1 tower, flagship (locked),\n"
-        "    4 markers")
+        "Black reserve: 7 frigates, 1 sentry, 1 tower, flagship, 4 markers")
+
+
+def test_unlock_words():
+    state = position.from_string("7b/8/8/8/8/8/8/B7 - w 0000000/0000000 b manual 31 4")
+    assert render.unlock_words(state) == "Flagships: White locked, Black unlocked (R20)"
 
 
 def test_long_reserve_wraps_between_items():
     text = render.reserve_words(rules.new_game(), 0)
     assert text == (
         "White reserve: 1 base, 4 gates, 8 frigates, 2 sentries, 2 towers,\n"
-        "    flagship (locked), 4 markers")
+        "    flagship, 4 markers")
 
 
 def test_empty_reserve_says_so():
@@ -98,9 +101,15 @@ def test_combat_report_names_side_piece_and_square():
     assert render.combat_words(report) == (
         "combat destroyed: Black frigate on d6, Black jump gate on f6")
     assert render.report_lines(report, 31) == [
-        "31. White played Fe4-e5",
+        "White played 16. Fe4-e5 (action 31)",
         "combat destroyed: Black frigate on d6, Black jump gate on f6",
     ]
+
+
+def test_black_heading_uses_three_dots():
+    state = position.from_string(COMBAT.replace(" w ", " b ").replace(" 31 ", " 32 "))
+    _after, report = rules.apply(state, Move(FRIGATE, parse_square("d6"), parse_square("d5")))
+    assert render.action_heading(report, 32) == "Black played 16... Fd6-d5 (action 32)"
 
 
 def test_quiet_action_reports_nothing_destroyed():

@@ -102,7 +102,7 @@ def reserve_words(state, side: int) -> str:
         if not count:
             continue
         if kind == FLAGSHIP:
-            parts.append("flagship" + ("" if state.unlocked[side] else " (locked)"))
+            parts.append("flagship")
         else:
             parts.append(f"{count} {PIECE_NAMES[kind] if count == 1 else _PLURALS[kind]}")
     return _wrap_items(f"{SIDE_TITLES[side]} reserve:", parts or ["empty"])
@@ -143,26 +143,39 @@ def combat_words(report) -> str:
     return "combat destroyed: " + ", ".join(piece_words(d) for d in report.destroyed)
 
 
-def report_lines(report, number: int | None = None) -> list[str]:
-    """Everything one action did, a line each: the action, its captures, combat, unlocks."""
-    side = SIDE_TITLES[report.side]
-    head = f"{number}. " if number is not None else ""
-    lines = [f"{head}{side} played {report.action}"]
+def action_heading(report, number: int) -> str:
+    """``White played 11. Fb1^d3 (action 21)``: the action with its move number (R4)."""
+    move = (number + 1) // 2
+    dots = "." if number % 2 else "..."
+    return f"{SIDE_TITLES[report.side]} played {move}{dots} {report.action} (action {number})"
+
+
+def report_lines(report, number: int) -> list[str]:
+    """Everything action ``number`` did, a line each: heading, captures, combat, unlocks, end."""
+    lines = [action_heading(report, number)]
     if report.captured:
         lines.append("the action destroyed: " + ", ".join(piece_words(d) for d in report.captured))
     lines.append(combat_words(report))
-    for unlocked in report.unlocked:
-        lines.append(f"{SIDE_TITLES[unlocked]}'s flagship is now unlocked (R20)")
+    for side in report.unlocked:
+        lines.append(f"{SIDE_TITLES[side]}'s flagship is now unlocked (R20)")
     if report.result != "*":
         lines.append(f"result {report.result}" + (f": {report.reason}" if report.reason else ""))
     return lines
 
 
+def unlock_words(state) -> str:
+    """Which flagships may be deployed (R20)."""
+    words = [f"{SIDE_TITLES[side]} {'unlocked' if state.unlocked[side] else 'locked'}"
+             for side in (WHITE, BLACK)]
+    return "Flagships: " + ", ".join(words) + " (R20)"
+
+
 def position_text(state, *, color: bool = False) -> str:
-    """Board, both reserves and whose turn: the full picture a player needs to act."""
+    """Board, reserves, unlocks, edition and whose turn: all a player needs to act."""
     return "\n".join([
         board(state, color=color),
         *(reserve_words(state, side) for side in (WHITE, BLACK)),
+        unlock_words(state),
         f"Rules: {state.edition_name}",
         turn_words(state),
     ])
