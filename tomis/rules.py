@@ -9,7 +9,7 @@ ints (a1 = 0); units are codes ``side << 3 | kind``; gates are kept one per rank
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from .actions import (
     Action, GateJump, GateStrike, Jump, Move, Place, PlaceMarker, RotateMarker, Toggle,
@@ -53,8 +53,7 @@ _PLACE = [[Place(kind, sq) for sq in range(64)] for kind in range(7)]
 _MOVE = [[[Move(kind, a, b) for b in range(64)] for a in range(64)] for kind in range(7)]
 
 
-@dataclass(frozen=True, slots=True)
-class Destroyed:
+class Destroyed(NamedTuple):
     """A piece that left the game: a unit, or a jump gate (``piece == GATE``)."""
 
     square: int
@@ -65,8 +64,7 @@ class Destroyed:
         return f"{'jump gate' if self.piece == GATE else PIECE_NAMES[self.piece]} on {SQUARE_NAMES[self.square]}"
 
 
-@dataclass(frozen=True, slots=True)
-class Report:
+class Report(NamedTuple):
     """What one action did.
 
     ``captured``: what the action itself destroyed (gate strike R13, gate-jump capture
@@ -222,7 +220,22 @@ def iter_legal_actions(state: State):
 
 
 def has_legal_action(state: State) -> bool:
+    """Whether the side to act can do anything at all (R22 (2))."""
+    side = state.to_move
+    if side is not None and state.ply >= OPENING_PLIES and _can_deploy(state, side):
+        return True             # the common case, answered without generating anything
     return next(iter_legal_actions(state), None) is not None
+
+
+def _can_deploy(state: State, side: int) -> bool:
+    reserve = state.reserve[side]
+    if not (reserve[FRIGATE] or reserve[SENTRY] or reserve[TOWER]
+            or (reserve[FLAGSHIP] and state.unlocked[side])):
+        return False
+    gate = state.gates[HOME_RANK[side]]
+    gate_square = gate[0] if gate is not None else -1
+    units = state.units
+    return any(sq not in units and sq != gate_square for sq in _ROW_SQUARES[side])
 
 
 def _opening_actions(state: State):
@@ -708,21 +721,31 @@ def _do(state: State, action: Action, side: int) -> list[Destroyed]:
     raise TypeError(f"not an action: {action!r}")
 
 
+# The unit codes that unlock each side's flagship, by edition (R20, E2).
+_UNLOCKERS = (
+    tuple(frozenset({side << 3 | FRIGATE}) for side in (WHITE, BLACK)),
+    tuple(frozenset(side << 3 | k for k in (FRIGATE, SENTRY, TOWER)) for side in (WHITE, BLACK)),
+)
+_ROW_SQUARES = tuple(tuple(range(rank * 8, rank * 8 + 8)) for rank in HOME_RANK)
+
+
 def _unlock(state: State) -> tuple[int, ...]:
     """R20, E2: a frigate (manual) or any ship but the flagship (readme) on the enemy home row."""
+    unlocked = state.unlocked
+    if unlocked[WHITE] and unlocked[BLACK]:
+        return ()
+    units = state.units
     newly = []
-    allowed = (FRIGATE,) if state.edition == MANUAL else (FRIGATE, SENTRY, TOWER)
     for side in (WHITE, BLACK):
-        if state.unlocked[side]:
+        if unlocked[side]:
             continue
-        enemy_rank = HOME_RANK[1 - side]
-        for square in range(enemy_rank * 8, enemy_rank * 8 + 8):
-            code = state.units.get(square)
-            if code is not None and code >> 3 == side and code & 7 in allowed:
+        codes = _UNLOCKERS[state.edition][side]
+        for square in _ROW_SQUARES[1 - side]:
+            if units.get(square) in codes:
                 newly.append(side)
                 break
     if newly:
-        flags = list(state.unlocked)
+        flags = list(unlocked)
         for side in newly:
             flags[side] = True
             state.hash ^= _UNLOCK_KEYS[side]
