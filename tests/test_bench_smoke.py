@@ -1,0 +1,77 @@
+"""The bench scripts run on a tiny corpus, so they cannot rot unnoticed.
+
+Only exit codes and the presence of each figure are checked, never a time: timings on a
+shared CI machine mean nothing. python-chess is a bench-only extra; without it these
+tests are skipped.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("chess")
+
+BENCH = Path(__file__).resolve().parent.parent / "bench"
+
+
+def run(script: str, *args: str) -> str:
+    proc = subprocess.run(
+        [sys.executable, str(BENCH / script), *args],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert proc.returncode == 0, f"{script} exited {proc.returncode}:\n{proc.stdout}\n{proc.stderr}"
+    return proc.stdout
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("corpus")
+    text = run("gen_games.py", "--games", "3", "--max-actions", "80", "--out", str(out))
+    assert "tomis games: 3" in text
+    assert "chess games: 3" in text
+    assert len(list((out / "tgn").glob("*.tgn"))) == 3
+    assert len(list((out / "pgn").glob("*.pgn"))) == 3
+    return out
+
+
+def test_generator_is_deterministic(corpus, tmp_path):
+    run("gen_games.py", "--games", "3", "--max-actions", "80", "--out", str(tmp_path))
+    for sub in ("tgn", "pgn"):
+        for path in sorted((corpus / sub).iterdir()):
+            assert (tmp_path / sub / path.name).read_text() == path.read_text()
+
+
+def test_validate(corpus):
+    text = run("bench_validate.py", "--corpus", str(corpus))
+    assert "tomis engine only (rules.apply):" in text
+    assert "python-chess read_game + replay:" in text
+    assert "moves/s" in text
+
+
+def test_movegen():
+    text = run("bench_movegen.py", "--games", "3", "--repeat", "1",
+               "--perft-depth", "2", "--perft-positions", "2")
+    assert "tomis legal_actions:" in text
+    assert "python-chess legal_moves:" in text
+    assert "ratio generated tomis actions/s / chess moves/s:" in text
+    assert "tomis perft total:" in text and "chess perft total:" in text
+
+
+def test_startup():
+    text = run("bench_startup.py", "--repeat", "1", "--actions", "20")
+    assert "python -c pass" in text
+    assert "bare click --help" in text
+
+
+def test_memory(corpus):
+    text = run("bench_memory.py", "--corpus", str(corpus), "--sizes", "2", "3")
+    assert "peak RSS" in text or "skipped" in text
+
+
+def test_profile_engine():
+    text = run("profile_engine.py", "--games", "2", "--top", "5", "--mode", "replay")
+    assert "us/action" in text and "tottime" in text
