@@ -1,0 +1,880 @@
+"""The ``tomis`` command line: the only module that prints, prompts or exits.
+
+Only click is imported at module level, so ``tomis --help`` starts as fast as a bare click
+app; the engine, the record reader and lark load inside the commands that need them.
+
+Exit codes: 0 ok; 1 an invalid game, an illegal action or a file we could not write or
+lock; 2 a usage error (click's own) or an input file we could not read.
+Every error is one ``path:line:column: message`` line on stderr; when stderr is a
+terminal, the offending source line and a caret follow it.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import click
+
+EXIT_INVALID = 1
+EXIT_USAGE = 2
+SIDES = ("white", "black")
+ACTION_PATH = "<action>"       # where errors in the ACTION argument are located
+STDIN_NAME = "<stdin>"
+PROGRESS_MIN_FILES = 20        # fewer files finish before a progress bar helps
+
+
+class Failure(Exception):
+    """A TomisError on its way out, with its exit code and the text it was found in."""
+
+    def __init__(self, error, code: int = EXIT_INVALID, text: str | None = None):
+        super().__init__(str(error))
+        self.error = error
+        self.code = code
+        self.text = text
+
+
+class TomisGroup(click.Group):
+    """The one place where project errors become a located line and an exit code."""
+
+    def invoke(self, ctx):
+        from .errors import TomisError
+
+        try:
+            return super().invoke(ctx)
+        except Failure as failure:
+            _print_error(failure.error, failure.text)
+            ctx.exit(failure.code)
+        except TomisError as error:
+            _print_error(error, None)
+            ctx.exit(EXIT_INVALID)
+
+
+def _print_error(error, text: str | None) -> None:
+    click.echo(error.located(), err=True)
+    if text is not None and _is_terminal(sys.stderr):
+        for line in caret_lines(text, error.line, error.column):
+            click.echo(line, err=True)
+
+
+def caret_lines(text: str, line: int | None, column: int | None) -> list[str]:
+    """The source line an error points at and a caret under its column, if both exist."""
+    lines = text.split("\n")
+    if not line or line < 1 or line > len(lines):
+        return []
+    source = lines[line - 1].expandtabs(1)
+    if not column or column < 1:
+        return ["  " + source]
+    return ["  " + source, "  " + " " * (column - 1) + "^"]
+
+
+def _is_terminal(stream) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def _located(error, path: str | None):
+    """``error`` with its path filled in when the reader did not know the file name."""
+    if error.path is None:
+        error.path = path
+    return error
+
+
+# --------------------------------------------------------------------------- reading
+
+def read_text(path: str) -> str:
+    """The decoded text of ``path`` (``-`` is stdin); unreadable input exits 2."""
+    from . import textio
+    from .errors import FileError
+
+    try:
+        if path == "-":
+            return textio.read_stream(click.get_binary_stream("stdin"), STDIN_NAME)
+        return textio.read_path(path)
+    except FileError as error:
+        raise Failure(_located(error, _shown(path)), EXIT_USAGE) from None
+
+
+def _shown(path: str) -> str:
+    return STDIN_NAME if path == "-" else path
+
+
+class Source:
+    """A record's text as read (``raw``) and as handed to the reader (``text``).
+
+    They differ when the record was dug out of a pasted email; errors are mapped back to
+    ``raw`` so that line numbers and the caret point at what the user has open.
+    """
+
+    def __init__(self, path: str, raw: str, text: str):
+        self.path, self.raw, self.text = path, raw, text
+
+    @property
+    def name(self) -> str:
+        return _shown(self.path)
+
+    def locate(self, error):
+        """``error`` with its path set and its place mapped back to the raw text."""
+        relocate = getattr(self.text, "relocate", None)
+        if relocate is not None:
+            relocate(error)
+        return _located(error, self.name)
+
+    def failure(self, error) -> Failure:
+        return Failure(self.locate(error), EXIT_INVALID, self.raw)
+
+
+def read_record(path: str, *, extract: bool = True) -> Source:
+    """Read ``path`` (``-`` is stdin); with ``extract``, dig the record out of an email.
+
+    What extraction removed is said on stderr as a note, so nobody is surprised.
+    """
+    from . import textio
+
+    raw = read_text(path)
+    if not extract:
+        return Source(path, raw, raw)
+    extracted = textio.extract_record(raw)
+    for note in extracted.notes:
+        click.echo(f"{_shown(path)}: note: {note}", err=True)
+    return Source(path, raw, extracted)
+
+
+def load_game(source: Source):
+    """The one game of the record; a problem in it exits 1 with the error located."""
+    from . import record
+    from .errors import TomisError
+
+    try:
+        return record.read_game(source.text, path=source.name)
+    except TomisError as error:
+        raise source.failure(error) from None
+
+
+def load_games(source: Source) -> list:
+    """Every game of the record as the reader checked it (``Checked`` items)."""
+    from . import record
+    from .errors import TomisError
+
+    try:
+        return record.read(source.text, path=source.name)
+    except TomisError as error:
+        raise source.failure(error) from None
+
+
+def pick_game(source: Source, number: int):
+    """Game ``number`` (1-based) of the file, refusing a number the file does not have."""
+    checked = load_games(source)
+    if not 1 <= number <= len(checked):
+        raise click.BadParameter(
+            f"{source.name} holds {len(checked)} game(s), there is no game {number}",
+            param_hint="--game")
+    item = checked[number - 1]
+    if item.error is not None:
+        raise source.failure(item.error)
+    return item.game
+
+
+def state_at(game, at: int | None):
+    """The position after action ``at`` (0: the start; None: after the last action)."""
+    if at is None:
+        return game.final
+    if not 0 <= at <= len(game.nodes):
+        raise click.BadParameter(
+            f"the game has {len(game.nodes)} actions; choose 0 to {len(game.nodes)}",
+            param_hint="--at")
+    return game.start if at == 0 else game.states[at - 1]
+
+
+# --------------------------------------------------------------------------- writing
+
+def write_new(path: str, text: str) -> None:
+    """Create ``path`` holding ``text``; refuse to replace a file that exists."""
+    from . import safefile
+
+    safefile.create_new(path, text)
+
+
+def write_over(path: str, text: str) -> None:
+    """Replace ``path`` atomically: readers see the old text or the new, never half."""
+    from . import safefile
+
+    safefile.atomic_write(path, text)
+
+
+# --------------------------------------------------------------------------- output
+
+def use_colour(ascii_only: bool) -> bool:
+    """Colour (and arrow glyphs) only for a terminal that can show them and wants them."""
+    if ascii_only or "NO_COLOR" in os.environ or not _is_terminal(sys.stdout):
+        return False
+    encoding = (getattr(sys.stdout, "encoding", None) or "ascii").lower()
+    return "utf" in encoding
+
+
+def echo_json(data) -> None:
+    import json
+
+    click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+
+
+def game_heading(game) -> str | None:
+    """``Ana (White) vs Bo (Black), Club ladder`` from the tags that are present."""
+    tags = game.tags
+    names = [f"{tags[t]} ({t})" for t in ("White", "Black") if tags.get(t) not in (None, "", "?")]
+    heading = " vs ".join(names)
+    event = tags.get("Event")
+    if event not in (None, "", "?"):
+        heading = f"{heading}, {event}" if heading else event
+    return heading or None
+
+
+# --------------------------------------------------------------------------- commands
+
+@click.group(cls=TomisGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="tomis", prog_name="tomis")
+def cli():
+    """Tomis: keep, check and play game records of the space board game.
+
+    Records are .tgn files (see docs/NOTATION.md). FILE may be - for stdin.
+    Exit codes: 0 ok, 1 invalid game or illegal action, 2 usage or unreadable file.
+    """
+
+
+@cli.command()
+@click.argument("file", type=click.Path(dir_okay=False, allow_dash=True))
+@click.option("--white", help="White player's name.")
+@click.option("--black", help="Black player's name.")
+@click.option("--rules", type=click.Choice(["manual", "readme"]), default="manual",
+              show_default=True, help="Edition of the rules (E1-E4).")
+@click.option("--event", help="Event tag.")
+@click.option("--site", help="Site tag.")
+@click.option("--date", help="Date tag, like 2026.11.22.")
+@click.option("--round", "round_", help="Round tag.")
+@click.option("--position", help="Start from this position string instead of the empty board.")
+def new(file, white, black, rules, event, site, date, round_, position):
+    """Start a new game record in FILE (never overwrites an existing file)."""
+    from . import record
+
+    game = record.new_record(white=white, black=black, rules=rules, event=event, site=site,
+                             date=date, round=round_, position=position)
+    text = record.write(game)
+    if file == "-":
+        click.echo(text, nl=False)
+        return
+    write_new(file, text)
+    click.echo(f"{file}: new game, {_sides_line(game)}")
+
+
+def _sides_line(game) -> str:
+    from . import render
+
+    return render.turn_words(game.final)
+
+
+@cli.command()
+@click.argument("file", type=click.Path(dir_okay=False, allow_dash=True))
+@click.argument("action")
+@click.option("--as", "as_side", type=click.Choice(SIDES),
+              help="Refuse unless it is this side's turn (play-by-email safety).")
+@click.option("--dry-run", is_flag=True, help="Show the outcome, write nothing.")
+def move(file, action, as_side, dry_run):
+    """Play ACTION in the game in FILE and write the record back.
+
+    The whole record is checked first. The new record is written atomically under a file
+    lock, in canonical form. Then the action, what it destroyed, the board and whose turn
+    it is are printed, ready to paste into a reply. With FILE -, the record is read from
+    stdin, the new record goes to stdout and the summary to stderr.
+    """
+    step = MoveStep(file, action, as_side, dry_run)
+    if file == "-" or dry_run:
+        step.run()
+        return
+    from . import safefile
+
+    with safefile.locked(file):
+        step.run()
+
+
+class MoveStep:
+    """One play-by-email step, split into checks that can be extended (e.g. ``--since``)."""
+
+    def __init__(self, file: str, action: str, as_side: str | None, dry_run: bool):
+        self.file, self.action, self.as_side, self.dry_run = file, action, as_side, dry_run
+
+    def run(self) -> None:
+        game = load_game(read_record(self.file))
+        self.check_turn(game)
+        report = self.play(game)
+        new_text = self.record_text(game)
+        self.save(new_text)
+        self.summarise(game, report)
+
+    def check_turn(self, game) -> None:
+        from .board import SIDE_TITLES
+        from .errors import IllegalActionError
+
+        state = game.final
+        if state.to_move is None:
+            error = IllegalActionError(f"the game is over ({state.result}); no action can follow", 1, 1)
+            raise Failure(_located(error, ACTION_PATH))
+        if self.as_side is not None and SIDES[state.to_move] != self.as_side:
+            error = IllegalActionError(
+                f"it is {SIDE_TITLES[state.to_move]}'s turn (action {state.ply + 1}), "
+                f"not {self.as_side.capitalize()}'s (--as {self.as_side})", 1, 1)
+            raise Failure(_located(error, ACTION_PATH))
+
+    def play(self, game):
+        from . import record
+        from .errors import TomisError
+
+        try:
+            return record.append(game, self.action)
+        except TomisError as error:
+            # The action came from the command line, so locate it there, not in the file.
+            error.path = ACTION_PATH
+            error.line = 1
+            raise Failure(error, EXIT_INVALID, self.action) from None
+
+    def record_text(self, game) -> str:
+        from . import record
+
+        return record.write(game)
+
+    def save(self, new_text: str) -> None:
+        if self.dry_run:
+            return
+        if self.file == "-":
+            click.echo(new_text, nl=False)
+        else:
+            write_over(self.file, new_text)
+
+    def summarise(self, game, report) -> None:
+        from . import render
+
+        to_stderr = self.file == "-"
+        lines = render.report_lines(report, len(game.nodes))
+        if self.dry_run:
+            lines.insert(0, "dry run: nothing written")
+        colour = not to_stderr and use_colour(False)
+        lines += ["", render.position_text(game.final, color=colour)]
+        click.echo("\n".join(lines), err=to_stderr)
+
+
+@cli.command()
+@click.argument("file", type=click.Path(dir_okay=False, allow_dash=True))
+@click.option("--at", "at", type=click.IntRange(min=0), help="Show the position after action N (0: start).")
+@click.option("--json", "as_json", is_flag=True, help="Print the position as JSON and nothing else.")
+@click.option("--ascii", "ascii_only", is_flag=True, help="Plain ASCII, no colour.")
+@click.option("--game", "game_number", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Which game of the file.")
+def show(file, at, as_json, ascii_only, game_number):
+    """Show the position of a game: board, reserves, unlocks, side to act, result."""
+    from . import position, render
+
+    game = pick_game(read_record(file), game_number)
+    state = state_at(game, at)
+    if as_json:
+        echo_json(position.to_json(state))
+        return
+    lines = []
+    heading = game_heading(game)
+    if heading:
+        lines.append(heading)
+    number = len(game.nodes) if at is None else at
+    if number:
+        lines += render.report_lines(game.nodes[number - 1].report, number)
+    lines.append(render.position_text(state, color=use_colour(ascii_only)))
+    if at is None and game.result not in (None, "*") and state.to_move is not None:
+        lines.append(f"Result: {game.result} (resignation or agreed draw, R23)")
+    click.echo("\n".join(lines))
+
+
+def _action_square(action) -> int:
+    """The square an action starts from (or places on), for ``moves --square``."""
+    origin = getattr(action, "origin", None)
+    return origin if origin is not None else action.square
+
+
+@cli.command()
+@click.argument("file", type=click.Path(dir_okay=False, allow_dash=True))
+@click.option("--json", "as_json", is_flag=True, help='Print {"moves": [...]} and nothing else.')
+@click.option("--square", help="Only actions starting from (or placing on) this square.")
+def moves(file, as_json, square):
+    """List the legal actions in the final position of the game in FILE."""
+    from . import rules
+
+    wanted = _parse_square_option(square)
+    game = load_game(read_record(file))
+    texts = legal_texts(rules, game.final, wanted)
+    if as_json:
+        echo_json({"moves": texts})
+        return
+    click.echo(_moves_words(game.final, texts, square))
+
+
+def legal_texts(rules, state, square: int | None) -> list[str]:
+    if state.to_move is None:
+        return []
+    actions = rules.legal_actions(state)
+    if square is not None:
+        actions = [a for a in actions if _action_square(a) == square]
+    return sorted(str(a) for a in actions)
+
+
+def _parse_square_option(square: str | None) -> int | None:
+    if square is None:
+        return None
+    from .board import parse_square
+
+    try:
+        return parse_square(square)
+    except ValueError:
+        raise click.BadParameter(f"{square!r} is not a square like e4", param_hint="--square") from None
+
+
+def _moves_words(state, texts: list[str], square: str | None) -> str:
+    import textwrap
+
+    from . import render
+
+    where = f" from {square}" if square else ""
+    if state.to_move is None:
+        return render.turn_words(state)
+    head = f"{render.turn_words(state)}: {len(texts)} legal action(s){where}"
+    return "\n".join([head] + textwrap.wrap("  ".join(texts), width=72))
+
+
+@cli.command()
+@click.argument("file", type=click.Path(dir_okay=False, allow_dash=True))
+@click.option("--game", "game_number", type=click.IntRange(min=1), default=1, show_default=True)
+@click.option("--from", "first", type=click.IntRange(min=1), default=1, help="First action to show.")
+@click.option("--to", "last", type=click.IntRange(min=1), help="Last action to show.")
+@click.option("--step", is_flag=True, help="Wait for Enter after each action (q then Enter stops).")
+@click.option("--delay", type=click.FloatRange(min=0), default=0.0, help="Seconds between actions.")
+@click.option("--ascii", "ascii_only", is_flag=True, help="Plain ASCII, no colour.")
+def replay(file, game_number, first, last, step, delay, ascii_only):
+    """Replay a game action by action, with the board and combat after each."""
+    from . import render
+
+    if step and file == "-":
+        raise click.UsageError("--step reads Enter from stdin, so FILE cannot be - as well")
+    game = pick_game(read_record(file), game_number)
+    last = len(game.nodes) if last is None else min(last, len(game.nodes))
+    colour = use_colour(ascii_only)
+    for number in range(first, last + 1):
+        node = game.nodes[number - 1]
+        lines = render.report_lines(node.report, number) + [
+            render.position_text(game.states[number - 1], color=colour), ""]
+        click.echo("\n".join(lines))
+        if number < last and not _pause(step, delay):
+            break
+
+
+def _pause(step: bool, delay: float) -> bool:
+    """Wait between actions; False when the viewer asked to stop.
+
+    With ``--step`` and no more input (EOF, e.g. no terminal), the replay simply goes on.
+    """
+    if delay:
+        import time
+
+        time.sleep(delay)
+    if not step:
+        return True
+    click.echo("-- Enter: next action, q: stop --", err=True)
+    answer = sys.stdin.readline()
+    return answer.strip().lower() not in ("q", "quit")
+
+
+@cli.command()
+@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False, allow_dash=True))
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON report and nothing else.")
+@click.option("--quiet", "-q", is_flag=True, help="Print only the problems.")
+def validate(files, as_json, quiet):
+    """Check every game in every FILE. Exit 0 all valid, 1 any invalid, 2 unreadable file.
+
+    Problems go to stderr, one ``path:line:column: message`` line each; with --json,
+    stdout gets {"files": [...]} (shape in the README) and nothing else is printed.
+    """
+    results = [validate_file(path) for path in _with_progress(files)]
+    if as_json:
+        echo_json({"files": [r.as_json() for r in results]})
+    else:
+        for result in results:
+            for line in result.problem_lines():
+                click.echo(line, err=True)
+            if not quiet and result.exit_code == 0:
+                click.echo(result.ok_line())
+    sys.exit(max(r.exit_code for r in results))
+
+
+def _with_progress(files):
+    """The files, with a progress bar on stderr only for many files and a terminal."""
+    if len(files) < PROGRESS_MIN_FILES or not _is_terminal(sys.stderr):
+        return list(files)
+    return _progress_iter(files)
+
+
+def _progress_iter(files):
+    with click.progressbar(files, label="validating", file=sys.stderr) as bar:
+        yield from bar
+
+
+class FileResult:
+    """What ``validate`` found in one file.
+
+    ``games`` holds one ``(actions, result, error)`` per game: the number of actions read
+    (for a failing game, those before the failing one), the result, the first error.
+    ``error`` is a file-level problem: unreadable (``unreadable`` True, exit 2), or
+    readable but holding no game at all.
+    """
+
+    def __init__(self, name: str, games=(), error=None, unreadable: bool = False):
+        self.name = name
+        self.games = list(games)
+        self.error = error
+        self.unreadable = unreadable
+
+    @property
+    def exit_code(self) -> int:
+        if self.unreadable:
+            return EXIT_USAGE
+        if self.error is not None or any(error is not None for _a, _r, error in self.games):
+            return EXIT_INVALID
+        return 0
+
+    def as_json(self) -> dict:
+        data = {"path": self.name, "ok": self.exit_code == 0, "games": [
+            {"ok": error is None, "actions": actions, "result": result,
+             "error": error_json(error)}
+            for actions, result, error in self.games]}
+        if self.error is not None:
+            data["error"] = error_json(self.error)
+        return data
+
+    def problem_lines(self) -> list[str]:
+        errors = [self.error] + [error for _a, _r, error in self.games]
+        return [error.located() for error in errors if error is not None]
+
+    def ok_line(self) -> str:
+        return f"{self.name}: ok, {len(self.games)} game(s)"
+
+
+def error_json(error) -> dict | None:
+    """An error as validate --json shows it; ``action`` is 1-based or null."""
+    if error is None:
+        return None
+    return {"line": error.line, "column": error.column, "action": error.action,
+            "message": error.message}
+
+
+def validate_file(path: str) -> FileResult:
+    from .errors import RecordError
+
+    name = _shown(path)
+    try:
+        source = read_record(path)
+    except Failure as failure:
+        return FileResult(name, error=failure.error, unreadable=True)
+    try:
+        checked = load_games(source)
+    except Failure as failure:
+        return FileResult(name, error=failure.error)
+    games = []
+    for item in checked:
+        if item.error is not None:
+            error = source.locate(item.error)
+            games.append((error.action - 1 if error.action else 0, None, error))
+        else:
+            games.append((len(item.game.nodes), item.game.result, None))
+    if not games:
+        return FileResult(name, error=source.locate(RecordError("no game found in this file", 1, 1)))
+    return FileResult(name, games)
+
+
+@cli.command()
+@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False, allow_dash=True))
+@click.option("--check", is_flag=True, help="Write nothing; exit 1 if any file would change.")
+def fmt(files, check):
+    """Rewrite records in canonical form (atomically), or with --check only report.
+
+    FILE - reads stdin and writes the canonical record to stdout. Mail text around a
+    record is not removed here: fmt rewrites record files, it does not edit messages.
+    """
+    codes = [format_file(path, check) for path in files]
+    sys.exit(max(codes, default=0))
+
+
+def format_file(path: str, check: bool) -> int:
+    """Format one file; the exit code it earns (1: --check found a difference)."""
+    from . import record
+
+    source = read_record(path, extract=False)
+    checked = load_games(source)
+    for item in checked:
+        if item.error is not None:
+            raise source.failure(item.error)
+    canonical = record.write_all([item.game for item in checked])
+    changed = canonical != source.raw
+    if check:
+        if changed:
+            click.echo(f"{source.name}: would reformat", err=True)
+        return EXIT_INVALID if changed else 0
+    if path == "-":
+        click.echo(canonical, nl=False)
+    elif changed:
+        _replace_if_unchanged(path, source.raw, canonical)
+        click.echo(f"{path}: reformatted", err=True)
+    return 0
+
+
+def _replace_if_unchanged(path: str, seen: str, text: str) -> None:
+    """Write ``text`` over ``path`` under the lock, unless someone changed it meanwhile."""
+    from . import safefile
+    from .errors import FileError
+
+    with safefile.locked(path):
+        if read_text(path) != seen:
+            error = FileError("the file changed while it was being formatted; run fmt again")
+            error.path = path
+            raise error
+        write_over(path, text)
+
+
+@cli.command()
+@click.argument("file", required=False, type=click.Path(dir_okay=False))
+@click.option("--rules", type=click.Choice(["manual", "readme"]), default=None,
+              help="Edition for a new game (default manual); a resumed game keeps its own.")
+@click.option("--white", help="White player's name, for a new game.")
+@click.option("--black", help="Black player's name, for a new game.")
+@click.option("--ascii", "ascii_only", is_flag=True, help="Plain ASCII, no colour.")
+def play(file, rules, white, black, ascii_only):
+    """Two players at one terminal; FILE is saved after every action, resumed if it exists.
+
+    At the prompt type an action in the notation (like F@a1 or Fa2-a3), or one of:
+    help, moves [SQUARE], undo, show, resign, draw, save [FILE], quit.
+    End of input (Ctrl-D) quits; the game is already saved.
+    """
+    session = PlaySession(file, colour=use_colour(ascii_only))
+    session.open(rules, white, black)
+    if file is None:
+        session.run()
+        return
+    from . import safefile
+
+    # Held for the whole session: a `tomis move` on the same file meanwhile is refused.
+    with safefile.locked(file):
+        session.run()
+
+
+PLAY_HELP = """\
+Type an action in the notation, e.g.  B@e1  G@c1  F@a1  Fa2-a3  Fc3=A  M@c3:NE  Fb2^e5
+Commands:
+  moves [SQUARE]  legal actions (all, or those starting from SQUARE)
+  show            the board again
+  undo            take back the last action
+  resign          the side to act resigns
+  draw            offer a draw; the other player answers y or n
+  save [FILE]     save now (to FILE, which then becomes the game's file)
+  help            this text
+  quit            leave; the game is saved after every action"""
+
+
+class PlaySession:
+    """The loop behind ``tomis play``: read a line, act on it, show what happened, save."""
+
+    def __init__(self, file: str | None, colour: bool):
+        self.file = file
+        self.colour = colour
+        self.game = None
+        self.commands = {
+            "help": self.do_help, "?": self.do_help, "moves": self.do_moves,
+            "show": self.do_show, "undo": self.do_undo, "resign": self.do_resign,
+            "draw": self.do_draw, "save": self.do_save, "quit": self.do_quit,
+            "exit": self.do_quit,
+        }
+
+    # -- start ------------------------------------------------------------------
+    def open(self, rules: str | None, white: str | None, black: str | None) -> None:
+        """Resume ``file`` when it exists, otherwise start (and save) a new game."""
+        from . import record
+
+        if self.file is not None and os.path.exists(self.file):
+            self.game = load_game(read_record(self.file, extract=False))
+            if rules is not None and rules != self.game.final.edition_name:
+                click.echo(f"note: this game uses the {self.game.final.edition_name} rules; "
+                           f"--rules {rules} applies only to new games", err=True)
+            click.echo(f"resumed {self.file} after {len(self.game.nodes)} action(s)")
+            return
+        self.game = record.new_record(white=white, black=black, rules=rules or "manual")
+        if self.file is not None:
+            write_new(self.file, record.write(self.game))
+            click.echo(f"new game saved in {self.file}")
+
+    # -- loop -------------------------------------------------------------------
+    def run(self) -> None:
+        click.echo("Type help for the commands.")
+        self.do_show("")
+        while True:
+            line = self.ask(self.prompt())
+            if line is None:
+                click.echo()
+                self.do_quit("")
+                return
+            word, _, rest = line.strip().partition(" ")
+            if not word:
+                continue
+            command = self.commands.get(word.lower())
+            if command is None:
+                self.do_action(line.strip())
+            elif command(rest.strip()) is False:
+                return
+
+    def prompt(self) -> str:
+        from .board import SIDE_TITLES
+
+        state = self.game.final
+        if state.to_move is None or self.game.result not in (None, "*"):
+            return f"game over ({self.game.result})> "
+        return f"{SIDE_TITLES[state.to_move]} (action {state.ply + 1})> "
+
+    @staticmethod
+    def ask(prompt: str) -> str | None:
+        """One line from the players, or None at end of input."""
+        try:
+            return input(prompt)
+        except EOFError:
+            return None
+
+    def say_error(self, error) -> None:
+        click.echo(f"  {error.message}", err=True)
+
+    # -- actions and commands -----------------------------------------------------
+    def do_action(self, text: str) -> None:
+        from . import record, render
+        from .errors import TomisError
+
+        if self.is_over():
+            click.echo("  the game is over; undo, save or quit", err=True)
+            return
+        try:
+            report = record.append(self.game, text)
+        except TomisError as error:
+            self.say_error(error)
+            if error.column and error.line in (None, 1):
+                click.echo("  " + text + "\n  " + " " * (error.column - 1) + "^", err=True)
+            return
+        self.save()
+        click.echo("\n".join(render.report_lines(report, len(self.game.nodes))))
+        self.do_show("")
+
+    def is_over(self) -> bool:
+        return self.game.final.to_move is None or self.game.result not in (None, "*")
+
+    def do_help(self, _rest: str) -> None:
+        click.echo(PLAY_HELP)
+
+    def do_show(self, _rest: str) -> None:
+        from . import render
+
+        click.echo(render.position_text(self.game.final, color=self.colour))
+        if self.game.result not in (None, "*") and self.game.final.to_move is not None:
+            click.echo(f"Result: {self.game.result}")
+
+    def do_moves(self, rest: str) -> None:
+        from . import rules
+        from .board import parse_square
+
+        square = None
+        if rest:
+            try:
+                square = parse_square(rest)
+            except ValueError:
+                click.echo(f"  {rest!r} is not a square like e4", err=True)
+                return
+        texts = [] if self.is_over() else legal_texts(rules, self.game.final, square)
+        click.echo(_moves_words(self.game.final, texts, rest or None))
+
+    def do_undo(self, _rest: str) -> None:
+        if not self.game.nodes and self.game.result in (None, "*"):
+            click.echo("  nothing to undo", err=True)
+            return
+        self.game = replay_without_last(self.game)
+        self.save()
+        click.echo("took back the last action")
+        self.do_show("")
+
+    def do_resign(self, _rest: str) -> None:
+        from .board import SIDE_TITLES
+
+        if self.is_over():
+            click.echo("  the game is already over", err=True)
+            return
+        loser = self.game.final.to_move
+        self.finish(("0-1", "1-0")[loser], f"{SIDE_TITLES[loser]} resigns")
+
+    def do_draw(self, _rest: str) -> None:
+        from .board import SIDE_TITLES
+
+        if self.is_over():
+            click.echo("  the game is already over", err=True)
+            return
+        other = SIDE_TITLES[1 - self.game.final.to_move]
+        answer = self.ask(f"{other}, do you accept a draw? [y/N] ")
+        if answer is not None and answer.strip().lower() in ("y", "yes"):
+            self.finish("1/2-1/2", "draw agreed")
+        else:
+            click.echo("draw declined; play on")
+
+    def finish(self, result: str, words: str) -> None:
+        from . import record
+
+        record.finish(self.game, result)
+        self.save()
+        click.echo(f"{words}: {result} (R23)")
+
+    def do_save(self, rest: str) -> None:
+        if rest:
+            self.file = rest
+        if self.file is None:
+            click.echo("  save where? type: save FILE", err=True)
+            return
+        self.save()
+        click.echo(f"saved {self.file}")
+
+    def do_quit(self, _rest: str) -> bool:
+        if self.file is not None:
+            click.echo(f"bye; the game is in {self.file}")
+        else:
+            click.echo("bye; this game was not saved (play FILE saves as you go)")
+        return False
+
+    def save(self) -> None:
+        """Write the record atomically, so a closed terminal never loses an action."""
+        from . import record
+
+        if self.file is not None:
+            write_over(self.file, record.write(self.game))
+
+
+def replay_without_last(game):
+    """A copy of ``game`` without its last action (or without its agreed result)."""
+    from . import record
+
+    tags = dict(game.tags)
+    fresh = record.new_record(rules=game.start.edition_name)
+    keep = len(game.nodes) - (0 if game.final.to_move is not None and game.result not in (None, "*") else 1)
+    for node in game.nodes[:keep]:
+        record.append(fresh, str(node.action))
+    tags["Result"] = fresh.result if fresh.result is not None else "*"
+    fresh.tags.clear()
+    fresh.tags.update(tags)
+    return fresh
+
+
+def main(argv=None) -> None:
+    """The console script's entry point (``tomis = "tomis.cli:main"``)."""
+    cli.main(args=argv, prog_name="tomis")
