@@ -1,0 +1,106 @@
+"""Shared helpers for the engine tests: positions drawn as diagrams, actions from text.
+
+``board()`` turns an eight-line diagram (rank 8 first, ``.`` for an empty square,
+letters as in position strings) into a :class:`tomis.rules.State` through
+:func:`tomis.position.from_string`, so a test shows the position it is about.
+Unless told otherwise every piece that is not on the board is taken to be in its
+side's reserve, which is what a real game would have.
+
+``act()`` reads one action in the notation of notation.md with a small regular
+expression; the engine tests must not depend on the notation layer being ready.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tomis import actions as A
+from tomis.board import (
+    BASE, DIRECTION_INDEX, GATE, INITIAL_RESERVE, LETTER_TO_PIECE, MARKER, parse_square,
+)
+from tomis.position import from_string
+
+
+def units_field(diagram: str) -> str:
+    """The units field of a position string from rows like ``..F.b...``."""
+    rows = [row.replace(" ", "") for row in diagram.strip().splitlines()]
+    assert len(rows) == 8 and all(len(r) == 8 for r in rows), "a diagram has 8 rows of 8 squares"
+    return "/".join(re.sub(r"\.+", lambda m: str(len(m.group())), row) for row in rows)
+
+
+def _derived_reserves(units: str, gates: str, main_phase: bool) -> str:
+    """Everything a side owns (R2) that the diagram does not show on the board.
+
+    In the main phase a missing base or gate was destroyed, not held back (R5-R7).
+    """
+    counts = [list(INITIAL_RESERVE), list(INITIAL_RESERVE)]
+    for char in units:
+        if char.isalpha():
+            counts[0 if char.isupper() else 1][LETTER_TO_PIECE[char.upper()]] -= 1
+    for gate in filter(None, gates.split(",") if gates != "-" else []):
+        owner = "wb".index(gate[2])
+        counts[owner][GATE] -= 1
+        if gate[3] == "J":
+            counts[owner][MARKER] -= int(gate[4])
+    if main_phase:
+        for row in counts:
+            row[BASE] = row[GATE] = 0
+    return "/".join("".join(str(n) for n in row) for row in counts)
+
+
+def position_string(diagram: str, gates: str = "-", to_act: str = "w", *,
+                    reserves: str | None = None, unlocks: str = "-",
+                    edition: str = "manual", action: int | None = None, quiet: int = 0) -> str:
+    units = units_field(diagram)
+    if action is None:   # the first main-phase action of the side to act (R4, R7)
+        action = 11 if to_act == "w" else 12
+    reserves = reserves or _derived_reserves(units, gates, action > 10)
+    return f"{units} {gates} {to_act} {reserves} {unlocks} {edition} {action} {quiet}"
+
+
+def board(diagram: str, gates: str = "-", to_act: str = "w", **fields):
+    """A state from a diagram; keyword fields as in :func:`position_string`."""
+    return from_string(position_string(diagram, gates, to_act, **fields))
+
+
+_ACTION = re.compile(
+    r"(?P<piece>[BGFSTQM])(?:@(?P<at>[a-h][1-8])(?::(?P<adir>[NESW]{1,2}))?"
+    r"|(?P<from>[a-h][1-8])(?:(?P<op>[-x>^])(?P<to>[a-h][1-8])|=(?P<ai>[AI])|:(?P<rdir>[NESW]{1,2}))"
+    r")"
+)
+
+
+def act(text: str) -> A.Action:
+    """One action from its notation, e.g. ``act("Fc3>d4")``."""
+    m = _ACTION.fullmatch(text)
+    if m is None:
+        raise ValueError(f"test helper cannot read action {text!r}")
+    piece = LETTER_TO_PIECE[m["piece"]]
+    if m["at"]:
+        square = parse_square(m["at"])
+        return A.PlaceMarker(square, DIRECTION_INDEX[m["adir"]]) if m["adir"] else A.Place(piece, square)
+    origin = parse_square(m["from"])
+    if m["ai"]:
+        return A.Toggle(origin, m["ai"] == "A")
+    if m["rdir"]:
+        return A.RotateMarker(origin, DIRECTION_INDEX[m["rdir"]])
+    target = parse_square(m["to"])
+    kind = {"-": None, "x": A.GateStrike, ">": A.GateJump, "^": A.Jump}[m["op"]]
+    return A.Move(piece, origin, target) if kind is None else kind(origin, target)
+
+
+def legal_texts(state) -> set[str]:
+    """The legal actions of ``state`` in notation, for readable set comparisons."""
+    return {str(a) for a in state.legal_actions()}
+
+
+def pytest_collection_modifyitems(config, items):
+    """Keep the default run fast: ``slow`` tests run only when ``-m`` names them (CI)."""
+    if "slow" in (config.getoption("markexpr") or ""):
+        return
+    skip = pytest.mark.skip(reason="slow: run with  pytest -m slow")
+    for item in items:
+        if "slow" in item.keywords:
+            item.add_marker(skip)
