@@ -121,8 +121,8 @@ def _parse_units(field: str) -> dict[int, int]:
             if char in "12345678":
                 file += int(char)
             elif char.upper() in _UNIT_LETTERS:
-                if file > 7:
-                    break
+                if file > 7:   # never drop a unit silently: the rank is too long
+                    raise PositionError(f"rank {rank + 1} of the units field has {char!r} beyond file h")
                 side = WHITE if char.isupper() else BLACK
                 units[rank * 8 + file] = side << 3 | LETTER_TO_PIECE[char.upper()]
                 file += 1
