@@ -1080,3 +1080,11 @@ def test_illegal_action_error_carries_the_parsed_location():
     with pytest.raises(IllegalActionError) as info:
         apply(new_game(), at(act("B@e2"), 3, 17))
     assert (info.value.line, info.value.column) == (3, 17)
+
+
+@pytest.mark.parametrize("units", ["4b3/8/8/8/8/8/8/4B3F", "4b3/8/8/8/8/8/8/FFFFBFFFF", "4b3F/8/8/8/8/8/8/4B3"],
+                         ids=["R1-unit-past-file-h", "R1-ninth-unit-on-rank", "R1-long-rank-8"])
+def test_R1_position_string_rank_longer_than_8_files_is_refused(units):
+    from tomis.errors import PositionError
+    with pytest.raises(PositionError, match=r"rank \d .*beyond file h"):
+        from_string(f"{units} - w 0048221/0048221 - manual 11 0")
