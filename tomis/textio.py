@@ -129,7 +129,8 @@ def read_path(path: str | os.PathLike[str]) -> str:
 
     Reads at most ``MAX_FILE_BYTES + 1`` bytes, so a huge file (or ``/dev/zero``) is refused
     without being loaded. ``-`` is an ordinary file name here; the CLI handles stdin through
-    :func:`read_stream`.
+    :func:`read_stream`. A named pipe is read like a file (``tomis check <(...)`` works), so
+    opening one nobody writes to waits, as ``cat`` would.
 
     Raises :class:`FileError` with ``.path`` set for a missing file, a folder, a file we may
     not read, any other OS error, and everything :func:`decode` refuses.
@@ -150,6 +151,8 @@ def read_path(path: str | os.PathLike[str]) -> str:
         raise _error("permission denied: cannot read this file", name) from None
     except OSError as exc:
         raise _error(f"cannot read this file: {_reason(exc)}", name) from None
+    except ValueError:  # a NUL inside the name itself
+        raise _error("is not a valid file name", name.replace("\0", "\\0")) from None
     return decode(data, name)
 
 
@@ -199,10 +202,19 @@ _TAG_OPEN = re.compile(r'\s*\[[A-Za-z][A-Za-z0-9_]*(?:\s+"|\s*$)')
 _TAG_FULL = re.compile(r'\s*\[[A-Za-z][A-Za-z0-9_]*\s+"(?:[^"\\\n]|\\.)*"\s*\]')
 _FIRST_MOVE = re.compile(r"\s*1\.\s*(?:\.\.)?\s*[BGFSTQM]")
 _QUOTE = re.compile(r"(?:> ?)+")
-_RESULTS = frozenset({"1-0", "0-1", "1/2-1/2", "*"})
 # What may follow a result and still be record: another game, a comment, an action.
 _CONTINUES = re.compile(r'\[[A-Za-z]|\{|;|\d+\.|[BGFSTQM](?:@|[a-h][1-8])')
-_TOKEN = re.compile(r"[^\s{};]+")
+_SPACE = re.compile(r"\s*")
+# One pass in C over the movetext: comments and tags are consumed whole so that a result
+# token inside them does not count; a result counts only as a whole token. The leading
+# look-ahead lets the engine skip ordinary characters quickly (3x faster on big files).
+_SCAN = re.compile(r"""
+    (?= [{;\[01*] ) (?:
+      (?P<comment> \{ [^}]* \}? | ; [^\n]* )
+    | (?P<tag> \[ [A-Za-z][A-Za-z0-9_]* \s+ " (?: [^"\\\n] | \\. )* " \s* \] )
+    | (?<! [^\s}] ) (?P<result> 1/2-1/2 | 1-0 | 0-1 | \* ) (?= [\s{;] | $ )
+    )
+""", re.VERBOSE)
 _MAX_TAG_JOIN = 3  # a wrapped tag rarely spans more than a few mail lines
 
 
@@ -384,44 +396,15 @@ def _cut_tail(rows, notes):
 
 def _record_end(rows):
     """(row, column) just after the result token that ends the record, or None to keep all."""
-    row = 0
-    column = 0
-    in_comment = False
-    while row < len(rows):
-        content = rows[row][0]
-        if in_comment:
-            close = content.find("}", column)
-            if close < 0:
-                row, column = row + 1, 0
-                continue
-            in_comment, column = False, close + 1
-            continue
-        while column < len(content) and content[column].isspace():
-            column += 1
-        if column >= len(content):
-            row, column = row + 1, 0
-            continue
-        char = content[column]
-        if char == "{":
-            in_comment, column = True, column + 1
-        elif char == ";":
-            row, column = row + 1, 0
-        elif char == "[" and _TAG_FULL.match(content, column):
-            column = _TAG_FULL.match(content, column).end()
-        else:
-            token = _TOKEN.match(content, column)
-            column = token.end() if token else column + 1
-            if token and token.group() in _RESULTS and not _continues(rows, row, column):
-                return row, column
+    text = "\n".join(content for content, _ in rows)
+    for match in _SCAN.finditer(text):
+        if match.lastgroup == "result" and not _continues(text, match.end()):
+            row = text.count("\n", 0, match.end())
+            return row, match.end() - (text.rfind("\n", 0, match.end()) + 1)
     return None
 
 
-def _continues(rows, row, column) -> bool:
-    """Does record text (a game, a comment, an action) follow this place, or nothing at all?"""
-    rest = rows[row][0][column:].lstrip()
-    while not rest:
-        row += 1
-        if row >= len(rows):
-            return True  # only blank lines follow: nothing to cut
-        rest = rows[row][0].lstrip()
-    return _CONTINUES.match(rest) is not None
+def _continues(text: str, at: int) -> bool:
+    """Does record text (a game, a comment, an action) follow *at*, or nothing at all?"""
+    at = _SPACE.match(text, at).end()
+    return at == len(text) or _CONTINUES.match(text, at) is not None
