@@ -104,3 +104,37 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if "slow" in item.keywords:
             item.add_marker(skip)
+
+
+def candidate_actions(state):
+    """Every syntactically possible action worth asking :func:`tomis.rules.check` about.
+
+    Placements, toggles and markers on every square; moves, gate jumps, gate strikes
+    and jumps from every square that holds a unit (either side's), to every other
+    square, with every piece letter. Built without any rule knowledge, so comparing
+    what ``check`` accepts with ``legal_actions`` cross-checks the two code paths.
+    """
+    out = [A.Place(p, sq) for p in range(7) for sq in range(64)]
+    for sq in range(64):
+        out += [A.Toggle(sq, True), A.Toggle(sq, False)]
+        out += [kind(sq, d) for kind in (A.PlaceMarker, A.RotateMarker) for d in range(8)]
+    for a in state.units:
+        for b in range(64):
+            if a != b:
+                out += [A.Move(p, a, b) for p in range(7)]
+                out += [A.GateJump(a, b), A.GateStrike(a, b), A.Jump(a, b)]
+    return out
+
+
+def brute_force_actions(state) -> set:
+    """The candidate actions :func:`tomis.rules.check` accepts."""
+    from tomis.errors import IllegalActionError
+    from tomis.rules import check
+    legal = set()
+    for action in candidate_actions(state):
+        try:
+            check(state, action)
+        except IllegalActionError:
+            continue
+        legal.add(action)
+    return legal
