@@ -1,0 +1,508 @@
+"""The notation of notation.md: the Lark parser, action decoding, syntax errors in words.
+
+The grammar (``grammar/tomis.lark``, shipped as ``tomis.grammar``) makes one terminal of
+every action, tag, comment and annotation, and reads one game as a flat run of tokens.
+The LALR parser is built once, lazily, with a transformer that keeps the token list, so
+no parse tree is built. :func:`parse_games` cuts a file into games at result tokens
+before parsing, so a syntax error in one game never hides the games after it.
+
+Only syntax is checked here. Whether an action is legal, a move number right or a result
+true is :mod:`tomis.record`'s business (with :mod:`tomis.rules`).
+
+Every problem is a :class:`~tomis.errors.NotationError` with 1-based ``line`` and
+``column`` and a message in words ("expected a square like e4 ..."), never a Lark
+terminal name; :func:`caret_context` shows the source line with a caret under the spot.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from .actions import (
+    Action, GateJump, GateStrike, Jump, Move, Place, PlaceMarker, RotateMarker, Toggle,
+)
+from .board import DIRECTION_INDEX, LETTER_TO_PIECE, PIECE_LETTERS, SQUARE_NAMES
+from .errors import NotationError
+
+RESULTS = ("1-0", "0-1", "1/2-1/2", "*")
+GLYPHS = ("!", "?", "!!", "??", "!?", "?!")
+RESULT_WORDS = "a result (1-0, 0-1, 1/2-1/2 or *)"
+
+# ---------------------------------------------------------------------------
+# The parser, built once per process
+
+
+def grammar_text() -> str:
+    """The grammar: from the installed package, else from the checkout's grammar/."""
+    try:
+        from importlib import resources
+        return resources.files("tomis.grammar").joinpath("tomis.lark").read_text(encoding="utf-8")
+    except (ImportError, FileNotFoundError, ModuleNotFoundError, OSError):
+        # A plain checkout on sys.path without an install: grammar/ sits beside tomis/.
+        return (Path(__file__).resolve().parent.parent / "grammar" / "tomis.lark").read_text(
+            encoding="utf-8")
+
+
+@lru_cache(maxsize=1)
+def parser():
+    """The LALR parser; building it costs ~30 ms, so it happens once, on first use.
+
+    ``cache=True`` keeps Lark's grammar analysis in a temporary file between processes.
+    The transformer's only callback returns the tokens, so no tree is ever built.
+    """
+    from lark import Lark, Transformer
+
+    class _KeepTokens(Transformer):
+        def start(self, children):
+            return children
+
+    return Lark(grammar_text(), parser="lalr", lexer="basic", transformer=_KeepTokens(),
+                cache=True)
+
+
+# ---------------------------------------------------------------------------
+# Actions: one decoder per terminal, results cached per text
+
+_SQUARE = {name: index for index, name in enumerate(SQUARE_NAMES)}
+
+
+def _place(t):
+    return Place, (LETTER_TO_PIECE[t[0]], _SQUARE[t[2:4]])
+
+
+def _move(t):
+    return Move, (LETTER_TO_PIECE[t[0]], _SQUARE[t[1:3]], _SQUARE[t[4:6]])
+
+
+def _toggle(t):
+    return Toggle, (_SQUARE[t[1:3]], t[4] == "A")
+
+
+def _place_marker(t):
+    return PlaceMarker, (_SQUARE[t[2:4]], DIRECTION_INDEX[t[5:]])
+
+
+def _rotate_marker(t):
+    return RotateMarker, (_SQUARE[t[1:3]], DIRECTION_INDEX[t[4:]])
+
+
+def _two_squares(kind):
+    def decode(t):
+        return kind, (_SQUARE[t[1:3]], _SQUARE[t[4:6]])
+    return decode
+
+
+DECODERS = {
+    "PLACE": _place, "MOVE": _move, "TOGGLE": _toggle, "PLACE_MARKER": _place_marker,
+    "ROTATE_MARKER": _rotate_marker, "GATE_JUMP": _two_squares(GateJump),
+    "GATE_STRIKE": _two_squares(GateStrike), "JUMP": _two_squares(Jump),
+}
+ACTION_TERMINALS = frozenset(DECODERS)
+
+# text -> (type, fields); bounded by the ~42 000 well-formed action texts.
+_decoded: dict[str, tuple] = {}
+
+
+def make_action(kind: str, text: str, line: int, column: int) -> Action:
+    """The action for a token of terminal ``kind`` (one of ``ACTION_TERMINALS``)."""
+    entry = _decoded.get(text)
+    if entry is None:
+        entry = _decoded[text] = DECODERS[kind](text)
+    cls, fields = entry
+    return cls(*fields, line, column)
+
+
+def parse_action(text: str) -> Action:
+    """One action in notation, e.g. ``"Fa2-a3"``; surrounding blanks are allowed.
+
+    Raises :class:`NotationError` with the 1-based column of the first wrong character.
+    Legality is not checked (that is :func:`tomis.rules.check`).
+    """
+    stripped = text.strip()
+    lead = len(text) - len(text.lstrip())
+    if not stripped:
+        raise NotationError("expected an action like Fa2-a3, found nothing", 1, 1)
+    if "\n" in stripped:
+        raise NotationError("expected one action on one line", 1, lead + stripped.index("\n") + 1)
+    word = stripped.split()[0]
+    if len(word) < len(stripped):
+        raise NotationError(
+            f"expected one action, found more after '{word}'", 1, lead + len(word) + 1)
+    from lark.exceptions import UnexpectedInput
+    try:
+        tokens = list(parser().lex(word))
+    except UnexpectedInput as exc:
+        offset, message = _explain_word(word, exc.pos_in_stream)
+        raise NotationError(message, 1, lead + offset + 1) from None
+    first = tokens[0]
+    if first.type in ACTION_TERMINALS and len(tokens) == 1:
+        return make_action(first.type, word, 1, lead + 1)
+    if first.type == "BAD_ACTION" and len(tokens) == 1:
+        offset, message = explain_action(word)
+        raise NotationError(message, 1, lead + offset + 1)
+    if first.type in ACTION_TERMINALS:
+        rest = word[len(first):]
+        raise NotationError(
+            f"expected only the action '{first}', found '{rest}' after it", 1, lead + len(first) + 1)
+    raise NotationError(f"expected an action like Fa2-a3, found '{word}'", 1, lead + 1)
+
+
+# ---------------------------------------------------------------------------
+# Explaining a word that is not an action
+
+_DIRECTIONS_WORDS = "a direction (N NE E SE S SW W NW)"
+_FRIGATE_ONLY = {"=": "a gate toggle (R10)", ">": "a gate jump (R12)",
+                 "x": "a gate strike (R13)", "^": "a jump (R14)"}
+
+
+def _square_at(word: str, i: int) -> bool:
+    return word[i:i + 2] in _SQUARE
+
+
+def _direction_at(word: str, i: int) -> int:
+    """Length of the direction name at ``word[i:]`` (0 if none)."""
+    if word[i:i + 2] in DIRECTION_INDEX:
+        return 2
+    if word[i:i + 1] in DIRECTION_INDEX:
+        return 1
+    return 0
+
+
+def _after(word: str, end: int) -> tuple[int, str] | None:
+    """The fault in what follows a complete action ``word[:end]``, or None if nothing does."""
+    if end == len(word):
+        return None
+    rest = word[end:]
+    why = "; Tomis has no check signs" if rest[0] in "+#" else ""
+    return end, f"unexpected '{rest}' after the action '{word[:end]}'{why}"
+
+
+def _fault(word: str) -> tuple[int, str] | None:
+    """(offset, message) of the first character that breaks ``word`` as an action."""
+    piece = word[0]
+    if piece not in PIECE_LETTERS:
+        return 0, f"expected a piece letter (B G M F S T Q) at the start of '{word}'"
+    if word[1:2] == "@":
+        if not _square_at(word, 2):
+            return 2, f"expected a square like e4 after '{word[:2]}' in '{word}'"
+        if piece == "M" and word[4:5] == ":":
+            size = _direction_at(word, 5)
+            if not size:
+                return 5, f"expected {_DIRECTIONS_WORDS} after '{word[:5]}' in '{word}'"
+            return _after(word, 5 + size)
+        return _after(word, 4)
+    if not _square_at(word, 1):
+        return 1, f"expected a square like e4 after '{piece}' in '{word}'"
+    sep = word[3:4]
+    if sep in _FRIGATE_ONLY and piece != "F":
+        return 0, (f"{_FRIGATE_ONLY[sep]} is a frigate's action, written 'F{word[1:]}'; "
+                   f"found '{piece}' in '{word}'")
+    if sep == ":" and piece != "M":
+        return 0, f"a rotation is written with 'M' like 'M{word[1:]}' (R11); found '{piece}' in '{word}'"
+    if sep in ("-", ">", "x", "^"):
+        if not _square_at(word, 4):
+            return 4, f"expected a square like e4 after '{word[:4]}' in '{word}'"
+        return _after(word, 6)
+    if sep == "=":
+        if word[4:5] not in ("A", "I"):
+            return 4, f"expected A (activate) or I (deactivate) after '{word[:4]}' in '{word}'"
+        return _after(word, 5)
+    if sep == ":":
+        size = _direction_at(word, 4)
+        if not size:
+            return 4, f"expected {_DIRECTIONS_WORDS} after '{word[:4]}' in '{word}'"
+        return _after(word, 4 + size)
+    forms = {"F": "-, =, >, x or ^", "M": "- or :"}.get(piece, "-")
+    found = f"'{sep}'" if sep else "the end of the word"
+    return 3, f"expected {forms} after '{word[:3]}' in '{word}', found {found}"
+
+
+def _fix(word: str) -> str | None:
+    """An obvious correction of ``word`` that is a valid action, if there is one."""
+    candidates = []
+    if word[0].upper() in PIECE_LETTERS and word[0].islower():
+        candidates.append(word[0].upper() + word[1:])
+    for guess in list(candidates) + [word]:
+        # Squares written with capital files: FA2-A3, F@A1.
+        lowered = guess[0] + re.sub(r"[A-H](?=[1-8])", lambda m: m.group().lower(), guess[1:])
+        if lowered != guess:
+            candidates.append(lowered)
+    for guess in candidates:
+        if _fault(guess) is None:
+            return guess
+    return None
+
+
+def explain_action(word: str) -> tuple[int, str]:
+    """(0-based offset, message) for a word in action position that is not an action."""
+    if re.fullmatch(r"[Oo]-[Oo](-[Oo])?", word):
+        return 0, f"'{word}' is chess castling; Tomis has none"
+    if word in ("O-1", "o-1"):
+        return 0, f"'{word}' is not an action; results use the digit zero: did you mean '0-1'?"
+    fault = _fault(word)
+    if fault is None:       # cannot happen for a BAD_ACTION token; say something useful anyway
+        return 0, f"expected an action like Fa2-a3, found '{word}'"
+    offset, message = fault
+    fixed = _fix(word)
+    if fixed is not None:
+        why = ("piece letters are uppercase" if word[0].islower()
+               else "squares are written in lowercase")
+        message += f"; {why}: did you mean '{fixed}'?"
+    return offset, message
+
+
+# ---------------------------------------------------------------------------
+# Explaining characters the lexer cannot read at all
+
+_RESULT_FIXES = {
+    "1-O": "1-0", "O-1": "0-1", "1-o": "1-0", "o-1": "0-1",
+    "1/2": "1/2-1/2", "½-½": "1/2-1/2", "1/2-1/2": "1/2-1/2", "0.5-0.5": "1/2-1/2",
+    "½": "1/2-1/2", "=": "1/2-1/2",
+}
+
+
+def _word_at(text: str, pos: int) -> str:
+    match = re.compile(r"\S*").match(text, pos)
+    return match.group()
+
+
+def _explain_word(text: str, pos: int) -> tuple[int, str]:
+    """(offset into ``text``, message) for the spot at ``pos`` the lexer cannot read."""
+    char = text[pos]
+    word = _word_at(text, pos)
+    if char == "[":
+        return _explain_tag(text, pos)
+    if char == "{":
+        return pos, "a comment opened with '{' is never closed with '}'"
+    if char == "}":
+        return pos, "'}' closes no comment; comments are written {like this}"
+    if char == "]":
+        return pos, "']' closes no tag; tags are written [Name \"value\"]"
+    if char == '"':
+        return pos, 'a double quote belongs in a tag pair like [White "Ana"]'
+    if char == "(":
+        return pos, ("expected the squares the combat destroyed, sorted and separated by "
+                     f"commas without spaces, like (e6,f6); found '{word}'")
+    if char == ")":
+        return pos, "')' closes nothing; the destroyed squares are written like (e6,f6)"
+    if char == "$":
+        return pos, f"expected a number from 1 to 255 after '$', found '{word}'"
+    if char.isdigit() or char == "½":
+        return pos, _explain_number(word)
+    if char == "-":
+        return pos, f"unexpected '{word}': expected an action, a move number or {RESULT_WORDS}"
+    shown = repr(char) if not char.isprintable() else f"'{char}'"
+    return pos, (f"unexpected character {shown}: expected an action, a move number, "
+                 f"a comment or {RESULT_WORDS}")
+
+
+def _explain_number(word: str) -> str:
+    core = word.rstrip("!?")
+    if core in _RESULT_FIXES and core != "1/2-1/2":
+        return f"'{core}' is not a result: did you mean '{_RESULT_FIXES[core]}'?"
+    if re.fullmatch(r"0-0(-0)?", core):
+        return f"'{core}' is chess castling, not a Tomis result; results are 1-0, 0-1, 1/2-1/2 or *"
+    match = re.match(r"([0-9]+)(\.*)", core)
+    digits, dots = match.group(1), match.group(2)
+    if dots == "..":
+        return f"'{digits}..' has two periods: write '{digits}.' before White's action or '{digits}...' before Black's"
+    if len(dots) > 3:
+        return f"'{digits}{dots}' has too many periods: write '{digits}.' or '{digits}...'"
+    if not dots and core == digits:
+        return f"expected a period after the move number: write '{digits}.'"
+    if re.fullmatch(r"[0-9]+-[0-9]+", core) or "/" in core:
+        return f"'{core}' is not a result; results are 1-0, 0-1, 1/2-1/2 or *"
+    return f"unexpected '{word}': expected a move number like 12. or {RESULT_WORDS}"
+
+
+_TAG_START = re.compile(r"\[[ \t]*")
+_TAG_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
+_BLANKS = re.compile(r"[ \t]*")
+
+
+def _explain_tag(text: str, pos: int) -> tuple[int, str]:
+    """(absolute offset, message) for the first fault in a tag pair starting at ``pos``."""
+    end = text.find("\n", pos)
+    end = len(text) if end < 0 else end
+    i = _TAG_START.match(text, pos).end()
+    name = _TAG_NAME.match(text, i, end)
+    if name is None:
+        return i, "expected a tag name like Event after '['"
+    j = name.end()
+    k = _BLANKS.match(text, j, end).end()
+    if k < end and text[k] == '"' and k == j:
+        return j, f"expected a space between the tag name '{name.group()}' and its value"
+    if k >= end or text[k] != '"':
+        return k, f"expected the value of tag '{name.group()}' in double quotes, like [{name.group()} \"...\"]"
+    i = k + 1
+    while i < end:
+        char = text[i]
+        if char == "\\":
+            if text[i + 1:i + 2] not in ('"', "\\"):
+                return i, 'only \\" and \\\\ are escapes in a tag value'
+            i += 2
+            continue
+        if char == '"':
+            break
+        i += 1
+    else:
+        return k, f"the value of tag '{name.group()}' is not closed with '\"' on its line"
+    close = _BLANKS.match(text, i + 1, end).end()
+    if close >= end or text[close] != "]":
+        return close, f"expected ']' to close the tag '{name.group()}'"
+    return pos, "unreadable tag pair"      # the lexer refused it, so some rule above failed
+
+
+# ---------------------------------------------------------------------------
+# Other tokens
+
+def tag_pair(text: str) -> tuple[str, str, int]:
+    """(name, value, offset of the value's opening quote) of a TAG token's text."""
+    quote = text.index('"')
+    name = text[1:quote].strip()
+    raw = text[quote + 1:text.rindex('"')]
+    value = raw.replace('\\"', '"').replace("\\\\", "\\") if "\\" in raw else raw
+    return name, value, quote
+
+
+def quote_tag_value(value: str) -> str:
+    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def comment_text(token: str) -> str:
+    """The words of a ``{...}`` or ``;...`` comment, whitespace runs made one space.
+
+    Comments are reflowed by the writer, so their line breaks are not kept.
+    """
+    body = token[1:-1] if token[0] == "{" else token[1:]
+    return " ".join(body.split())
+
+
+def destroyed_squares(token: str) -> tuple[int, ...]:
+    """The squares of a ``(e6,f6)`` suffix, in the order written."""
+    inner = token[1:-1]
+    return tuple(_SQUARE[name] for name in inner.split(",")) if inner else ()
+
+
+# ---------------------------------------------------------------------------
+# Files: cutting into games, parsing each, syntax errors located
+
+
+@dataclass(slots=True)
+class Chunk:
+    """One game's tokens (or its syntax error) and where its text starts in the file.
+
+    A token at chunk line ``l``, column ``c`` is at file line ``l + line - 1`` and, on the
+    chunk's first line, file column ``c + column - 1``.
+    """
+
+    tokens: list | None
+    line: int
+    column: int
+    error: NotationError | None = None
+
+    def where(self, token) -> tuple[int, int]:
+        line = token.line
+        return line + self.line - 1, token.column + self.column - 1 if line == 1 else token.column
+
+
+# Result tokens outside comments and tag values end a game. A digit result glued to
+# something that would lex as part of another word is not a cut.
+_CUT = re.compile(
+    r'\{[^}]*\}?|;[^\n]*|"(?:[^"\\\n]|\\.)*"?'
+    r"|(?P<result>(?<![\w@=:>^./$\-])(?:1-0|0-1|1/2-1/2)|\*)"
+)
+
+
+def game_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) offsets of each game's text: cut after every result token."""
+    spans = []
+    start = 0
+    for match in _CUT.finditer(text):
+        if match.lastgroup == "result":
+            spans.append((start, match.end()))
+            start = match.end()
+    if text[start:].strip():
+        spans.append((start, len(text)))
+    return spans
+
+
+def parse_games(text: str):
+    """Yield a :class:`Chunk` per game of ``text``, in order."""
+    line, line_start = 1, 0
+    counted = 0
+    for start, end in game_spans(text):
+        line += text.count("\n", counted, start)
+        counted = start
+        newline = text.rfind("\n", 0, start)
+        line_start = newline + 1
+        yield from _parse_span(text, start, end, line, start - line_start + 1)
+
+
+def _parse_span(text: str, start: int, end: int, line: int, column: int):
+    from lark.exceptions import UnexpectedInput, UnexpectedToken, VisitError
+    chunk_text = text[start:end]
+    try:
+        yield Chunk(parser().parse(chunk_text), line, column)
+        return
+    except VisitError as exc:          # a callback failed: report its own error
+        error = exc.orig_exc if isinstance(exc.orig_exc, NotationError) else NotationError(str(exc.orig_exc))
+        yield Chunk(None, line, column, error)
+        return
+    except UnexpectedInput as exc:     # the one place Lark's syntax errors become ours
+        chunk = Chunk(None, line, column)
+        token = getattr(exc, "token", None)
+        if isinstance(exc, UnexpectedToken) and token.type == "TAG":
+            # A game without its result, then the next game's tags: end this game here
+            # and read on from the tags, so the next game is not lost.
+            where = chunk.where(token)
+            chunk.error = NotationError(
+                f"expected {RESULT_WORDS} to end the game before the next game's tags", *where)
+            yield chunk
+            tag_start = start + token.start_pos
+            tag_column = tag_start - (text.rfind("\n", 0, tag_start) + 1) + 1
+            yield from _parse_span(text, tag_start, end, where[0], tag_column)
+            return
+        chunk.error = _lark_error(chunk_text, exc, chunk)
+        yield chunk
+
+
+def _lark_error(chunk_text: str, exc, chunk: Chunk) -> NotationError:
+    from lark.exceptions import UnexpectedCharacters, UnexpectedToken
+    if isinstance(exc, UnexpectedCharacters):
+        offset, message = _explain_word(chunk_text, exc.pos_in_stream)
+        return _at_offset(chunk_text, offset, message, chunk)
+    token = getattr(exc, "token", None)
+    if not isinstance(exc, UnexpectedToken) or token.type == "$END":
+        end = len(chunk_text.rstrip())
+        return _at_offset(chunk_text, end, f"at end of file: expected {RESULT_WORDS} to end the game", chunk)
+    return NotationError(f"unexpected '{token}'", *chunk.where(token))
+
+
+def _at_offset(chunk_text: str, offset: int, message: str, chunk: Chunk) -> NotationError:
+    line = chunk_text.count("\n", 0, offset) + 1
+    column = offset - (chunk_text.rfind("\n", 0, offset) + 1) + 1
+    if line == 1:
+        column += chunk.column - 1
+    return NotationError(message, line + chunk.line - 1, column)
+
+
+def caret_context(text: str, line: int | None, column: int | None) -> str:
+    """The source line ``line`` of ``text`` and a caret under ``column`` (1-based).
+
+    Tabs before the column are copied so the caret lines up in a terminal. Empty when
+    the position is unknown or outside the text.
+    """
+    if not line or line < 1:
+        return ""
+    lines = text.splitlines()
+    if line > len(lines):
+        return ""
+    source = lines[line - 1]
+    column = max(1, column or 1)
+    pad = "".join("\t" if char == "\t" else " " for char in source[:column - 1])
+    pad += " " * max(0, column - 1 - len(source))
+    return f"{source}\n{pad}^"
