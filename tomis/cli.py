@@ -185,7 +185,7 @@ def state_at(game, at: int | None):
         raise click.BadParameter(
             f"the game has {len(game.nodes)} actions; choose 0 to {len(game.nodes)}",
             param_hint="--at")
-    return game.start if at == 0 else game.states[at - 1]
+    return game.states[at]
 
 
 # --------------------------------------------------------------------------- writing
@@ -387,7 +387,7 @@ def show(file, at, as_json, ascii_only, game_number):
     if number:
         lines += render.report_lines(game.nodes[number - 1].report, number)
     lines.append(render.position_text(state, color=use_colour(ascii_only)))
-    if at is None and game.result not in (None, "*") and state.to_move is not None:
+    if at is None and game.result != "*" and state.to_move is not None:
         lines.append(f"Result: {game.result} (resignation or agreed draw, R23)")
     click.echo("\n".join(lines))
 
@@ -467,7 +467,7 @@ def replay(file, game_number, first, last, step, delay, ascii_only):
     for number in range(first, last + 1):
         node = game.nodes[number - 1]
         lines = render.report_lines(node.report, number) + [
-            render.position_text(game.states[number - 1], color=colour), ""]
+            render.position_text(game.states[number], color=colour), ""]
         click.echo("\n".join(lines))
         if number < last and not _pause(step, delay):
             break
@@ -737,7 +737,7 @@ class PlaySession:
         from .board import SIDE_TITLES
 
         state = self.game.final
-        if state.to_move is None or self.game.result not in (None, "*"):
+        if state.to_move is None or self.game.result != "*":
             return f"game over ({self.game.result})> "
         return f"{SIDE_TITLES[state.to_move]} (action {state.ply + 1})> "
 
@@ -772,7 +772,7 @@ class PlaySession:
         self.do_show("")
 
     def is_over(self) -> bool:
-        return self.game.final.to_move is None or self.game.result not in (None, "*")
+        return self.game.final.to_move is None or self.game.result != "*"
 
     def do_help(self, _rest: str) -> None:
         click.echo(PLAY_HELP)
@@ -781,7 +781,7 @@ class PlaySession:
         from . import render
 
         click.echo(render.position_text(self.game.final, color=self.colour))
-        if self.game.result not in (None, "*") and self.game.final.to_move is not None:
+        if self.game.result != "*" and self.game.final.to_move is not None:
             click.echo(f"Result: {self.game.result}")
 
     def do_moves(self, rest: str) -> None:
@@ -799,7 +799,7 @@ class PlaySession:
         click.echo(_moves_words(self.game.final, texts, rest or None))
 
     def do_undo(self, _rest: str) -> None:
-        if not self.game.nodes and self.game.result in (None, "*"):
+        if not self.game.nodes and self.game.result == "*":
             click.echo("  nothing to undo", err=True)
             return
         self.game = replay_without_last(self.game)
@@ -861,18 +861,16 @@ class PlaySession:
 
 
 def replay_without_last(game):
-    """A copy of ``game`` without its last action (or without its agreed result)."""
-    from . import record
+    """A copy of ``game`` without its last action, or, after a resignation or agreed draw
+    (R23), without that result. What stays keeps its comments."""
+    import dataclasses
 
-    tags = dict(game.tags)
-    fresh = record.new_record(rules=game.start.edition_name)
-    keep = len(game.nodes) - (0 if game.final.to_move is not None and game.result not in (None, "*") else 1)
-    for node in game.nodes[:keep]:
-        record.append(fresh, str(node.action))
-    tags["Result"] = fresh.result if fresh.result is not None else "*"
-    fresh.tags.clear()
-    fresh.tags.update(tags)
-    return fresh
+    agreed = game.result != "*" and not game.final.is_over
+    keep = len(game.nodes) if agreed else len(game.nodes) - 1
+    tags = dict(game.tags, Result="*")
+    # An earlier position of a game cannot be decided: an action followed it.
+    return dataclasses.replace(game, tags=tags, nodes=game.nodes[:keep],
+                               states=game.states[:keep + 1], result="*")
 
 
 def main(argv=None) -> None:
