@@ -80,15 +80,13 @@ def write_tgn_by_hand(index: int, edition: str, actions, state) -> str:
 def write_tgn_with_record(index: int, edition: str, actions, state) -> str:
     """The record built and written by tomis.record, the project's own writer."""
     from tomis import record
-    game = record.new_record(rules=edition)
+    tags = _tags(index, edition, "*")
+    game = record.new_record(
+        rules=edition, event=tags["Event"], site=tags["Site"], round=tags["Round"],
+        white=tags["White"], black=tags["Black"],
+    )
     for action in actions:
-        record.append(game, str(action))
-    # Roster tags are cosmetic; set them when the record type exposes its tags.
-    tags = getattr(game, "tags", None)
-    if isinstance(tags, dict):
-        for name, value in _tags(index, edition, "*").items():
-            if name not in ("Result", "Rules"):
-                tags[name] = value
+        record.append(game, str(action))    # parses and checks each action again
     return record.write(game)
 
 
