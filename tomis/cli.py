@@ -48,6 +48,14 @@ class TomisGroup(click.Group):
         except TomisError as error:
             _print_error(error, None)
             ctx.exit(EXIT_INVALID)
+        except (click.ClickException, click.exceptions.Exit, click.Abort):
+            raise
+        except Exception as error:  # a bug of ours: one line, not a traceback, for users
+            if os.environ.get("TOMIS_DEBUG"):
+                raise
+            click.echo(f"tomis: internal error: {type(error).__name__}: {error} "
+                       "(please report it; TOMIS_DEBUG=1 shows the traceback)", err=True)
+            ctx.exit(EXIT_INVALID)
 
 
 def _print_error(error, text: str | None) -> None:
@@ -385,7 +393,7 @@ def show(file, at, as_json, ascii_only, game_number):
         lines.append(heading)
     number = len(game.nodes) if at is None else at
     if number:
-        lines += render.report_lines(game.nodes[number - 1].report, number)
+        lines += render.report_lines(game.nodes[number - 1].report, number) + [""]
     lines.append(render.position_text(state, color=use_colour(ascii_only)))
     if at is None and game.result != "*" and state.to_move is not None:
         lines.append(f"Result: {game.result} (resignation or agreed draw, R23)")
@@ -439,11 +447,13 @@ def _moves_words(state, texts: list[str], square: str | None) -> str:
     import textwrap
 
     from . import render
+    from .board import SIDE_TITLES
 
     where = f" from {square}" if square else ""
     if state.to_move is None:
         return render.turn_words(state)
-    head = f"{render.turn_words(state)}: {len(texts)} legal action(s){where}"
+    side = SIDE_TITLES[state.to_move]
+    head = f"{side} to act (action {state.ply + 1}): {len(texts)} legal action(s){where}"
     return "\n".join([head] + textwrap.wrap("  ".join(texts), width=72))
 
 
