@@ -105,7 +105,9 @@ def test_move_appends_and_prints_a_reply(game_file):
     assert "combat destroyed nothing" in out
     assert " 8 | t" in out                       # the board, rank 8 first
     assert "Action 16: Black to act" in out
-    assert "Fa2-a3" in game_file.read_text(encoding="utf-8")
+    written = game_file.read_text(encoding="utf-8")
+    assert "Fa2-a3" in written
+    assert out.rstrip("\n").endswith(written.rstrip("\n"))   # the reply carries the record
     assert invoke("validate", game_file).exit_code == 0
 
 
@@ -157,6 +159,16 @@ def test_move_on_stdin_writes_the_record_to_stdout_and_the_summary_to_stderr():
     assert "T@a8 8. Fa2-a3" in result.stdout
     assert "White played 8. Fa2-a3" in result.stderr
     assert "played" not in result.stdout
+
+
+def test_a_pasted_reply_is_read_back_by_the_opponent(game_file, tmp_path):
+    reply = invoke("move", game_file, "Fa2-a3", "--as", "white").stdout
+    mail = tmp_path / "mail.txt"
+    mail.write_text("On Sunday Ana wrote:\n" + "".join("> " + l + "\n" for l in reply.splitlines()),
+                    encoding="utf-8")
+    result = invoke("move", mail, "Fh8-g8", "--as", "black")
+    assert result.exit_code == 0, result.stderr
+    assert "Black played 8... Fh8-g8 (action 16)" in result.stdout
 
 
 def test_move_reads_a_record_quoted_in_an_email(tmp_path):

@@ -368,6 +368,10 @@ class MoveStep:
             lines.insert(0, "dry run: nothing written")
         colour = not to_stderr and use_colour(False)
         lines += ["", render.position_text(game.final, color=colour)]
+        if not to_stderr:
+            # The record itself closes the summary, so one paste makes a complete reply
+            # that the opponent's `tomis move` can read straight from the saved email.
+            lines += ["", self.record_text(game).rstrip("\n")]
         click.echo("\n".join(lines), err=to_stderr)
 
 
