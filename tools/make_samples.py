@@ -91,7 +91,7 @@ MANUAL_WIN = Sample(
     M@e4:N Fc5^d2 {d2 puts the first AP on c1.}
     M@e4:N {White's own loaded gun: e4 points north with two markers, landing on e7.}
     T@c8 {The c-file is open: c1 is under two AP.}
-    Th1-h2 {The rook-lift puts a second attacker on d2's rank.}
+    Th1-h2 {The tower lifts to h2 and hits d2 along the rank: one AP, a stalemate for now.}
     T@b8 F@d1! {Frigate and tower: d2 is destroyed and c1 breathes again.}
     Fd5-c5?! {Reloading the d5 jump, but it shuts Black's own c-file.}
     Th2-h8 {The tower on h8 sees f8 through the empty g8: one AP.}
