@@ -50,12 +50,25 @@ class TomisGroup(click.Group):
             ctx.exit(EXIT_INVALID)
         except (click.ClickException, click.exceptions.Exit, click.Abort):
             raise
+        except BrokenPipeError:
+            # The reader went away (`tomis moves | head`): nothing left to say to it.
+            _silence_stdout()
+            ctx.exit(EXIT_INVALID)
         except Exception as error:  # a bug of ours: one line, not a traceback, for users
             if os.environ.get("TOMIS_DEBUG"):
                 raise
             click.echo(f"tomis: internal error: {type(error).__name__}: {error} "
                        "(please report it; TOMIS_DEBUG=1 shows the traceback)", err=True)
             ctx.exit(EXIT_INVALID)
+
+
+def _silence_stdout() -> None:
+    """Point stdout at the null device so Python's exit-time flush cannot fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
 
 
 def _print_error(error, text: str | None) -> None:
