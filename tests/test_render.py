@@ -93,6 +93,12 @@ def test_turn_words_before_and_after_the_end():
     state = position.from_string(REFERENCE)
     assert render.turn_words(state) == "Action 21: White to act"
     assert render.turn_words(rules.new_game()) == "Action 1: White to act"
+    assert render.turn_words(state, "0-1") == "Game over: 0-1, by resignation or agreement (R23)"
+
+
+def test_turn_words_for_a_decided_position():
+    decided = position.from_string("7b/8/8/8/8/8/8/B7 - 1-0 0000000/0000000 - manual 31 4")
+    assert render.turn_words(decided) == "Game over: 1-0, decided before this position"
 
 
 def test_combat_report_names_side_piece_and_square():

@@ -411,9 +411,8 @@ def show(file, at, as_json, ascii_only, game_number):
     number = len(game.nodes) if at is None else at
     if number:
         lines += render.report_lines(game.nodes[number - 1].report, number) + [""]
-    lines.append(render.position_text(state, color=use_colour(ascii_only)))
-    if at is None and game.result != "*" and state.to_move is not None:
-        lines.append(f"Result: {game.result} (resignation or agreed draw, R23)")
+    result = game.result if at is None or at == len(game.nodes) else "*"
+    lines.append(render.position_text(state, color=use_colour(ascii_only), result=result))
     click.echo("\n".join(lines))
 
 
@@ -433,15 +432,17 @@ def moves(file, as_json, square):
 
     wanted = _parse_square_option(square)
     game = load_game(read_record(file))
-    texts = legal_texts(rules, game.final, wanted)
+    texts = legal_texts(rules, game, wanted)
     if as_json:
         echo_json({"moves": texts})
         return
-    click.echo(_moves_words(game.final, texts, square))
+    click.echo(_moves_words(game, texts, square))
 
 
-def legal_texts(rules, state, square: int | None) -> list[str]:
-    if state.to_move is None:
+def legal_texts(rules, game, square: int | None) -> list[str]:
+    """Sorted canonical texts of the legal actions; none once the game has ended."""
+    state = game.final
+    if state.to_move is None or game.result != "*":
         return []
     actions = rules.legal_actions(state)
     if square is not None:
@@ -460,15 +461,16 @@ def _parse_square_option(square: str | None) -> int | None:
         raise click.BadParameter(f"{square!r} is not a square like e4", param_hint="--square") from None
 
 
-def _moves_words(state, texts: list[str], square: str | None) -> str:
+def _moves_words(game, texts: list[str], square: str | None) -> str:
     import textwrap
 
     from . import render
     from .board import SIDE_TITLES
 
+    state = game.final
     where = f" from {square}" if square else ""
-    if state.to_move is None:
-        return render.turn_words(state)
+    if state.to_move is None or game.result != "*":
+        return render.turn_words(state, game.result)
     side = SIDE_TITLES[state.to_move]
     head = f"{side} to act (action {state.ply + 1}): {len(texts)} legal action(s){where}"
     return "\n".join([head] + textwrap.wrap("  ".join(texts), width=72))
@@ -493,8 +495,9 @@ def replay(file, game_number, first, last, step, delay, ascii_only):
     colour = use_colour(ascii_only)
     for number in range(first, last + 1):
         node = game.nodes[number - 1]
+        result = game.result if number == len(game.nodes) else "*"
         lines = render.report_lines(node.report, number) + [
-            render.position_text(game.states[number], color=colour), ""]
+            render.position_text(game.states[number], color=colour, result=result), ""]
         click.echo("\n".join(lines))
         if number < last and not _pause(step, delay):
             break
@@ -807,9 +810,7 @@ class PlaySession:
     def do_show(self, _rest: str) -> None:
         from . import render
 
-        click.echo(render.position_text(self.game.final, color=self.colour))
-        if self.game.result != "*" and self.game.final.to_move is not None:
-            click.echo(f"Result: {self.game.result}")
+        click.echo(render.position_text(self.game.final, color=self.colour, result=self.game.result))
 
     def do_moves(self, rest: str) -> None:
         from . import rules
@@ -822,8 +823,8 @@ class PlaySession:
             except ValueError:
                 click.echo(f"  {rest!r} is not a square like e4", err=True)
                 return
-        texts = [] if self.is_over() else legal_texts(rules, self.game.final, square)
-        click.echo(_moves_words(self.game.final, texts, rest or None))
+        texts = legal_texts(rules, self.game, square)
+        click.echo(_moves_words(self.game, texts, rest or None))
 
     def do_undo(self, _rest: str) -> None:
         if not self.game.nodes and self.game.result == "*":

@@ -122,11 +122,17 @@ def _wrap_items(head: str, items: list[str], width: int = 72) -> str:
     return "\n".join(lines)
 
 
-def turn_words(state) -> str:
-    """Whose turn it is, or how the game ended."""
+def turn_words(state, result: str = "*") -> str:
+    """Whose turn it is, or how the game ended.
+
+    ``result`` is the record's result: a game can end by resignation or agreement (R23)
+    in a position where someone is still to act.
+    """
     if state.to_move is None:
-        reason = f" ({state.reason})" if state.reason else ""
+        reason = f", {state.reason}" if state.reason else ""
         return f"Game over: {state.result}{reason}"
+    if result != "*":
+        return f"Game over: {result}, by resignation or agreement (R23)"
     return f"Action {state.ply + 1}: {SIDE_TITLES[state.to_move]} to act"
 
 
@@ -170,13 +176,13 @@ def unlock_words(state) -> str:
     return "Flagships: " + ", ".join(words) + " (R20)"
 
 
-def position_text(state, *, color: bool = False) -> str:
+def position_text(state, *, color: bool = False, result: str = "*") -> str:
     """Board, reserves, unlocks, edition and whose turn: all a player needs to act."""
     return "\n".join([
         board(state, color=color),
         *(reserve_words(state, side) for side in (WHITE, BLACK)),
         unlock_words(state),
         f"Rules: {state.edition_name}",
-        turn_words(state),
+        turn_words(state, result),
     ])
 
