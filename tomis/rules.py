@@ -337,6 +337,8 @@ def _frigate_gate_actions(state: State, side: int, square: int):
 
 
 def _gate_jump_capture_ok(state: State, side: int, origin: int, target: int, code: int) -> bool:
+    if code & 7 == BASE:
+        return False    # a base falls only to R19's count, never to a capture (as check() says)
     from .combat import UNIT_DEFENCE
     defence = UNIT_DEFENCE[state.edition][code & 7]
     return 1 + support_ap(state.units, target, side, origin, state.edition) > defence
