@@ -107,10 +107,13 @@ _decoded: dict[str, tuple] = {}
 
 
 def make_action(kind: str, text: str, line: int, column: int) -> Action:
-    """The action for a token of terminal ``kind`` (one of ``ACTION_TERMINALS``)."""
+    """The action for a token of terminal ``kind`` (one of ``ACTION_TERMINALS``).
+
+    ``text`` may end in the blanks the token carries (see the grammar's ``_WS``).
+    """
     entry = _decoded.get(text)
     if entry is None:
-        entry = _decoded[text] = DECODERS[kind](text)
+        entry = _decoded[text] = DECODERS[kind](text.rstrip())
     cls, fields = entry
     return cls(*fields, line, column)
 
@@ -223,6 +226,9 @@ def _fault(word: str) -> tuple[int, str] | None:
 def _fix(word: str) -> str | None:
     """An obvious correction of ``word`` that is a valid action, if there is one."""
     candidates = []
+    dashed = re.sub("[\u2010-\u2015\u2212]", "-", word)     # typographic dashes
+    if dashed != word:
+        candidates.append(dashed)
     if word[0].upper() in PIECE_LETTERS and word[0].islower():
         candidates.append(word[0].upper() + word[1:])
     for guess in list(candidates) + [word]:
@@ -249,6 +255,7 @@ def explain_action(word: str) -> tuple[int, str]:
     fixed = _fix(word)
     if fixed is not None:
         why = ("piece letters are uppercase" if word[0].islower()
+               else "a move is written with the plain '-'" if "-" in fixed and "-" not in word
                else "squares are written in lowercase")
         message += f"; {why}: did you mean '{fixed}'?"
     return offset, message
@@ -290,6 +297,12 @@ def _explain_word(text: str, pos: int) -> tuple[int, str]:
         return pos, "')' closes nothing; the destroyed squares are written like (e6,f6)"
     if char == "$":
         return pos, f"expected a number from 1 to 255 after '$', found '{word}'"
+    if char == ".":             # the lexer took "12." and stopped at a further period
+        start = pos
+        while start > 0 and (text[start - 1].isdigit() or text[start - 1] == "."):
+            start -= 1
+        if start < pos and text[start].isdigit():
+            return start, _explain_number(_word_at(text, start))
     if char.isdigit() or char == "½":
         return pos, _explain_number(word)
     if char == "-":
@@ -306,6 +319,8 @@ def _explain_number(word: str) -> str:
     if re.fullmatch(r"0-0(-0)?", core):
         return f"'{core}' is chess castling, not a Tomis result; results are 1-0, 0-1, 1/2-1/2 or *"
     match = re.match(r"([0-9]+)(\.*)", core)
+    if match is None:
+        return f"unexpected '{word}': expected a move number like 12. or {RESULT_WORDS}"
     digits, dots = match.group(1), match.group(2)
     if dots == "..":
         return f"'{digits}..' has two periods: write '{digits}.' before White's action or '{digits}...' before Black's"
@@ -377,13 +392,14 @@ def comment_text(token: str) -> str:
 
     Comments are reflowed by the writer, so their line breaks are not kept.
     """
+    token = token.rstrip()
     body = token[1:-1] if token[0] == "{" else token[1:]
     return " ".join(body.split())
 
 
 def destroyed_squares(token: str) -> tuple[int, ...]:
     """The squares of a ``(e6,f6)`` suffix, in the order written."""
-    inner = token[1:-1]
+    inner = token.rstrip()[1:-1]
     return tuple(_SQUARE[name] for name in inner.split(",")) if inner else ()
 
 
@@ -479,7 +495,7 @@ def _lark_error(chunk_text: str, exc, chunk: Chunk) -> NotationError:
     if not isinstance(exc, UnexpectedToken) or token.type == "$END":
         end = len(chunk_text.rstrip())
         return _at_offset(chunk_text, end, f"at end of file: expected {RESULT_WORDS} to end the game", chunk)
-    return NotationError(f"unexpected '{token}'", *chunk.where(token))
+    return NotationError(f"unexpected '{token.value.rstrip()}'", *chunk.where(token))
 
 
 def _at_offset(chunk_text: str, offset: int, message: str, chunk: Chunk) -> NotationError:

@@ -195,24 +195,25 @@ def _replay(chunk, game: Game) -> None:
             claimed = False
         elif kind == "MOVE_NUMBER":
             if number is not None:
-                raise RecordError(f"expected an action after the move number '{number}', found another move number '{token}'",
-                                  *where(token))
+                raise RecordError(f"expected an action after the move number '{number.value.rstrip()}', "
+                                  f"found another move number '{token.value.rstrip()}'", *where(token))
             number = token
         elif kind == "COMMENT" or kind == "LINE_COMMENT":
             (node.comments if node is not None else game.comments).append(comment_text(token.value))
         elif kind == "RESULT":
             if number is not None:
-                raise RecordError(f"the move number '{number}' has no action after it", *where(number))
+                raise RecordError(f"the move number '{number.value.rstrip()}' has no action after it",
+                                  *where(number))
             _check_result(game, state, token, tag_at, where)
         elif kind == "BAD_ACTION":
-            offset, message = explain_action(token.value)
+            offset, message = explain_action(token.value.rstrip())
             line, column = where(token)
             raise NotationError(message, line, column + offset)
         else:
             if node is None or number is not None:
                 what = {"GLYPH": "an annotation glyph", "NAG": "a numeric annotation",
                         "DESTROYED": "the destroyed squares"}[kind]
-                raise RecordError(f"{what} '{token}' must follow an action", *where(token))
+                raise RecordError(f"{what} '{token.value.rstrip()}' must follow an action", *where(token))
             if kind == "GLYPH":
                 _add_glyph(node, token, where)
             elif kind == "NAG":
@@ -258,7 +259,7 @@ def _fresh(edition: str) -> State:
 
 def _check_number(token, state: State, action, where) -> None:
     """A move number names move (action + 1) // 2, with ``.`` for White, ``...`` for Black (R4)."""
-    text = token.value
+    text = token.value.rstrip()
     black = text.endswith("...")
     stated = int(text.rstrip("."))
     acting = state.ply + 1
@@ -272,18 +273,20 @@ def _check_number(token, state: State, action, where) -> None:
 
 
 def _add_glyph(node: Node, token, where) -> None:
-    if token.value not in GLYPHS:
-        raise RecordError(f"'{token}' is not an annotation glyph; use one of ! ? !! ?? !? ?!", *where(token))
+    glyph = token.value.rstrip()
+    if glyph not in GLYPHS:
+        raise RecordError(f"'{glyph}' is not an annotation glyph; use one of ! ? !! ?? !? ?!", *where(token))
     if node.glyphs:
         raise RecordError(f"one annotation glyph per action: '{node.glyphs}' is already given, "
-                          f"then '{token}'; numeric annotations like $1 may add more", *where(token))
-    node.glyphs = token.value
+                          f"then '{glyph}'; numeric annotations like $1 may add more", *where(token))
+    node.glyphs = glyph
 
 
 def _add_nag(node: Node, token, where) -> None:
-    value = int(token.value[1:])
+    text = token.value.rstrip()
+    value = int(text[1:])
     if not 1 <= value <= 255:
-        raise RecordError(f"a numeric annotation is $1 to $255, found '{token}'", *where(token))
+        raise RecordError(f"a numeric annotation is $1 to $255, found '{text}'", *where(token))
     node.nags += (value,)
 
 
