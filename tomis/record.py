@@ -120,7 +120,7 @@ def _read(text: str, path: str | None) -> list[tuple[int, Checked]]:
             _replay(chunk, game)
             error = None
         except TomisError as exc:
-            error = _located(exc, path, number, len(game.nodes) + 1 if _names_action(exc) else None)
+            error = _located(exc, path, number, exc.action)
             if game.start is not None:
                 game.result = game.final.result if game.final.is_over else "*"
             else:
@@ -129,15 +129,12 @@ def _read(text: str, path: str | None) -> list[tuple[int, Checked]]:
     return out
 
 
-def _names_action(error: TomisError) -> bool:
-    return error.message.startswith("action ")
-
-
 def _located(error: TomisError, path, number, action) -> TomisError:
     """Fill the error's file, game and action, and name the game in its message."""
     error.path = path
     error.game = number
-    error.action = action
+    if action is not None:
+        error.action = action
     if number is not None:
         joint = ", " if error.message.startswith("action ") else ": "
         error.message = f"game {number}{joint}{error.message}"
@@ -147,7 +144,8 @@ def _located(error: TomisError, path, number, action) -> TomisError:
 
 def _action_words(state: State, action) -> str:
     """``action 14 (White) Fa2-b3``: how every message about one action begins."""
-    side = SIDE_TITLES[state.to_move] if state.to_move is not None else "nobody"
+    # Once decided nobody is to act; name the side whose turn it would be (R4).
+    side = SIDE_TITLES[state.to_move if state.to_move is not None else state.ply & 1]
     return f"action {state.ply + 1} ({side}) {action}"
 
 
@@ -182,13 +180,16 @@ def _replay(chunk, game: Game) -> None:
             line, column = where(token)
             action = make_action(kind, token.value, line, column)
             if state.to_move is None:
-                raise RecordError(
+                raise _about(RecordError(
                     f"{_action_words(state, action)}: the game already ended at action {state.ply} "
-                    f"({state.result}: {state.reason}); nothing may follow (R22)", line, column)
+                    f"({state.result}: {state.reason}); nothing may follow (R22)", line, column), state)
             if number is not None:
                 _check_number(number, state, action, where)
                 number = None
-            state, report = apply(state, action)
+            try:
+                state, report = apply(state, action)
+            except IllegalActionError as exc:
+                raise _about(exc, state)
             node = Node(action, report=report)
             nodes.append(node)
             states.append(state)
@@ -220,10 +221,16 @@ def _replay(chunk, game: Game) -> None:
                 _add_nag(node, token, where)
             else:
                 if claimed:
-                    raise RecordError(f"{_action_words(states[-2], node.action)}: the destroyed squares are given twice",
-                                      *where(token))
+                    raise _about(RecordError(f"{_action_words(states[-2], node.action)}: the destroyed "
+                                             f"squares are given twice", *where(token)), states[-2])
                 claimed = True
                 _check_destroyed(node, states[-2], token, where)
+
+
+def _about(error: TomisError, before: State) -> TomisError:
+    """Mark ``error`` as being about the action played from ``before``."""
+    error.action = before.ply + 1
+    return error
 
 
 def _start(tags: dict[str, str], tag_at: dict) -> State:
@@ -268,8 +275,9 @@ def _check_number(token, state: State, action, where) -> None:
     right = f"{move}." if white_to_act else f"{move}..."
     if stated != move or black == white_to_act:
         side = "White" if white_to_act else "Black"
-        raise RecordError(f"{_action_words(state, action)}: the move number '{text}' is wrong; this is "
-                          f"{side}'s action of move {move}, written '{right}' (R4)", *where(token))
+        raise _about(RecordError(
+            f"{_action_words(state, action)}: the move number '{text}' is wrong; this is "
+            f"{side}'s action of move {move}, written '{right}' (R4)", *where(token)), state)
 
 
 def _add_glyph(node: Node, token, where) -> None:
@@ -297,8 +305,9 @@ def _check_destroyed(node: Node, before: State, token, where) -> None:
     if tuple(sorted(set(stated))) != actual or len(set(stated)) != len(stated):
         said = ", ".join(SQUARE_NAMES[s] for s in stated) or "nothing"
         did = ", ".join(SQUARE_NAMES[s] for s in actual) or "nothing"
-        raise RecordError(f"{_action_words(before, node.action)}: the record says the combat destroyed "
-                          f"{said}, but it destroyed {did} (R15-R19)", *where(token))
+        raise _about(RecordError(
+            f"{_action_words(before, node.action)}: the record says the combat destroyed "
+            f"{said}, but it destroyed {did} (R15-R19)", *where(token)), before)
 
 
 def _check_result(game: Game, state: State, token, tag_at, where) -> None:
