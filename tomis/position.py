@@ -192,6 +192,7 @@ def _check_consistent(state: State) -> None:
                     f"{SIDE_NAMES[side]} has more {PIECE_NAMES[kind]}s than the {INITIAL_RESERVE[kind]} a side owns (R2)")
         if on_board[BASE] + state.reserve[side][BASE] != 1 and state.to_move is not None:
             raise PositionError(f"{SIDE_NAMES[side]} must have its base on the board or in reserve (R2)")
+    _check_bases(state)
     if state.ply >= OPENING_PLIES:
         if any(state.reserve[s][BASE] or state.reserve[s][GATE] for s in (WHITE, BLACK)):
             raise PositionError("after action 10 every base and gate is on the board (R5-R7)")
@@ -202,6 +203,19 @@ def _check_consistent(state: State) -> None:
     for gate in state.gates:
         if gate is not None and gate[2] == JUMP and state.edition == 1 and gate[3] > 1:
             raise PositionError("a jump gate carries one marker in the readme edition (E3)")
+
+
+def _check_bases(state: State) -> None:
+    """A base stands on its own home row, never on a gate (R5, R6): the rules rely on it."""
+    for square, code in state.units.items():
+        if code & 7 != BASE:
+            continue
+        side = code >> 3
+        if square >> 3 != HOME_RANK[side]:
+            raise PositionError(f"{SIDE_NAMES[side]}'s base on {SQUARE_NAMES[square]} is off its home row (R5)")
+        gate = state.gates[square >> 3]
+        if gate is not None and gate[0] == square:
+            raise PositionError(f"{SIDE_NAMES[side]}'s base on {SQUARE_NAMES[square]} stands on a gate (R6)")
 
 
 def _check_opening_progress(state: State) -> None:
