@@ -112,7 +112,7 @@ def read_text(path: str) -> str:
 
     try:
         if path == "-":
-            return textio.read_stream(click.get_binary_stream("stdin"), STDIN_NAME)
+            return textio.read_stream(sys.stdin, STDIN_NAME)  # its .buffer gives the raw bytes
         return textio.read_path(path)
     except FileError as error:
         raise Failure(_located(error, _shown(path)), EXIT_USAGE) from None
