@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from . import digest as _digest
 from .actions import Action
 from .board import SIDE_TITLES, SQUARE_NAMES
 from .errors import IllegalActionError, NotationError, PositionError, RecordError, TomisError
@@ -35,6 +36,7 @@ from .notation import (
 )
 from .position import from_string
 from .rules import EDITIONS, Report, State, apply, new_game
+from .textio import MAX_ACTIONS_PER_GAME, MAX_COMMENT
 
 ROSTER = ("Event", "Site", "Date", "Round", "White", "Black", "Result")
 LINE_WIDTH = 79            # lines stay under 80 columns
@@ -178,6 +180,8 @@ def _replay(chunk, game: Game) -> None:
         kind = token.type
         if kind in ACTION_TERMINALS:
             line, column = where(token)
+            if len(nodes) >= MAX_ACTIONS_PER_GAME:
+                raise _about(_too_many_actions(state, line, column), state)
             action = make_action(kind, token.value, line, column)
             if state.to_move is None:
                 raise _about(RecordError(
@@ -200,12 +204,14 @@ def _replay(chunk, game: Game) -> None:
                                   f"found another move number '{token.value.rstrip()}'", *where(token))
             number = token
         elif kind == "COMMENT" or kind == "LINE_COMMENT":
+            _check_comment_size(token, where)
             (node.comments if node is not None else game.comments).append(comment_text(token.value))
         elif kind == "RESULT":
             if number is not None:
                 raise RecordError(f"the move number '{number.value.rstrip()}' has no action after it",
                                   *where(number))
             _check_result(game, state, token, tag_at, where)
+            _check_digest(game, tag_at)
         elif kind == "BAD_ACTION":
             offset, message = explain_action(token.value.rstrip())
             line, column = where(token)
@@ -231,6 +237,34 @@ def _about(error: TomisError, before: State) -> TomisError:
     """Mark ``error`` as being about the action played from ``before``."""
     error.action = before.ply + 1
     return error
+
+
+def _too_many_actions(state: State, line: int, column: int) -> RecordError:
+    # Checked before the action is read, so the limit holds however the text is made.
+    return RecordError(f"action {state.ply + 1}: a game may hold at most {MAX_ACTIONS_PER_GAME:,} "
+                       f"actions (MAX_ACTIONS_PER_GAME); no real game comes near that", line, column)
+
+
+def _check_comment_size(token, where) -> None:
+    """A comment longer than ``MAX_COMMENT`` characters (between its delimiters) is refused."""
+    size = len(token.value.rstrip()) - (2 if token.value[0] == "{" else 1)
+    if size > MAX_COMMENT:
+        raise RecordError(f"this comment holds {size:,} characters; a comment may hold at most "
+                          f"{MAX_COMMENT:,} (MAX_COMMENT)", *where(token))
+
+
+def _check_digest(game: Game, tag_at: dict) -> None:
+    """A Digest tag, when present, must be the digest of the history just read."""
+    stated = game.tags.get(_digest.DIGEST_TAG)
+    if stated is None:
+        return
+    where = tag_at[_digest.DIGEST_TAG]
+    if not _digest.is_well_formed(stated):
+        raise RecordError(f"the Digest tag must be {_digest.DIGEST_DIGITS} lowercase hexadecimal digits, "
+                          f"found '{stated}'", *where)
+    if stated != _digest.game_digest(game):
+        raise RecordError("the Digest tag does not match the actions: the history was edited, "
+                          "or the file was written by hand", *where)
 
 
 def _start(tags: dict[str, str], tag_at: dict) -> State:
@@ -398,23 +432,31 @@ def finish(game: Game, result: str) -> None:
 # ---------------------------------------------------------------------------
 # Writing
 
-def write(game: Game) -> str:
+def write(game: Game, *, digest: bool = False) -> str:
     """The canonical text of one game, ending with a newline.
 
     Tags in roster order, then Rules, then the rest alphabetically; a blank line; the
     movetext wrapped under 80 columns with move numbers, ``(sq,sq)`` destroyed-squares
     suffixes, glyphs, NAGs and comments; the result.
+
+    With ``digest`` (the CLI always asks for it) a ``Digest`` tag computed now goes among
+    the tags (:mod:`tomis.digest`); without it there is none, since a Digest read with
+    the game may no longer match its actions.
     """
-    lines = [f"[{name} {quote_tag_value(game.tags[name])}]" for name in _tag_order(game.tags)]
+    tags = dict(game.tags)
+    tags.pop(_digest.DIGEST_TAG, None)      # a stale one would no longer match a grown history
+    if digest:
+        tags[_digest.DIGEST_TAG] = _digest.game_digest(game)
+    lines = [f"[{name} {quote_tag_value(tags[name])}]" for name in _tag_order(tags)]
     if lines:
         lines.append("")
     lines.extend(_wrap(_movetext(game)))
     return "\n".join(lines) + "\n"
 
 
-def write_all(games: list[Game]) -> str:
+def write_all(games: list[Game], *, digest: bool = False) -> str:
     """Several games, separated by one blank line."""
-    return "\n".join(write(game) for game in games)
+    return "\n".join(write(game, digest=digest) for game in games)
 
 
 def _tag_order(tags: dict[str, str]) -> list[str]:
