@@ -11,6 +11,7 @@ terminal, the offending source line and a caret follow it.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 
@@ -281,7 +282,7 @@ def new(file, white, black, rules, event, site, date, round_, position):
 
     game = record.new_record(white=white, black=black, rules=rules, event=event, site=site,
                              date=date, round=round_, position=position)
-    text = record.write(game)
+    text = record.write(game, digest=True)
     if file == "-":
         click.echo(text, nl=False)
         return
@@ -301,7 +302,10 @@ def _sides_line(game) -> str:
 @click.option("--as", "as_side", type=click.Choice(SIDES),
               help="Refuse unless it is this side's turn (play-by-email safety).")
 @click.option("--dry-run", is_flag=True, help="Show the outcome, write nothing.")
-def move(file, action, as_side, dry_run):
+@click.option("--since", "since", type=click.Path(dir_okay=False, allow_dash=False),
+              help="The record you sent last: refuse unless FILE is exactly it plus the "
+                   "opponent's new action(s) (play-by-email safety).")
+def move(file, action, as_side, dry_run, since):
     """Play ACTION in the game in FILE and write the record back.
 
     The whole record is checked first. The new record is written atomically under a file
@@ -309,7 +313,7 @@ def move(file, action, as_side, dry_run):
     it is are printed, ready to paste into a reply. With FILE -, the record is read from
     stdin, the new record goes to stdout and the summary to stderr.
     """
-    step = MoveStep(file, action, as_side, dry_run)
+    step = MoveStep(file, action, as_side, dry_run, since)
     if file == "-" or dry_run:
         step.run()
         return
@@ -322,16 +326,33 @@ def move(file, action, as_side, dry_run):
 class MoveStep:
     """One play-by-email step, split into checks that can be extended (e.g. ``--since``)."""
 
-    def __init__(self, file: str, action: str, as_side: str | None, dry_run: bool):
+    def __init__(self, file: str, action: str, as_side: str | None, dry_run: bool,
+                 since: str | None = None):
         self.file, self.action, self.as_side, self.dry_run = file, action, as_side, dry_run
+        self.since = since
 
     def run(self) -> None:
-        game = load_game(read_record(self.file))
+        source = read_record(self.file)
+        game = load_game(source)
+        self.check_since(game, source)
         self.check_turn(game)
         report = self.play(game)
         new_text = self.record_text(game)
         self.save(new_text)
         self.summarise(game, report)
+
+    def check_since(self, game, source: Source) -> None:
+        """With ``--since``: the received record must extend the one we sent, exactly."""
+        if self.since is None:
+            return
+        from . import digest
+        from .errors import TomisError
+
+        sent = load_game(read_record(self.since))
+        try:
+            digest.check_extends(sent, game, self.since, source.text)
+        except TomisError as error:
+            raise source.failure(error) from None
 
     def check_turn(self, game) -> None:
         from .board import SIDE_TITLES
@@ -362,7 +383,7 @@ class MoveStep:
     def record_text(self, game) -> str:
         from . import record
 
-        return record.write(game)
+        return record.write(game, digest=True)
 
     def save(self, new_text: str) -> None:
         if self.dry_run:
@@ -380,12 +401,20 @@ class MoveStep:
         if self.dry_run:
             lines.insert(0, "dry run: nothing written")
         colour = not to_stderr and use_colour(False)
-        lines += ["", render.position_text(game.final, color=colour)]
+        lines += ["", render.position_text(game.final, color=colour), "", digest_line(game)]
         if not to_stderr:
             # The record itself closes the summary, so one paste makes a complete reply
             # that the opponent's `tomis move` can read straight from the saved email.
             lines += ["", self.record_text(game).rstrip("\n")]
         click.echo("\n".join(lines), err=to_stderr)
+
+
+def digest_line(game) -> str:
+    """The new Digest and why to keep it (docs/SECURITY.md)."""
+    from . import digest
+
+    return (f"Digest after action {len(game.nodes)}: {digest.game_digest(game)} (keep it, or the "
+            f"file you send: a reply that rewrites the past will not match; see --since)")
 
 
 @cli.command()
@@ -647,7 +676,7 @@ def format_file(path: str, check: bool) -> int:
     for item in checked:
         if item.error is not None:
             raise source.failure(item.error)
-    canonical = record.write_all([item.game for item in checked])
+    canonical = record.write_all([item.game for item in checked], digest=True)
     changed = canonical != source.raw
     if check:
         if changed:
@@ -689,14 +718,12 @@ def play(file, rules, white, black, ascii_only):
     End of input (Ctrl-D) quits; the game is already saved.
     """
     session = PlaySession(file, colour=use_colour(ascii_only))
-    session.open(rules, white, black)
-    if file is None:
-        session.run()
-        return
-    from . import safefile
-
-    # Held for the whole session: a `tomis move` on the same file meanwhile is refused.
-    with safefile.locked(file):
+    with session.locks:
+        if file is not None:
+            # Held from the first read to the last save: a `tomis move` on the same file
+            # meanwhile is refused, and nothing it wrote can be overwritten by our saves.
+            session.hold(file)
+        session.open(rules, white, black)
         session.run()
 
 
@@ -720,6 +747,7 @@ class PlaySession:
         self.file = file
         self.colour = colour
         self.game = None
+        self.locks = contextlib.ExitStack()     # the file locks held until the session ends
         self.commands = {
             "help": self.do_help, "?": self.do_help, "moves": self.do_moves,
             "show": self.do_show, "undo": self.do_undo, "resign": self.do_resign,
@@ -741,7 +769,7 @@ class PlaySession:
             return
         self.game = record.new_record(white=white, black=black, rules=rules or "manual")
         if self.file is not None:
-            write_new(self.file, record.write(self.game))
+            write_new(self.file, record.write(self.game, digest=True))
             click.echo(f"new game saved in {self.file}")
 
     # -- loop -------------------------------------------------------------------
@@ -864,13 +892,31 @@ class PlaySession:
         self.save()
         click.echo(f"{words}: {result} (R23)")
 
+    def hold(self, path: str) -> None:
+        """Lock ``path`` until the session ends (refused if another process holds it)."""
+        from . import safefile
+
+        self.locks.enter_context(safefile.locked(path))
+
     def do_save(self, rest: str) -> None:
-        if rest:
+        from . import record
+        from .errors import TomisError
+
+        if rest and rest != self.file:
+            # A new name must be a new file: never replace some other record, and a
+            # failure here must not end the session and lose the game being played.
+            try:
+                self.hold(rest)
+                write_new(rest, record.write(self.game, digest=True))
+            except TomisError as error:
+                click.echo(f"  {error.located()}", err=True)
+                return
             self.file = rest
-        if self.file is None:
+        elif self.file is None:
             click.echo("  save where? type: save FILE", err=True)
             return
-        self.save()
+        else:
+            self.save()
         click.echo(f"saved {self.file}")
 
     def do_quit(self, _rest: str) -> bool:
@@ -885,7 +931,7 @@ class PlaySession:
         from . import record
 
         if self.file is not None:
-            write_over(self.file, record.write(self.game))
+            write_over(self.file, record.write(self.game, digest=True))
 
 
 def replay_without_last(game):

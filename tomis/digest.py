@@ -67,3 +67,103 @@ def game_digest(game, actions: int | None = None, result: str | None = None) -> 
 def is_well_formed(value: str) -> bool:
     """Exactly 16 lowercase hexadecimal digits, as the writer writes them."""
     return _WELL_FORMED.fullmatch(value) is not None
+
+
+# --------------------------------------------------------------------------- play by email
+
+# The tags that say which game this is and who plays which side. A change to any of them
+# between the record you sent and the reply is reported. Result is checked on its own;
+# Digest is recomputed; other tags (annotators, clocks, notes) may change freely.
+TAGS_THAT_MATTER = ("Event", "Site", "Date", "Round", "White", "Black", "Rules", "Position")
+
+
+def check_extends(sent, received, sent_name: str, received_text: str = "") -> None:
+    """Refuse ``received`` unless it is ``sent`` plus the opponent's new action(s) only.
+
+    Both are :class:`tomis.record.Game` objects read without error. "The opponent" is
+    the side to act at the end of ``sent``. Checked, in this order, each failure a
+    :class:`~tomis.errors.RecordError` naming the first difference and located in
+    ``received_text`` where possible: ``sent`` must be unfinished; the tags in
+    :data:`TAGS_THAT_MATTER` must be equal (Rules and Position compared by meaning);
+    every action of ``sent`` must be there unchanged; at least one action must be new
+    and every new one the opponent's; a result must not be claimed by resignation or
+    agreement. Comments, glyphs and numeric annotations are not compared.
+    """
+    from .errors import RecordError
+
+    if sent.result != "*" or sent.final.is_over:
+        raise RecordError(f"{sent_name} holds a finished game ({sent.result}); nothing may follow it", 1, 1)
+    _compare_tags(sent, received, sent_name, received_text)
+    _compare_actions(sent, received, sent_name)
+    _check_new_actions(sent, received, sent_name)
+    if received.result != "*" and not received.final.is_over:
+        raise RecordError(f"this record ends {received.result} by resignation or agreement, "
+                          f"which {sent_name} does not (R23)", *_tag_place(received_text, "Result"))
+
+
+def _compare_tags(sent, received, sent_name: str, received_text: str) -> None:
+    from .errors import RecordError
+    from .position import to_string
+
+    for name in TAGS_THAT_MATTER:
+        if name == "Rules":
+            before, after = sent.start.edition_name, received.start.edition_name
+        elif name == "Position":
+            before, after = to_string(sent.start), to_string(received.start)
+        else:
+            before, after = sent.tags.get(name), received.tags.get(name)
+        if before != after:
+            raise RecordError(f"the {name} tag was {_shown(before)} in {sent_name} but is "
+                              f"{_shown(after)} here", *_tag_place(received_text, name))
+
+
+def _shown(value: str | None) -> str:
+    return "absent" if value is None else f'"{value}"'
+
+
+def _compare_actions(sent, received, sent_name: str) -> None:
+    from .errors import RecordError
+
+    for number, (old, new) in enumerate(zip(sent.nodes, received.nodes), 1):
+        if str(old.action) != str(new.action):
+            raise RecordError(f"action {number} was {old.action} in {sent_name} but {new.action} here",
+                              new.action.line, new.action.column)
+    if len(received.nodes) < len(sent.nodes):
+        missing = len(received.nodes) + 1
+        raise RecordError(f"{sent_name} has {len(sent.nodes)} actions but this record only "
+                          f"{len(received.nodes)}: action {missing} "
+                          f"({sent.nodes[missing - 1].action}) is missing", *_last_place(received))
+
+
+def _check_new_actions(sent, received, sent_name: str) -> None:
+    from .board import SIDE_TITLES
+    from .errors import RecordError
+
+    opponent = sent.final.to_move
+    count = len(sent.nodes)
+    if len(received.nodes) == count:
+        raise RecordError(f"this record has no action after the {count} of {sent_name}: it is still "
+                          f"{SIDE_TITLES[opponent]}'s turn (action {count + 1})", *_last_place(received))
+    for index in range(count, len(received.nodes)):
+        side = received.states[index].to_move
+        if side != opponent:
+            action = received.nodes[index].action
+            raise RecordError(f"action {index + 1} ({SIDE_TITLES[side]}) {action} is new since "
+                              f"{sent_name}, but only {SIDE_TITLES[opponent]}'s reply may be new",
+                              action.line, action.column)
+
+
+def _last_place(game) -> tuple[int | None, int | None]:
+    if not game.nodes:
+        return 1, 1
+    action = game.nodes[-1].action
+    return action.line, action.column
+
+
+def _tag_place(text: str, name: str) -> tuple[int, int]:
+    """Line and column of tag ``name`` in ``text`` (1, 1 when it is not there)."""
+    match = re.search(r"^[ \t]*\[[ \t]*" + re.escape(name) + r"[ \t]", text, re.MULTILINE)
+    if match is None:
+        return 1, 1
+    line = text.count("\n", 0, match.start()) + 1
+    return line, match.start() - (text.rfind("\n", 0, match.start()) + 1) + 1
