@@ -833,7 +833,9 @@ T..xb.y.
 ], ids=["R19-E4-manual-3-AP", "R19-E4-manual-2-AP", "R19-E4-readme-3-units"])
 def test_R19_E4_base_needs_three(edition, diagram_fill, destroyed):
     x, y = diagram_fill
-    state = board(BASE_ATTACK.replace("x", x).replace("y", y), edition=edition)
+    # In the readme edition the tower on a8 has already unlocked White's flagship (R20, E2).
+    unlocks = "w" if edition == "readme" else "-"
+    state = board(BASE_ATTACK.replace("x", x).replace("y", y), edition=edition, unlocks=unlocks)
     after, report = play(state, "F@a1")
     assert ("base on e8" in {str(d) for d in report.destroyed}) is destroyed
 
@@ -1115,3 +1117,18 @@ def test_R5_R6_a_base_off_its_home_row_or_on_a_gate_is_no_position():
 ........
 ....B...
 """, "e1wA")
+
+
+@pytest.mark.parametrize("edition, diagram, refused", [
+    ("manual", "F...b...", True),      # a White frigate on Black's home row has unlocked (R20)
+    ("manual", "T...b...", False),     # a tower does not unlock in the manual edition (E2)
+    ("readme", "T...b...", True),      # ... but does in the readme edition (E2)
+], ids=["R20-E2-manual-frigate", "R20-E2-manual-tower", "R20-E2-readme-tower"])
+def test_R20_E2_position_with_an_unlocker_on_the_enemy_row_must_say_unlocked(edition, diagram, refused):
+    rows = diagram + "\n" + "........\n" * 6 + "....B..."
+    if refused:
+        with pytest.raises(PositionError, match=r"add w to the unlocks field \(R20\)"):
+            board(rows, edition=edition)
+        assert board(rows, edition=edition, unlocks="w").unlocked == (True, False)
+    else:
+        assert board(rows, edition=edition).unlocked == (False, False)

@@ -29,7 +29,7 @@ from .board import (
 )
 from .combat import ACTIVE, INACTIVE, JUMP
 from .errors import PositionError
-from .rules import EDITIONS, OPENING_GATE_RANKS, OPENING_PLIES, State, compute_hash
+from .rules import EDITIONS, OPENING_GATE_RANKS, OPENING_PLIES, State, compute_hash, unlocker_codes
 
 START = "8/8/8/8/8/8/8/8 - w 1448221/1448221 - manual 1 0"
 RESULTS = ("1-0", "0-1", "1/2-1/2")
@@ -193,6 +193,7 @@ def _check_consistent(state: State) -> None:
         if on_board[BASE] + state.reserve[side][BASE] != 1 and state.to_move is not None:
             raise PositionError(f"{SIDE_NAMES[side]} must have its base on the board or in reserve (R2)")
     _check_bases(state)
+    _check_unlocks(state)
     if state.ply >= OPENING_PLIES:
         if any(state.reserve[s][BASE] or state.reserve[s][GATE] for s in (WHITE, BLACK)):
             raise PositionError("after action 10 every base and gate is on the board (R5-R7)")
@@ -216,6 +217,23 @@ def _check_bases(state: State) -> None:
         gate = state.gates[square >> 3]
         if gate is not None and gate[0] == square:
             raise PositionError(f"{SIDE_NAMES[side]}'s base on {SQUARE_NAMES[square]} stands on a gate (R6)")
+
+
+def _check_unlocks(state: State) -> None:
+    """A ship that unlocks its flagship (R20) and stands on the enemy home row has unlocked it.
+
+    A position string describes the board after an action's combat, when R20 applies.
+    """
+    for side in (WHITE, BLACK):
+        if state.unlocked[side]:
+            continue
+        codes = unlocker_codes(state.edition, side)
+        for square in range(HOME_RANK[1 - side] * 8, HOME_RANK[1 - side] * 8 + 8):
+            if state.units.get(square) in codes:
+                raise PositionError(
+                    f"{SIDE_NAMES[side]}'s {PIECE_NAMES[state.units[square] & 7]} on {SQUARE_NAMES[square]} "
+                    f"stands on the enemy home row, so {SIDE_NAMES[side]}'s flagship is unlocked; "
+                    f"add {'wb'[side]} to the unlocks field (R20)")
 
 
 def _check_opening_progress(state: State) -> None:

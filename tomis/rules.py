@@ -50,7 +50,26 @@ def _gate_key(gate) -> int:
 
 # Interned actions, so that move generation builds no objects (performance issue).
 _PLACE = [[Place(kind, sq) for sq in range(64)] for kind in range(7)]
-_MOVE = [[[Move(kind, a, b) for b in range(64)] for a in range(64)] for kind in range(7)]
+
+
+def _reachable(kind: int, square: int) -> list[int]:
+    """Every square a ship of ``kind`` could ever move to from ``square`` on an empty board."""
+    if kind == FRIGATE:
+        return sorted({t for side in (WHITE, BLACK) for t in FRIGATE_STEPS[side][square]})
+    return [t for d in SLIDER_DIRECTIONS[kind] for t in RAYS[square][d]]
+
+
+# _MOVE[kind][square]: {target: Move}, filled on first use. Building every move a ship
+# could make costs milliseconds that a one-file `tomis validate` would pay at start-up
+# for tables it mostly never reads.
+_MOVE: dict[int, list] = {kind: [None] * 64 for kind in (FRIGATE, SENTRY, TOWER, FLAGSHIP)}
+
+
+def _moves_from(kind: int, square: int) -> dict:
+    moves = _MOVE[kind][square]
+    if moves is None:
+        moves = _MOVE[kind][square] = {t: Move(kind, square, t) for t in _reachable(kind, square)}
+    return moves
 
 
 class Destroyed(NamedTuple):
@@ -291,13 +310,13 @@ def _ship_actions(state: State, side: int):
             continue
         kind = code & 7
         if kind == FRIGATE:
-            moves = _MOVE[FRIGATE][square]
+            moves = _moves_from(FRIGATE, square)
             for target in FRIGATE_STEPS[side][square]:
                 if target not in units:
                     yield moves[target]
             yield from _frigate_gate_actions(state, side, square)
         elif kind != BASE:
-            moves = _MOVE[kind][square]
+            moves = _moves_from(kind, square)
             rays = RAYS[square]
             for d in SLIDER_DIRECTIONS[kind]:
                 for target in rays[d]:
@@ -628,7 +647,7 @@ def _play(state: State, action: Action) -> tuple[State, Report]:
     for rank in lost_gates:
         _set_gate(new, rank, None)
     destroyed.sort(key=lambda d: d.square)
-    unlocked = _unlock(new)
+    unlocked = _unlock(new, action, side)
     new.ply += 1
     new.to_move = 1 - side
     new.hash ^= _BLACK_KEY
@@ -729,30 +748,32 @@ _UNLOCKERS = (
     tuple(frozenset(side << 3 | k for k in (FRIGATE, SENTRY, TOWER)) for side in (WHITE, BLACK)),
 )
 _ROW_SQUARES = tuple(tuple(range(rank * 8, rank * 8 + 8)) for rank in HOME_RANK)
+_LANDING_ACTIONS = (Move, Jump, GateJump)
 
 
-def _unlock(state: State) -> tuple[int, ...]:
-    """R20, E2: a frigate (manual) or any ship but the flagship (readme) on the enemy home row."""
-    unlocked = state.unlocked
-    if unlocked[WHITE] and unlocked[BLACK]:
+def _unlock(state: State, action: Action, side: int) -> tuple[int, ...]:
+    """R20, E2: a frigate (manual) or any ship but the flagship (readme) on the enemy home row.
+
+    Only the acting side's ship can newly stand there, and only on the square its
+    action landed on: deployments are on one's own home row, and position strings
+    refuse an unlocker already there without the flag (position._check_unlocks).
+    It must still stand there after combat ("destroyed on arrival does not count").
+    """
+    if state.unlocked[side] or type(action) not in _LANDING_ACTIONS:
         return ()
-    units = state.units
-    newly = []
-    for side in (WHITE, BLACK):
-        if unlocked[side]:
-            continue
-        codes = _UNLOCKERS[state.edition][side]
-        for square in _ROW_SQUARES[1 - side]:
-            if units.get(square) in codes:
-                newly.append(side)
-                break
-    if newly:
-        flags = list(unlocked)
-        for side in newly:
-            flags[side] = True
-            state.hash ^= _UNLOCK_KEYS[side]
-        state.unlocked = tuple(flags)
-    return tuple(newly)
+    target = action.target
+    if target >> 3 != HOME_RANK[1 - side] or state.units.get(target) not in _UNLOCKERS[state.edition][side]:
+        return ()
+    flags = list(state.unlocked)
+    flags[side] = True
+    state.unlocked = tuple(flags)
+    state.hash ^= _UNLOCK_KEYS[side]
+    return (side,)
+
+
+def unlocker_codes(edition: int, side: int) -> frozenset:
+    """The unit codes whose arrival on the enemy home row unlocks ``side``'s flagship (R20)."""
+    return _UNLOCKERS[edition][side]
 
 
 def _decide(state: State, destroyed: list[Destroyed]) -> None:
