@@ -101,6 +101,7 @@ def from_string(text: str) -> State:
     _check_consistent(state)
     state.hash = compute_hash(state)
     state.history = (state.hash,)
+    state.settled = False       # nobody knows whether this position's last combat was empty
     return state
 
 

@@ -106,7 +106,7 @@ class State:
 
     __slots__ = (
         "edition", "units", "gates", "reserve", "unlocked", "to_move", "result",
-        "reason", "ply", "quiet", "history", "hash",
+        "reason", "ply", "quiet", "history", "hash", "settled",
     )
 
     def __init__(self, edition: int = MANUAL):
@@ -122,6 +122,9 @@ class State:
         self.quiet = 0             # actions since the last destruction or deployment (R22)
         self.hash = compute_hash(self)
         self.history: tuple[int, ...] = (self.hash,)
+        # True when the last combat destroyed nothing, so resolving again would not
+        # either; False when unknown (a position read from a string).
+        self.settled = True
 
     def copy(self) -> State:
         new = State.__new__(State)
@@ -137,6 +140,7 @@ class State:
         new.quiet = self.quiet
         new.history = self.history
         new.hash = self.hash
+        new.settled = self.settled
         return new
 
     # -- queries ---------------------------------------------------------------
@@ -254,7 +258,10 @@ def _can_deploy(state: State, side: int) -> bool:
     gate = state.gates[HOME_RANK[side]]
     gate_square = gate[0] if gate is not None else -1
     units = state.units
-    return any(sq not in units and sq != gate_square for sq in _ROW_SQUARES[side])
+    for square in _ROW_SQUARES[side]:
+        if square not in units and square != gate_square:
+            return True
+    return False
 
 
 def _opening_actions(state: State):
@@ -634,28 +641,56 @@ def _play(state: State, action: Action) -> tuple[State, Report]:
     side = state.to_move
     new = state.copy()
     captured = _do(new, action, side)
-    lost_units, lost_gates = resolve(new.units, new.gates, new.edition)
-    destroyed = []
-    for square in lost_units:
-        code = new.units[square]
-        destroyed.append(Destroyed(square, code >> 3, code & 7))
-    for rank in lost_gates:
-        gate = new.gates[rank]
-        destroyed.append(Destroyed(gate[0], gate[1], GATE))
-    for square in lost_units:
-        _remove_unit(new, square)
-    for rank in lost_gates:
-        _set_gate(new, rank, None)
-    destroyed.sort(key=lambda d: d.square)
+    if state.settled and _changes_no_target(state, action):
+        destroyed = ()          # same units, same jump gates: combat repeats its last, empty, result
+    else:
+        destroyed = _combat(new)
+    new.settled = not destroyed
     unlocked = _unlock(new, action, side)
     new.ply += 1
     new.to_move = 1 - side
     new.hash ^= _BLACK_KEY
-    irreversible = bool(captured or destroyed) or isinstance(action, Place)
-    new.quiet = 0 if irreversible else new.quiet + 1
-    new.history = (new.hash,) if irreversible else new.history + (new.hash,)
+    if captured or destroyed or type(action) is Place:     # irreversible (R22 (3), (4))
+        new.quiet = 0
+        new.history = (new.hash,)
+    else:
+        new.quiet += 1
+        new.history += (new.hash,)
     _decide(new, destroyed)
-    return new, Report(action, side, tuple(captured), tuple(destroyed), unlocked, new.result, new.reason)
+    return new, Report(action, side, captured, destroyed, unlocked, new.result, new.reason)
+
+
+def _changes_no_target(state: State, action: Action) -> bool:
+    """Whether ``action`` leaves every unit and every jump gate where it was (R15-R18).
+
+    Rotations, toggles and a second marker change no attack and add no target, so when
+    the position before them was settled (its last resolution destroyed nothing) the
+    resolution after them destroys nothing either.
+    """
+    kind = type(action)
+    if kind is RotateMarker or kind is Toggle:
+        return True
+    return kind is PlaceMarker and state.gates[action.square >> 3][2] == JUMP
+
+
+def _combat(state: State) -> tuple[Destroyed, ...]:
+    """Resolve combat in ``state`` (R15-R19), remove the losses, and list them by square."""
+    lost_units, lost_gates = resolve(state.units, state.gates, state.edition)
+    if not (lost_units or lost_gates):
+        return ()
+    destroyed = []
+    for square in lost_units:
+        code = state.units[square]
+        destroyed.append(Destroyed(square, code >> 3, code & 7))
+    for rank in lost_gates:
+        gate = state.gates[rank]
+        destroyed.append(Destroyed(gate[0], gate[1], GATE))
+    for square in lost_units:
+        _remove_unit(state, square)
+    for rank in lost_gates:
+        _set_gate(state, rank, None)
+    destroyed.sort()
+    return tuple(destroyed)
 
 
 def _remove_unit(state: State, square: int) -> None:
@@ -687,14 +722,14 @@ def _take_from_reserve(state: State, side: int, kind: int, amount: int = 1) -> N
     state.reserve = tuple(reserve)
 
 
-def _do(state: State, action: Action, side: int) -> list[Destroyed]:
+def _do(state: State, action: Action, side: int) -> tuple[Destroyed, ...]:
     """Carry out the action itself; return what it destroyed directly (R12, R13)."""
     kind = type(action)
     if kind is Move:
         code = state.units[action.origin]
         _remove_unit(state, action.origin)
         _put_unit(state, action.target, code)
-        return []
+        return ()
     if kind is Place:
         piece = action.piece
         _take_from_reserve(state, side, piece)
@@ -702,40 +737,40 @@ def _do(state: State, action: Action, side: int) -> list[Destroyed]:
             _set_gate(state, action.square >> 3, (action.square, side, INACTIVE, 0, -1))
         else:
             _put_unit(state, action.square, side << 3 | piece)
-        return []
+        return ()
     if kind is Jump:
         _remove_unit(state, action.origin)
         _put_unit(state, action.target, side << 3 | FRIGATE)
-        return []
+        return ()
     if kind is Toggle:
         rank = action.square >> 3
         square, owner, _gate_state, markers, _direction = state.gates[rank]
         if markers:
             _take_from_reserve(state, owner, MARKER, -markers)   # markers go home (R10)
         _set_gate(state, rank, (square, owner, ACTIVE if action.activate else INACTIVE, 0, -1))
-        return []
+        return ()
     if kind is PlaceMarker:
         rank = action.square >> 3
         square, owner, _gate_state, markers, _direction = state.gates[rank]
         _take_from_reserve(state, side, MARKER)
         _set_gate(state, rank, (square, owner, JUMP, markers + 1, action.direction))
-        return []
+        return ()
     if kind is RotateMarker:
         rank = action.square >> 3
         square, owner, gate_state, markers, _direction = state.gates[rank]
         _set_gate(state, rank, (square, owner, gate_state, markers, action.direction))
-        return []
+        return ()
     if kind is GateStrike:
         enemy = state.units[action.target]
         _remove_unit(state, action.origin)
         _remove_unit(state, action.target)
-        return [Destroyed(action.origin, side, FRIGATE), Destroyed(action.target, enemy >> 3, FRIGATE)]
+        return tuple(sorted((Destroyed(action.origin, side, FRIGATE), Destroyed(action.target, enemy >> 3, FRIGATE))))
     if kind is GateJump:
-        captured = []
+        captured = ()
         enemy = state.units.get(action.target)
         if enemy is not None:
             _remove_unit(state, action.target)
-            captured.append(Destroyed(action.target, enemy >> 3, enemy & 7))
+            captured = (Destroyed(action.target, enemy >> 3, enemy & 7),)
         _remove_unit(state, action.origin)
         _put_unit(state, action.target, side << 3 | FRIGATE)
         return captured
@@ -776,9 +811,9 @@ def unlocker_codes(edition: int, side: int) -> frozenset:
     return _UNLOCKERS[edition][side]
 
 
-def _decide(state: State, destroyed: list[Destroyed]) -> None:
+def _decide(state: State, destroyed: tuple[Destroyed, ...]) -> None:
     """R22's endings, in its order: base destroyed, no legal action, repetition, quiet."""
-    lost = [d.side for d in destroyed if d.piece == BASE]
+    lost = [d.side for d in destroyed if d.piece == BASE] if destroyed else None
     if lost:
         if len(lost) == 2:
             _end(state, "1/2-1/2", "both bases destroyed in one resolution (R21)")
