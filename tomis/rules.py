@@ -245,9 +245,32 @@ def iter_legal_actions(state: State):
 def has_legal_action(state: State) -> bool:
     """Whether the side to act can do anything at all (R22 (2))."""
     side = state.to_move
-    if side is not None and state.ply >= OPENING_PLIES and _can_deploy(state, side):
-        return True             # the common case, answered without generating anything
+    if side is not None and state.ply >= OPENING_PLIES and (
+        _can_deploy(state, side) or _can_step(state, side)
+    ):
+        return True             # the common cases, answered without generating anything
     return next(iter_legal_actions(state), None) is not None
+
+
+def _can_step(state: State, side: int) -> bool:
+    """Whether some ship of ``side`` has an empty square one step along its moves (R9)."""
+    units = state.units
+    steps = FRIGATE_STEPS[side]
+    for square, code in units.items():
+        if code >> 3 != side:
+            continue
+        kind = code & 7
+        if kind == FRIGATE:
+            for target in steps[square]:
+                if target not in units:
+                    return True
+        elif kind != BASE:
+            rays = RAYS[square]
+            for d in SLIDER_DIRECTIONS[kind]:
+                ray = rays[d]
+                if ray and ray[0] not in units:
+                    return True
+    return False
 
 
 def _can_deploy(state: State, side: int) -> bool:
