@@ -19,13 +19,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from pathlib import Path
 
 from .actions import (
     Action, GateJump, GateStrike, Jump, Move, Place, PlaceMarker, RotateMarker, Toggle,
 )
 from .board import DIRECTION_INDEX, LETTER_TO_PIECE, PIECE_LETTERS, SQUARE_NAMES
 from .errors import NotationError
+from . import lalr
 
 RESULTS = ("1-0", "0-1", "1/2-1/2", "*")
 GLYPHS = ("!", "?", "!!", "??", "!?", "?!")
@@ -42,6 +42,7 @@ def grammar_text() -> str:
         return resources.files("tomis.grammar").joinpath("tomis.lark").read_text(encoding="utf-8")
     except (ImportError, FileNotFoundError, ModuleNotFoundError, OSError):
         # A plain checkout on sys.path without an install: grammar/ sits beside tomis/.
+        from pathlib import Path
         return (Path(__file__).resolve().parent.parent / "grammar" / "tomis.lark").read_text(
             encoding="utf-8")
 
@@ -134,6 +135,9 @@ def parse_action(text: str) -> Action:
     if len(word) < len(stripped):
         raise NotationError(
             f"expected one action, found more after '{word}'", 1, lead + len(word) + 1)
+    found = lalr.tokens(word)
+    if found is not None and len(found) == 1 and found[0].type in ACTION_TERMINALS:
+        return make_action(found[0].type, word, 1, lead + 1)     # no Lark import needed
     from lark.exceptions import UnexpectedInput
     try:
         tokens = list(parser().lex(word))
@@ -459,8 +463,13 @@ def parse_games(text: str):
 
 
 def _parse_span(text: str, start: int, end: int, line: int, column: int):
-    from lark.exceptions import UnexpectedInput, UnexpectedToken, VisitError
     chunk_text = text[start:end]
+    tokens = lalr.parse(chunk_text)       # Lark's tables without importing Lark
+    if tokens is not None:
+        yield Chunk(tokens, line, column)
+        return
+    # Not accepted: the real Lark parser finds the error, and it is explained below.
+    from lark.exceptions import UnexpectedInput, UnexpectedToken, VisitError
     try:
         yield Chunk(parser().parse(chunk_text), line, column)
         return
