@@ -189,6 +189,8 @@ def load_games(source: Source) -> list:
 def pick_game(source: Source, number: int):
     """Game ``number`` (1-based) of the file, refusing a number the file does not have."""
     checked = load_games(source)
+    if not checked:
+        raise source.failure(no_game_error())
     if not 1 <= number <= len(checked):
         raise click.BadParameter(
             f"{source.name} holds {len(checked)} game(s), there is no game {number}",
@@ -630,9 +632,13 @@ def error_json(error) -> dict | None:
             "message": error.message}
 
 
-def validate_file(path: str) -> FileResult:
+def no_game_error():
     from .errors import RecordError
 
+    return RecordError("no game found in this file", 1, 1)
+
+
+def validate_file(path: str) -> FileResult:
     name = _shown(path)
     try:
         source = read_record(path)
@@ -650,7 +656,7 @@ def validate_file(path: str) -> FileResult:
         else:
             games.append((len(item.game.nodes), item.game.result, None))
     if not games:
-        return FileResult(name, error=source.locate(RecordError("no game found in this file", 1, 1)))
+        return FileResult(name, error=source.locate(no_game_error()))
     return FileResult(name, games)
 
 
@@ -673,6 +679,8 @@ def format_file(path: str, check: bool) -> int:
 
     source = read_record(path, extract=False)
     checked = load_games(source)
+    if not checked:             # else an empty or blank file would be "formatted" to nothing
+        raise source.failure(no_game_error())
     for item in checked:
         if item.error is not None:
             raise source.failure(item.error)
