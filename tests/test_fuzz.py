@@ -131,8 +131,7 @@ def _reader_survives(data: bytes) -> None:
             again = record.read_game(record.write(item.game, digest=True))
             assert [str(n.action) for n in again.nodes] == [str(n.action) for n in item.game.nodes]
             assert again.result == item.game.result
-            assert again.tags["Digest"] == record.read_game(
-                record.write(again, digest=True)).tags["Digest"]
+            assert record.write(again) == record.write(item.game)
 
 
 @FEW

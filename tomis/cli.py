@@ -284,7 +284,7 @@ def new(file, white, black, rules, event, site, date, round_, position):
 
     game = record.new_record(white=white, black=black, rules=rules, event=event, site=site,
                              date=date, round=round_, position=position)
-    text = record.write(game, digest=True)
+    text = record.write(game)
     if file == "-":
         click.echo(text, nl=False)
         return
@@ -385,7 +385,7 @@ class MoveStep:
     def record_text(self, game) -> str:
         from . import record
 
-        return record.write(game, digest=True)
+        return record.write(game)
 
     def save(self, new_text: str) -> None:
         if self.dry_run:
@@ -684,7 +684,7 @@ def format_file(path: str, check: bool) -> int:
     for item in checked:
         if item.error is not None:
             raise source.failure(item.error)
-    canonical = record.write_all([item.game for item in checked], digest=True)
+    canonical = record.write_all([item.game for item in checked])
     changed = canonical != source.raw
     if check:
         if changed:
@@ -777,7 +777,7 @@ class PlaySession:
             return
         self.game = record.new_record(white=white, black=black, rules=rules or "manual")
         if self.file is not None:
-            write_new(self.file, record.write(self.game, digest=True))
+            write_new(self.file, record.write(self.game))
             click.echo(f"new game saved in {self.file}")
 
     # -- loop -------------------------------------------------------------------
@@ -915,7 +915,7 @@ class PlaySession:
             # failure here must not end the session and lose the game being played.
             try:
                 self.hold(rest)
-                write_new(rest, record.write(self.game, digest=True))
+                write_new(rest, record.write(self.game))
             except TomisError as error:
                 click.echo(f"  {error.located()}", err=True)
                 return
@@ -939,7 +939,7 @@ class PlaySession:
         from . import record
 
         if self.file is not None:
-            write_over(self.file, record.write(self.game, digest=True))
+            write_over(self.file, record.write(self.game))
 
 
 def replay_without_last(game):

@@ -205,6 +205,9 @@ def _replay(chunk, game: Game) -> None:
         tags[name] = value
         tag_at[name] = (line, column + quote)
         index += 1
+    # The Digest is derived from the history: checked at the result, never kept as a tag
+    # (the writer computes a fresh one), so read(write(game)) == game.
+    stated_digest = tags.pop(_digest.DIGEST_TAG, None)
     state = _start(tags, tag_at)
     game.start = state
     states = game.states
@@ -248,7 +251,7 @@ def _replay(chunk, game: Game) -> None:
                 raise RecordError(f"the move number '{number.value.rstrip()}' has no action after it",
                                   *where(number))
             _check_result(game, state, token, tag_at, where)
-            _check_digest(game, tag_at)
+            _check_digest(game, stated_digest, tag_at)
         elif kind == "BAD_ACTION":
             offset, message = explain_action(token.value.rstrip())
             line, column = where(token)
@@ -290,9 +293,8 @@ def _check_comment_size(token, where) -> None:
                           f"{MAX_COMMENT:,} (MAX_COMMENT)", *where(token))
 
 
-def _check_digest(game: Game, tag_at: dict) -> None:
+def _check_digest(game: Game, stated: str | None, tag_at: dict) -> None:
     """A Digest tag, when present, must be the digest of the history just read."""
-    stated = game.tags.get(_digest.DIGEST_TAG)
     if stated is None:
         return
     where = tag_at[_digest.DIGEST_TAG]
@@ -473,16 +475,16 @@ def finish(game: Game, result: str) -> None:
 # ---------------------------------------------------------------------------
 # Writing
 
-def write(game: Game, *, digest: bool = False) -> str:
+def write(game: Game, *, digest: bool = True) -> str:
     """The canonical text of one game, ending with a newline.
 
     Tags in roster order, then Rules, then the rest alphabetically; a blank line; the
     movetext wrapped under 80 columns with move numbers, ``(sq,sq)`` destroyed-squares
     suffixes, glyphs, NAGs and comments; the result.
 
-    With ``digest`` (the CLI always asks for it) a ``Digest`` tag computed now goes among
-    the tags (:mod:`tomis.digest`); without it there is none, since a Digest read with
-    the game may no longer match its actions.
+    A ``Digest`` tag computed now goes among the tags (:mod:`tomis.digest`); it is part
+    of the canonical form. ``digest=False`` leaves it out, for text meant for a reader
+    that should not see one.
     """
     tags = dict(game.tags)
     tags.pop(_digest.DIGEST_TAG, None)      # a stale one would no longer match a grown history
@@ -495,7 +497,7 @@ def write(game: Game, *, digest: bool = False) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_all(games: list[Game], *, digest: bool = False) -> str:
+def write_all(games: list[Game], *, digest: bool = True) -> str:
     """Several games, separated by one blank line."""
     return "\n".join(write(game, digest=digest) for game in games)
 
@@ -504,8 +506,9 @@ def _tag_order(tags: dict[str, str]) -> list[str]:
     first = [name for name in ROSTER if name in tags]
     if "Rules" in tags:
         first.append("Rules")
-    rest = sorted(name for name in tags if name not in ROSTER and name != "Rules")
-    return first + rest
+    rest = sorted(name for name in tags if name not in ROSTER and name not in ("Rules", _digest.DIGEST_TAG))
+    seal = [_digest.DIGEST_TAG] if _digest.DIGEST_TAG in tags else []
+    return first + rest + seal        # the Digest last: it seals what stands above it
 
 
 def _reports(game: Game) -> list[Report]:
