@@ -316,3 +316,10 @@ def test_extract_never_raises_and_maps_inside_the_original(text):
     for line in range(1, extracted.count("\n") + 2):
         mapped, _ = extracted.locate(line, 1)
         assert 1 <= mapped <= original_lines + 1
+
+
+def test_a_tag_missing_its_space_starts_the_record_instead_of_being_dropped_as_mail():
+    # Dropping it would let `tomis move` silently lose the line when it writes back.
+    text = '[White"Ana"]\n1. B@e1 *\n'
+    extracted = extract_record(text)
+    assert str(extracted) == text

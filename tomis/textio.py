@@ -198,8 +198,10 @@ def _reason(exc: OSError) -> str:
 
 # A tag line's start: "[Name" then a quoted value or the end of the line (mail may wrap
 # right after the name). "[1] see link" is not a tag.
-_TAG_OPEN = re.compile(r'\s*\[[A-Za-z][A-Za-z0-9_]*(?:\s+"|\s*$)')
-_TAG_FULL = re.compile(r'\s*\[[A-Za-z][A-Za-z0-9_]*\s+"(?:[^"\\\n]|\\.)*"\s*\]')
+# "\s*" before the quote: a tag missing its space ([White"Ana"]) still starts the record,
+# so the reader reports it instead of it being skipped as mail text.
+_TAG_OPEN = re.compile(r'\s*\[[A-Za-z][A-Za-z0-9_]*(?:\s*"|\s*$)')
+_TAG_FULL = re.compile(r'\s*\[[A-Za-z][A-Za-z0-9_]*\s*"(?:[^"\\\n]|\\.)*"\s*\]')
 _FIRST_MOVE = re.compile(r"\s*1\.\s*(?:\.\.)?\s*[BGFSTQM]")
 _QUOTE = re.compile(r"(?:> ?)+")
 # What may follow a result and still be record: another game, a comment, an action.
