@@ -142,15 +142,27 @@ def _action_lines(count: int) -> str:
     return "\n".join(" ".join(words[i:i + 1000]) for i in range(0, count, 1000))
 
 
-def test_more_than_max_actions_is_refused_before_parsing_at_the_first_extra_action():
-    limit = textio.MAX_ACTIONS_PER_GAME
-    at_limit = record.read(_action_lines(limit) + " *\n")
-    assert "action 2 (Black) B@e1" in at_limit[0].error.message   # read normally: illegal
+def test_more_than_max_actions_is_refused_at_the_first_extra_action(monkeypatch):
+    # No legal game gets near 20,000 actions (R22 draws after 100 quiet ones), so the
+    # limit is shown with a small stand-in value.
+    monkeypatch.setattr(record, "MAX_ACTIONS_PER_GAME", 3)
     with pytest.raises(RecordError) as caught:
-        record.read(_action_lines(limit + 1) + " *\n", "big.tgn")
+        record.read_game("1. B@e1 B@d8 2. G@b1 G@g8 *", "big.tgn")
     assert caught.value.located() == (
-        f"big.tgn:{limit // 1000 + 1}:1: game 1, action {limit + 1}: a game may hold at most "
-        f"{limit:,} actions (MAX_ACTIONS_PER_GAME); no real game comes near that")
+        "big.tgn:1:22: game 1, action 4: a game may hold at most 3 actions "
+        "(MAX_ACTIONS_PER_GAME); no real game comes near that")
+
+
+def test_more_than_max_tokens_is_refused_while_lexing_at_the_first_extra_token():
+    # Millions of empty comments once cost a minute and 1.6 GB; lexing now stops here.
+    limit = textio.MAX_TOKENS_PER_GAME
+    checked = record.read("1. B@e1 {}\n" + "{}\n" * limit + "*\n", "big.tgn")
+    # Tokens 1-2 are "1." and "B@e1"; comment k stands on line k, so token limit + 1
+    # is the comment on line limit - 1.
+    assert checked[0].game is None
+    assert checked[0].error.located() == (
+        f"big.tgn:{limit - 1}:1: game 1: a game may hold at most {limit:,} tokens (actions, move "
+        "numbers, comments, annotations; MAX_TOKENS_PER_GAME); this one has more")
 
 
 def test_actions_inside_comments_do_not_count_towards_the_limit():

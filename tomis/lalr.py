@@ -50,8 +50,22 @@ _IGNORE = frozenset(_tables.IGNORE)
 _NEWLINES = frozenset(_tables.NEWLINE_TYPES)
 
 
-def tokens(text: str) -> list[Token] | None:
-    """The tokens of ``text`` (ignored blanks left out), or None where Lark's lexer would fail."""
+class TooManyTokens(Exception):
+    """More tokens than the caller's limit; ``token`` is the first one past it."""
+
+    def __init__(self, token: Token):
+        super().__init__(token)
+        self.token = token
+
+
+def tokens(text: str, limit: int | None = None) -> list[Token] | None:
+    """The tokens of ``text`` (ignored blanks left out), or None where Lark's lexer would fail.
+
+    Raises :class:`TooManyTokens` as soon as there are more than ``limit``, so an
+    absurd text stops early instead of filling memory.
+    """
+    if limit is None:
+        limit = len(text) + 1
     match = _scan().match
     out = []
     append = out.append
@@ -64,6 +78,8 @@ def tokens(text: str) -> list[Token] | None:
         value = found.group()
         if kind not in _IGNORE:
             append(Token(kind, value, line, pos - line_start + 1))
+            if len(out) > limit:
+                raise TooManyTokens(out[-1])
         if kind in _NEWLINES:
             newlines = value.count("\n")
             if newlines:
@@ -102,9 +118,12 @@ def accepts(types) -> bool:
             return True
 
 
-def parse(text: str) -> list[Token] | None:
-    """The tokens of ``text`` if the grammar accepts it, else None (ask Lark why)."""
-    found = tokens(text)
+def parse(text: str, limit: int | None = None) -> list[Token] | None:
+    """The tokens of ``text`` if the grammar accepts it, else None (ask Lark why).
+
+    Raises :class:`TooManyTokens` past ``limit`` tokens.
+    """
+    found = tokens(text, limit)
     if found is None or not accepts(token.type for token in found):
         return None
     return found

@@ -26,6 +26,7 @@ from .actions import (
 from .board import DIRECTION_INDEX, LETTER_TO_PIECE, PIECE_LETTERS, SQUARE_NAMES
 from .errors import NotationError
 from . import lalr
+from .textio import MAX_TOKENS_PER_GAME
 
 RESULTS = ("1-0", "0-1", "1/2-1/2", "*")
 GLYPHS = ("!", "?", "!!", "??", "!?", "?!")
@@ -431,8 +432,11 @@ class Chunk:
 
 # Result tokens outside comments and tag values end a game. A digit result glued to
 # something that would lex as part of another word is not a cut.
+# Runs of comments, quoted values and blanks are skipped in one match, so a text of
+# millions of comments is cut at C speed, not one Python step per comment. The run is
+# bounded because the regex engine keeps a backtracking entry per repetition.
 _CUT = re.compile(
-    r'\{[^}]*\}?|;[^\n]*|"(?:[^"\\\n]|\\.)*"?'
+    r'(?:\{[^}]*\}?|;[^\n]*|"(?:[^"\\\n]|\\.)*"?|\s){1,4096}'
     r"|(?P<result>(?<![\w@=:>^./$\-])(?:1-0|0-1|1/2-1/2)|\*)"
 )
 
@@ -464,7 +468,15 @@ def parse_games(text: str):
 
 def _parse_span(text: str, start: int, end: int, line: int, column: int):
     chunk_text = text[start:end]
-    tokens = lalr.parse(chunk_text)       # Lark's tables without importing Lark
+    try:
+        tokens = lalr.parse(chunk_text, MAX_TOKENS_PER_GAME)   # Lark's tables, Lark not imported
+    except lalr.TooManyTokens as exc:
+        chunk = Chunk(None, line, column)
+        chunk.error = NotationError(
+            f"a game may hold at most {MAX_TOKENS_PER_GAME:,} tokens (actions, move numbers, "
+            f"comments, annotations; MAX_TOKENS_PER_GAME); this one has more", *chunk.where(exc.token))
+        yield chunk
+        return
     if tokens is not None:
         yield Chunk(tokens, line, column)
         return

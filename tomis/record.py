@@ -24,7 +24,6 @@ which comment form (``{}`` or ``;``) was used.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 from . import digest as _digest
@@ -114,7 +113,6 @@ _RESULT_WORDS = "a result (1-0, 0-1, 1/2-1/2 or *)"
 
 
 def _read(text: str, path: str | None) -> list[tuple[int, Checked]]:
-    _refuse_endless_games(text, path)
     out = []
     for number, chunk in enumerate(parse_games(text), 1):
         if chunk.error is not None:
@@ -134,38 +132,6 @@ def _read(text: str, path: str | None) -> list[tuple[int, Checked]]:
     return out
 
 
-# An action token as the lexer would see it, or a comment or quoted value to skip.
-_ACTION_OR_SKIP = re.compile(
-    r'\{[^}]*\}?|;[^\n]*|"(?:[^"\\\n]|\\.)*"?'
-    r"|(?<![^\s{}()!?$.\]])[BGMFSTQ](?:@[a-h][1-8]|[a-h][1-8][-=:>x^])")
-_SHORTEST_ACTION = 5        # "B@e1" and the blank or mark that must end it
-
-
-def _refuse_endless_games(text: str, path: str | None) -> None:
-    """Refuse a game of more than ``MAX_ACTIONS_PER_GAME`` actions before parsing it.
-
-    Parsing builds every token of a game at once (about 350 bytes each), so a 16 MiB
-    file of actions would cost a minute and a gigabyte before the first illegal action
-    is even seen. A regular-expression count is cheap, and only a long text needs it.
-    """
-    if len(text) <= MAX_ACTIONS_PER_GAME * _SHORTEST_ACTION:
-        return
-    for number, (start, end) in enumerate(game_spans(text), 1):
-        if end - start <= MAX_ACTIONS_PER_GAME * _SHORTEST_ACTION:
-            continue
-        count = 0
-        for match in _ACTION_OR_SKIP.finditer(text, start, end):
-            if match.group()[0] in '{;"':
-                continue
-            count += 1
-            if count > MAX_ACTIONS_PER_GAME:
-                at = match.start()
-                line = text.count("\n", 0, at) + 1
-                column = at - (text.rfind("\n", 0, at) + 1) + 1
-                error = RecordError(f"action {count}: a game may hold at most {MAX_ACTIONS_PER_GAME:,} "
-                                    f"actions (MAX_ACTIONS_PER_GAME); no real game comes near that",
-                                    line, column)
-                raise _located(error, path, number, count)
 
 
 def _located(error: TomisError, path, number, action) -> TomisError:
