@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from .actions import (
-    Action, GateJump, GateStrike, Jump, Move, Place, PlaceMarker, RotateMarker, Toggle,
+    ACTION_TYPES, Action, builder, GateJump, GateStrike, Jump, Move, Place, PlaceMarker, RotateMarker, Toggle,
 )
 from .board import DIRECTION_INDEX, LETTER_TO_PIECE, PIECE_LETTERS, SQUARE_NAMES
 from .errors import NotationError
@@ -104,7 +104,9 @@ DECODERS = {
 }
 ACTION_TERMINALS = frozenset(DECODERS)
 
-# text -> (type, fields); bounded by the ~42 000 well-formed action texts.
+_BUILDERS = {cls: builder(cls) for cls in ACTION_TYPES}
+
+# text -> (builder, fields); bounded by the ~42 000 well-formed action texts.
 _decoded: dict[str, tuple] = {}
 
 
@@ -115,9 +117,10 @@ def make_action(kind: str, text: str, line: int, column: int) -> Action:
     """
     entry = _decoded.get(text)
     if entry is None:
-        entry = _decoded[text] = DECODERS[kind](text.rstrip())
-    cls, fields = entry
-    return cls(*fields, line, column)
+        cls, fields = DECODERS[kind](text.rstrip())
+        entry = _decoded[text] = (_BUILDERS[cls], fields)
+    build, fields = entry
+    return build(*fields, line, column)
 
 
 def parse_action(text: str) -> Action:
