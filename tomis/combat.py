@@ -48,6 +48,13 @@ def attacked_squares(square: int, code: int, units: dict[int, int]) -> list[int]
     return out
 
 
+# _SLIDER_RAY_LISTS[kind][square]: the non-empty rays a sliding ship attacks along.
+_SLIDER_RAY_LISTS = {
+    kind: [tuple(RAYS[sq][d] for d in dirs if RAYS[sq][d]) for sq in range(64)]
+    for kind, dirs in SLIDER_DIRECTIONS.items()
+}
+
+
 def attack_tables(units: dict[int, int], edition: int) -> tuple[list[int], list[int]]:
     """Per attacking side, a list of 64 summed AP values (R15, R17).
 
@@ -68,9 +75,8 @@ def attack_tables(units: dict[int, int], edition: int) -> tuple[list[int], list[
         elif kind != BASE:
             ap = tables[code >> 3]
             points = flagship_ap if kind == FLAGSHIP else 1
-            rays = RAYS[square]
-            for d in _SLIDER_RAYS[kind]:
-                for t in rays[d]:
+            for ray in _SLIDER_RAY_LISTS[kind][square]:
+                for t in ray:
                     ap[t] += points
                     if t in units:
                         break

@@ -89,33 +89,52 @@ def tokens(text: str, limit: int | None = None) -> list[Token] | None:
     return out
 
 
-def accepts(types) -> bool:
-    """Whether the grammar's start rule derives this sequence of terminal names."""
+def _step(stack: tuple, kind: str):
+    """The stack after reading terminal ``kind`` (reductions, then the shift), or None.
+
+    For ``$END`` the result is the accepting stack, or None.
+    """
     states = _tables.STATES
-    stack = [_tables.START_STATE]
-    for kind in types:
-        while True:
-            action = states[stack[-1]].get(kind)
-            if action is None:
-                return False
-            step, arg = action
-            if step == SHIFT:
-                stack.append(arg)
-                break
-            origin, size = arg
-            if size:
-                del stack[-size:]
-            stack.append(states[stack[-1]][origin][1])
-    while True:                       # the end of input: reduce until the start rule is done
-        action = states[stack[-1]].get(_END)
-        if action is None or action[0] == SHIFT:
-            return False
-        origin, size = action[1]
+    stack = list(stack)
+    while True:
+        action = states[stack[-1]].get(kind)
+        if action is None:
+            return None
+        step, arg = action
+        if step == SHIFT:
+            if kind == _END:
+                return None
+            stack.append(arg)
+            return tuple(stack)
+        origin, size = arg
         if size:
             del stack[-size:]
         stack.append(states[stack[-1]][origin][1])
-        if stack[-1] == _tables.END_STATE:
-            return True
+        if kind == _END and stack[-1] == _tables.END_STATE:
+            return tuple(stack)
+
+
+# (stack, terminal) -> next stack. The grammar is a flat run of tokens, so only a
+# handful of stacks ever occur and each token costs one dictionary lookup.
+_steps: dict = {}
+_MAX_STEPS = 4096            # a bound, in case some text produces many distinct stacks
+
+
+def accepts(types) -> bool:
+    """Whether the grammar's start rule derives this sequence of terminal names."""
+    steps = _steps
+    stack = (_tables.START_STATE,)
+    for kind in types + [_END]:
+        key = (stack, kind)
+        following = steps.get(key, False)
+        if following is False:
+            following = _step(stack, kind)
+            if len(steps) < _MAX_STEPS:
+                steps[key] = following
+        if following is None:
+            return False
+        stack = following
+    return True
 
 
 def parse(text: str, limit: int | None = None) -> list[Token] | None:
@@ -124,6 +143,6 @@ def parse(text: str, limit: int | None = None) -> list[Token] | None:
     Raises :class:`TooManyTokens` past ``limit`` tokens.
     """
     found = tokens(text, limit)
-    if found is None or not accepts(token.type for token in found):
+    if found is None or not accepts([token.type for token in found]):
         return None
     return found
