@@ -46,7 +46,7 @@ MAX_NAGS_PER_ACTION = 255  # one of each value; more is a flood, not an annotati
 DECIDED_RESULTS = ("1-0", "0-1", "1/2-1/2")
 
 
-@dataclass
+@dataclass(slots=True)
 class Node:
     """One action as recorded, with what followed it in the text."""
 
@@ -180,6 +180,8 @@ def _replay(chunk, game: Game) -> None:
     """Walk the game's tokens in order: tags, then actions replayed as they come."""
     tokens = chunk.tokens
     where = chunk.where
+    first_line = chunk.line - 1       # token line 1 is the chunk's line
+    first_column = chunk.column - 1   # ... and on it, columns start at the chunk's column
     tags = game.tags
     tag_at = {}
     index = 0
@@ -207,7 +209,9 @@ def _replay(chunk, game: Game) -> None:
     for token in tokens[index:]:
         kind = token.type
         if kind in ACTION_TERMINALS:
-            line, column = where(token)
+            line = token.line       # where(token), inlined: this runs once per action
+            column = token.column + first_column if line == 1 else token.column
+            line += first_line
             if len(nodes) >= MAX_ACTIONS_PER_GAME:
                 raise _about(_too_many_actions(state, line, column), state)
             action = make_action(kind, token.value, line, column)
@@ -333,8 +337,8 @@ def _check_number(token, state: State, action, where) -> None:
     acting = state.ply + 1
     move = (acting + 1) // 2
     white_to_act = state.to_move == 0
-    right = f"{move}." if white_to_act else f"{move}..."
     if stated != move or black == white_to_act:
+        right = f"{move}." if white_to_act else f"{move}..."
         side = "White" if white_to_act else "Black"
         raise _about(RecordError(
             f"{_action_words(state, action)}: the move number '{text}' is wrong; this is "
