@@ -81,7 +81,7 @@ def next_action_for(path: Path) -> str | None:
 
 def import_times(top: int) -> list[tuple[int, str]]:
     proc = subprocess.run([sys.executable, "-X", "importtime", "-c", "import tomis.cli"],
-                          capture_output=True, text=True)
+                          capture_output=True, text=True, env=_common.user_env())
     rows = []
     for line in proc.stderr.splitlines():
         if not line.startswith("import time:") or "cumulative" in line:

@@ -288,13 +288,12 @@ def test_garbage_never_raises_anything_but_tomis_errors_long(text):
 
 @pytest.mark.parametrize("text", ["B@e1", "Fa2-a3", "Fc3=A", "M@c3:NE", "Mc3:SW", "Fc3>d4", "Fc3xd4", "Fb2^e5"])
 def test_the_fast_builder_makes_the_same_frozen_action_as_the_constructor(text):
-    from dataclasses import FrozenInstanceError, astuple
-    from tomis.actions import builder
-    values = astuple(notation.parse_action(text))[:-2]        # without line and column
-    cls = type(notation.parse_action(text))
-    built = builder(cls)(*values, 7, 9)
-    expected = cls(*values, line=7, column=9)
+    from tomis.actions import builder, values
+    parsed = notation.parse_action(text)
+    cls = type(parsed)
+    built = builder(cls)(*values(parsed), 7, 9)
+    expected = cls(*values(parsed), line=7, column=9)
     assert built == expected and hash(built) == hash(expected) and repr(built) == repr(expected)
     assert (built.line, built.column) == (7, 9)
-    with pytest.raises(FrozenInstanceError):
+    with pytest.raises(AttributeError, match="immutable"):
         built.line = 1

@@ -1132,3 +1132,19 @@ def test_R20_E2_position_with_an_unlocker_on_the_enemy_row_must_say_unlocked(edi
         assert board(rows, edition=edition, unlocks="w").unlocked == (True, False)
     else:
         assert board(rows, edition=edition).unlocked == (False, False)
+
+
+def test_actions_are_values_equal_across_positions_and_kinds_differ():
+    # A parsed action equals the generated one (line and column aside), different kinds
+    # with the same squares never compare equal, and actions survive pickling.
+    import pickle
+    from tomis.actions import GateJump, GateStrike, Jump, Move
+    assert Move(3, 8, 16) == Move(3, 8, 16, line=4, column=2)
+    assert hash(Move(3, 8, 16)) == hash(Move(3, 8, 16, line=4, column=2))
+    assert len({GateJump(18, 27), GateStrike(18, 27), Jump(18, 27)}) == 3
+    assert GateJump(18, 27) != Jump(18, 27)
+    copy = pickle.loads(pickle.dumps(Move(3, 8, 16, line=4, column=2)))
+    assert (copy, copy.line, copy.column) == (Move(3, 8, 16), 4, 2)
+    assert repr(Move(3, 8, 16)) == "Move(piece=3, origin=8, target=16)"
+    with pytest.raises(AttributeError, match="immutable"):
+        Move(3, 8, 16).target = 24
