@@ -482,3 +482,20 @@ def test_python_dash_m_tomis_runs_the_same_cli():
 
 def test_unknown_command_is_a_usage_error():
     assert invoke("frobnicate").exit_code == 2
+
+
+def test_validate_json_streamed_file_by_file_is_the_same_document_as_printed_whole(tmp_path):
+    # validate writes its JSON as each file finishes (flat memory for big archives);
+    # the text must be exactly what dumping the whole report at once would give.
+    import json
+    from click.testing import CliRunner
+    from tomis.cli import cli
+    good = tmp_path / "good.tgn"
+    good.write_text("1. B@e1 B@d8 *\n")
+    bad = tmp_path / "bad.tgn"
+    bad.write_text("1. B@e1 B@e8 2. Fz9 *\n")
+    result = CliRunner().invoke(cli, ["validate", "--json", str(good), str(bad), str(good)])
+    report = json.loads(result.stdout)
+    assert result.stdout == json.dumps(report, indent=2, ensure_ascii=False) + "\n"
+    assert [f["ok"] for f in report["files"]] == [True, False, True]
+    assert result.exit_code == 1

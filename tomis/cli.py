@@ -560,16 +560,43 @@ def validate(files, as_json, quiet):
     Problems go to stderr, one ``path:line:column: message`` line each; with --json,
     stdout gets {"files": [...]} (shape in the README) and nothing else is printed.
     """
-    results = [validate_file(path) for path in _with_progress(files)]
-    if as_json:
-        echo_json({"files": [r.as_json() for r in results]})
-    else:
-        for result in results:
-            for line in result.problem_lines():
-                click.echo(line, err=True)
-            if not quiet and result.exit_code == 0:
-                click.echo(result.ok_line())
-    sys.exit(max(r.exit_code for r in results))
+    # Each file is reported as soon as it is read and then forgotten, so memory stays
+    # flat however many files a club archive holds.
+    worst = 0
+    json_out = _JsonList("files") if as_json else None
+    for path in _with_progress(files):
+        result = validate_file(path)
+        worst = max(worst, result.exit_code)
+        if json_out is not None:
+            json_out.add(result.as_json())
+            continue
+        for line in result.problem_lines():
+            click.echo(line, err=True)
+        if not quiet and result.exit_code == 0:
+            click.echo(result.ok_line())
+    if json_out is not None:
+        json_out.close()
+    sys.exit(worst)
+
+
+class _JsonList:
+    """Writes ``{"<key>": [item, ...]}`` item by item, byte-identical to ``echo_json``."""
+
+    def __init__(self, key: str):
+        import json
+
+        self._dumps = json.dumps
+        self._key = key
+        self._count = 0
+
+    def add(self, item: dict) -> None:
+        text = self._dumps(item, indent=2, ensure_ascii=False).replace("\n", "\n    ")
+        head = f'{{\n  "{self._key}": [\n    ' if self._count == 0 else ",\n    "
+        click.echo(head + text, nl=False)
+        self._count += 1
+
+    def close(self) -> None:
+        click.echo(f'{{\n  "{self._key}": []\n}}' if self._count == 0 else "\n  ]\n}")
 
 
 def _with_progress(files):
