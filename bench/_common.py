@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import platform
+import random
 import shutil
 import statistics
 import subprocess
@@ -109,3 +110,20 @@ def rate(count: float, seconds: float) -> float:
 def fmt(n: float) -> str:
     """Thousands separators for counts and rates."""
     return f"{n:,.0f}"
+
+
+def random_play(index: int, seed: int, max_actions: int):
+    """Game ``index`` of a seeded random legal corpus: yields (position, action) per ply.
+
+    Game ``index`` plays the manual edition when even, the readme edition when odd, so
+    every script that draws from the same seed sees the same games.
+    """
+    from tomis import rules
+
+    rng = random.Random(seed * 1_000_003 + index)
+    state = rules.new_game(index % 2)
+    while not state.is_over and state.ply < max_actions:
+        action = rng.choice(rules.legal_actions(state))
+        yield state, action
+        state, _ = rules.apply_unchecked(state, action)
+

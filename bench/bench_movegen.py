@@ -28,17 +28,10 @@ from tomis import rules
 
 def tomis_positions(games: int, seed: int, every: int, max_actions: int) -> list[list]:
     """Per game, the list of its undecided positions (each ``every``-th ply)."""
-    out = []
-    for index in range(games):
-        rng = random.Random(seed * 1_000_003 + index)
-        state = rules.new_game(index % 2)
-        kept = []
-        while not state.is_over and state.ply < max_actions:
-            if state.ply % every == 0:
-                kept.append(state)
-            state, _ = rules.apply_unchecked(state, rng.choice(rules.legal_actions(state)))
-        out.append(kept)
-    return out
+    return [
+        [state for state, _action in _common.random_play(index, seed, max_actions) if state.ply % every == 0]
+        for index in range(games)
+    ]
 
 
 def chess_positions(games: int, seed: int, every: int, max_plies: int) -> list[list]:

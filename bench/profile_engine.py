@@ -20,6 +20,7 @@ import random
 import sys
 import time
 
+import _common
 from tomis import rules
 
 
@@ -39,17 +40,10 @@ def play(games: int, seed: int, max_actions: int) -> tuple[int, int]:
 
 def build(games: int, seed: int, max_actions: int):
     """The games' editions and action lists, built outside the profile."""
-    out = []
-    for index in range(games):
-        rng = random.Random(seed * 1_000_003 + index)
-        state = rules.new_game(index % 2)
-        actions = []
-        while not state.is_over and state.ply < max_actions:
-            action = rng.choice(rules.legal_actions(state))
-            state, _ = rules.apply_unchecked(state, action)
-            actions.append(action)
-        out.append((index % 2, actions))
-    return out
+    return [
+        (index % 2, [action for _state, action in _common.random_play(index, seed, max_actions)])
+        for index in range(games)
+    ]
 
 
 def replay(games) -> tuple[int, int]:

@@ -15,9 +15,9 @@ from hypothesis import strategies as st
 
 from conftest import brute_force_actions, candidate_actions
 from tomis import rules
-from tomis.board import INITIAL_RESERVE, MARKER
+from tomis.board import INITIAL_RESERVE
 from tomis.errors import IllegalActionError
-from tomis.position import from_string, to_string
+from tomis.position import from_string, pieces_on_board, to_string
 from tomis.rules import apply, check, compute_hash, legal_actions, new_game
 
 EDITIONS = st.sampled_from(["manual", "readme"])
@@ -56,14 +56,7 @@ def assert_state_sound(state):
     if state.to_move is not None:
         assert legal_actions(state), "an undecided position must offer an action (R22 (2))"
     for side in (0, 1):
-        on_board = [0] * 7
-        for code in state.units.values():
-            if code >> 3 == side:
-                on_board[code & 7] += 1
-        for gate in state.gates:
-            if gate is not None and gate[1] == side:
-                on_board[1] += 1
-                on_board[MARKER] += gate[3]
+        on_board = pieces_on_board(state, side)
         for kind in range(7):
             assert on_board[kind] + state.reserve[side][kind] <= INITIAL_RESERVE[kind]   # R2
     for rank, gate in enumerate(state.gates):

@@ -176,17 +176,23 @@ def _parse_unlocks(field: str) -> tuple[bool, bool]:
     return ("w" in field, "b" in field)
 
 
+def pieces_on_board(state: State, side: int) -> list[int]:
+    """How many of each kind (B G M F S T Q) ``side`` has on the board, markers included."""
+    counts = [0] * 7
+    for code in state.units.values():
+        if code >> 3 == side:
+            counts[code & 7] += 1
+    for gate in state.gates:
+        if gate is not None and gate[1] == side:
+            counts[GATE] += 1
+            counts[MARKER] += gate[3]
+    return counts
+
+
 def _check_consistent(state: State) -> None:
     """Refuse positions no game could reach in the way the engine relies on (R2, R3, R6)."""
     for side in (WHITE, BLACK):
-        on_board = [0] * 7
-        for code in state.units.values():
-            if code >> 3 == side:
-                on_board[code & 7] += 1
-        for gate in state.gates:
-            if gate is not None and gate[1] == side:
-                on_board[GATE] += 1
-                on_board[MARKER] += gate[3]
+        on_board = pieces_on_board(state, side)
         for kind in range(7):
             if on_board[kind] + state.reserve[side][kind] > INITIAL_RESERVE[kind]:
                 raise PositionError(

@@ -604,11 +604,16 @@ def _adjacent_active_gate(state: State, action, origin: int, target: int, rule: 
     return gate
 
 
-def _check_gate_jump(state: State, action: GateJump, side: int) -> None:
-    gate = _frigate_on_gate(state, action, side, action.origin, "R12")
+def _from_active_gate(state: State, action, side: int, rule: str) -> None:
+    """The frigate stands on an active gate and aims at the active gate a rank away (R12, R13)."""
+    gate = _frigate_on_gate(state, action, side, action.origin, rule)
     if gate[2] == INACTIVE:
-        raise _refuse(state, action, f"the frigate's gate on {SQUARE_NAMES[action.origin]} is inactive (R12)")
-    _adjacent_active_gate(state, action, action.origin, action.target, "R12")
+        raise _refuse(state, action, f"the frigate's gate on {SQUARE_NAMES[action.origin]} is inactive ({rule})")
+    _adjacent_active_gate(state, action, action.origin, action.target, rule)
+
+
+def _check_gate_jump(state: State, action: GateJump, side: int) -> None:
+    _from_active_gate(state, action, side, "R12")
     code = state.units.get(action.target)
     if code is None:
         return
@@ -619,10 +624,7 @@ def _check_gate_jump(state: State, action: GateJump, side: int) -> None:
 
 
 def _check_gate_strike(state: State, action: GateStrike, side: int) -> None:
-    gate = _frigate_on_gate(state, action, side, action.origin, "R13")
-    if gate[2] == INACTIVE:
-        raise _refuse(state, action, f"the frigate's gate on {SQUARE_NAMES[action.origin]} is inactive (R13)")
-    _adjacent_active_gate(state, action, action.origin, action.target, "R13")
+    _from_active_gate(state, action, side, "R13")
     code = state.units.get(action.target)
     if code is None or code >> 3 == side or code & 7 != FRIGATE:
         raise _refuse(state, action, f"a gate strike needs an enemy frigate on {SQUARE_NAMES[action.target]} (R13)")
