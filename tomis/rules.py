@@ -184,8 +184,10 @@ class State:
         return self.hash
 
     def __repr__(self) -> str:
-        from .position import to_string   # position strings sit one layer up
-        return f"State({to_string(self)!r})"
+        # A summary only: position strings live a layer up (tomis.position.to_string).
+        who = SIDE_TITLES[self.to_move] + " to act" if self.to_move is not None else self.result
+        return (f"<State {EDITIONS[self.edition]}, action {self.ply + 1}, {who}, "
+                f"{len(self.units)} units, hash {self.hash:016x}>")
 
     # -- conveniences ------------------------------------------------------------
     def legal_actions(self) -> list[Action]:
