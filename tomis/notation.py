@@ -435,11 +435,14 @@ class Chunk:
 
 # Result tokens outside comments and tag values end a game. A digit result glued to
 # something that would lex as part of another word is not a cut.
-# Runs of comments, quoted values and blanks are skipped in one match, so a text of
-# millions of comments is cut at C speed, not one Python step per comment. The run is
-# bounded because the regex engine keeps a backtracking entry per repetition.
+# Comments and quoted values (where a result token means nothing) are skipped; a run of
+# them separated by blanks is one match, so millions of comments cost few Python steps.
+# Blanks alone never start a match: between ordinary tokens the C scanner moves on by
+# itself. The run is bounded because the regex engine keeps a backtracking entry per
+# repetition.
+_SKIP = r'\{[^}]*\}?|;[^\n]*|"(?:[^"\\\n]|\\.)*"?'
 _CUT = re.compile(
-    r'(?:\{[^}]*\}?|;[^\n]*|"(?:[^"\\\n]|\\.)*"?|\s){1,4096}'
+    rf"(?:{_SKIP})(?:\s*(?:{_SKIP})){{0,4095}}"
     r"|(?P<result>(?<![\w@=:>^./$\-])(?:1-0|0-1|1/2-1/2)|\*)"
 )
 
