@@ -24,11 +24,25 @@ class TomisError(Exception):
         return self.message
 
     def located(self) -> str:
-        """The one-line form ``path:line:column: message`` the CLI prints."""
-        path = self.path or "<input>"
+        """The one-line form ``path:line:column: message`` the CLI prints.
+
+        Messages quote what the input said; a control character in it (a line or record
+        separator, say) is shown escaped, so the report stays one line whatever the input.
+        """
+        path = one_line(self.path or "<input>")
         line = self.line if self.line is not None else 0
         column = self.column if self.column is not None else 0
-        return f"{path}:{line}:{column}: {self.message}"
+        return f"{path}:{line}:{column}: {one_line(self.message)}"
+
+
+def one_line(text: str) -> str:
+    """``text`` with every non-printable character escaped (``\\x1d``, ``\\n``); spaces stay."""
+    if text.isprintable():
+        return text
+    return "".join(
+        char if char.isprintable() else char.encode("unicode_escape").decode("ascii")
+        for char in text
+    )
 
 
 class NotationError(TomisError):
