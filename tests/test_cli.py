@@ -95,6 +95,17 @@ def test_new_rejects_unknown_rules(tmp_path):
     assert invoke("new", tmp_path / "g.tgn", "--rules", "house").exit_code == 2
 
 
+@pytest.mark.parametrize("option", [["--position", "garbage"], ["--white", "Ana\nBo"]])
+def test_new_with_a_bad_option_value_is_a_usage_error_naming_it(tmp_path, option):
+    # Was "<input>:0:0: ..." and exit 1, as if some file called <input> were broken.
+    path = tmp_path / "g.tgn"
+    result = invoke("new", path, *option)
+    assert result.exit_code == 2
+    assert "<input>" not in result.stderr
+    assert "Error: Invalid value for " + option[0] in result.stderr
+    assert not path.exists()
+
+
 # --------------------------------------------------------------------------- move
 
 def test_move_appends_and_prints_a_reply(game_file):
@@ -142,6 +153,13 @@ def test_move_as_the_wrong_side_is_refused(game_file):
     assert result.exit_code == 1
     assert "it is White's turn (action 15), not Black's" in result.stderr
     assert game_file.read_bytes() == before
+
+
+def test_move_since_dash_is_a_usage_error_not_a_read_of_stdin(game_file):
+    # --since names the copy you kept; it used to read stdin for "-" all the same.
+    result = invoke("move", game_file, "G@b1", "--since", "-", input=OPENING)
+    assert result.exit_code == 2 and "--since" in result.stderr
+    assert game_file.read_text(encoding="utf-8") == OPENING
 
 
 def test_move_dry_run_writes_nothing(game_file):
@@ -320,6 +338,18 @@ def test_replay_from_to(game_file):
     assert "action 10)" not in out and "action 13)" not in out
 
 
+@pytest.mark.parametrize("options, hint", [
+    (["--from", "15"], "--from"),                       # past the end: nothing would be shown
+    (["--from", "12", "--to", "11"], "--to"),           # an empty range
+    (["--delay", "nan"], "--delay"),                    # was an internal error after action 1
+    (["--delay", "inf"], "--delay"),
+])
+def test_replay_refuses_a_range_or_delay_it_cannot_show(game_file, options, hint):
+    result = invoke("replay", game_file, *options)
+    assert result.exit_code == 2
+    assert result.stdout == "" and hint in result.stderr and "internal error" not in result.stderr
+
+
 def test_replay_step_without_input_runs_to_the_end(game_file):
     result = invoke("replay", game_file, "--step", "--from", "12", input="")
     assert result.exit_code == 0
@@ -456,6 +486,29 @@ def test_play_draw_needs_the_other_side_to_agree(tmp_path):
     assert "1/2-1/2" not in path.read_text(encoding="utf-8")
     invoke("play", path, input="draw\ny\n")
     assert "1/2-1/2" in path.read_text(encoding="utf-8")
+
+
+def test_play_bad_name_for_a_new_game_is_a_usage_error(tmp_path):
+    path = tmp_path / "p.tgn"
+    result = invoke("play", path, "--white", "Ana\nBo", input="quit\n")
+    assert result.exit_code == 2 and "--white" in result.stderr
+    assert not path.exists()
+
+
+def test_play_save_that_fails_does_not_keep_the_other_file_locked(tmp_path):
+    from tomis import safefile
+    from tomis.cli import PlaySession
+
+    taken = tmp_path / "taken.tgn"
+    taken.write_text(OPENING, encoding="utf-8")
+    session = PlaySession(None, colour=False)
+    with session.locks:
+        session.open(None, None, None)
+        session.do_save(str(taken))             # refused: save never replaces a file
+        assert session.file is None
+        with safefile.locked(taken):            # so another tomis may still change it
+            pass
+    assert taken.read_text(encoding="utf-8") == OPENING
 
 
 def test_play_without_a_file_can_save_later(tmp_path):

@@ -23,6 +23,7 @@ SIDES = ("white", "black")
 ACTION_PATH = "<action>"       # where errors in the ACTION argument are located
 STDIN_NAME = "<stdin>"
 PROGRESS_MIN_FILES = 20        # fewer files finish before a progress bar helps
+MAX_DELAY = 3600.0             # replay --delay, seconds; time.sleep refuses inf and huge values
 
 
 class Failure(Exception):
@@ -206,10 +207,23 @@ def state_at(game, at: int | None):
     if at is None:
         return game.final
     if not 0 <= at <= len(game.nodes):
-        raise click.BadParameter(
-            f"the game has {len(game.nodes)} actions; choose 0 to {len(game.nodes)}",
-            param_hint="--at")
+        raise click.BadParameter(_past_the_end(game, 0), param_hint="--at")
     return game.states[at]
+
+
+def _past_the_end(game, lowest: int) -> str:
+    """Why an action number past the end of ``game`` cannot be shown, and what can."""
+    count = len(game.nodes)
+    if count < lowest:
+        return "the game has no actions yet"
+    return f"the game has {count} action{'' if count == 1 else 's'}; choose {lowest} to {count}"
+
+
+def _finite(value: float, option: str) -> float:
+    """click's FloatRange lets nan through (every comparison with it is false)."""
+    if value != value:
+        raise click.BadParameter(f"{value} is not a number", param_hint=option)
+    return value
 
 
 # --------------------------------------------------------------------------- writing
@@ -226,6 +240,13 @@ def write_over(path: str, text: str) -> None:
     from . import safefile
 
     safefile.atomic_write(path, text)
+
+
+def _locked(path: str):
+    """The tomis lock on ``path`` as a context manager (refused at once if taken)."""
+    from . import safefile
+
+    return safefile.locked(path)
 
 
 # --------------------------------------------------------------------------- output
@@ -280,22 +301,32 @@ def cli():
 @click.option("--position", help="Start from this position string instead of the empty board.")
 def new(file, white, black, rules, event, site, date, round_, position):
     """Start a new game record in FILE (never overwrites an existing file)."""
-    from . import record
+    from . import record, render
 
-    game = record.new_record(white=white, black=black, rules=rules, event=event, site=site,
-                             date=date, round=round_, position=position)
+    game = new_game(white=white, black=black, rules=rules, event=event, site=site,
+                    date=date, round=round_, position=position)
     text = record.write(game)
     if file == "-":
         click.echo(text, nl=False)
         return
     write_new(file, text)
-    click.echo(f"{file}: new game, {_sides_line(game)}")
+    click.echo(f"{file}: new game, {render.turn_words(game.final)}")
 
 
-def _sides_line(game) -> str:
-    from . import render
+def new_game(**fields):
+    """``record.new_record(**fields)``; a value it refuses is a usage error naming the option."""
+    import re
 
-    return render.turn_words(game.final)
+    from . import record
+    from .errors import TomisError
+
+    try:
+        return record.new_record(**fields)
+    except TomisError as error:
+        # Tag values fail as "the White tag ..."; anything else is the start position.
+        tag = re.match(r"the (\w+) tag ", error.message)
+        option = f"--{tag[1].lower()}" if tag else "--position"
+        raise click.BadParameter(error.message, param_hint=option) from None
 
 
 @cli.command()
@@ -315,13 +346,14 @@ def move(file, action, as_side, dry_run, since):
     it is are printed, ready to paste into a reply. With FILE -, the record is read from
     stdin, the new record goes to stdout and the summary to stderr.
     """
+    if since == "-":
+        raise click.BadParameter("the record you sent must be a file you kept, not - (stdin)",
+                                 param_hint="--since")
     step = MoveStep(file, action, as_side, dry_run, since)
     if file == "-" or dry_run:
         step.run()
         return
-    from . import safefile
-
-    with safefile.locked(file):
+    with _locked(file):
         step.run()
 
 
@@ -510,10 +542,12 @@ def _moves_words(game, texts: list[str], square: str | None) -> str:
 @cli.command()
 @click.argument("file", type=click.Path(dir_okay=False, allow_dash=True))
 @click.option("--game", "game_number", type=click.IntRange(min=1), default=1, show_default=True)
-@click.option("--from", "first", type=click.IntRange(min=1), default=1, help="First action to show.")
+@click.option("--from", "first", type=click.IntRange(min=1), help="First action to show.")
 @click.option("--to", "last", type=click.IntRange(min=1), help="Last action to show.")
 @click.option("--step", is_flag=True, help="Wait for Enter after each action (q then Enter stops).")
-@click.option("--delay", type=click.FloatRange(min=0), default=0.0, help="Seconds between actions.")
+@click.option("--delay", type=click.FloatRange(min=0, max=MAX_DELAY), default=0.0,
+              callback=lambda _ctx, _param, value: _finite(value, "--delay"),
+              help="Seconds between actions.")
 @click.option("--ascii", "ascii_only", is_flag=True, help="Plain ASCII, no colour.")
 def replay(file, game_number, first, last, step, delay, ascii_only):
     """Replay a game action by action, with the board and combat after each."""
@@ -521,7 +555,13 @@ def replay(file, game_number, first, last, step, delay, ascii_only):
 
     if step and file == "-":
         raise click.UsageError("--step reads Enter from stdin, so FILE cannot be - as well")
+    if first is not None and last is not None and last < first:
+        raise click.BadParameter(f"--to {last} comes before --from {first}", param_hint="--to")
     game = pick_game(read_record(file), game_number)
+    if first is None:
+        first = 1
+    elif first > len(game.nodes):
+        raise click.BadParameter(_past_the_end(game, 1), param_hint="--from")
     last = len(game.nodes) if last is None else min(last, len(game.nodes))
     colour = use_colour(ascii_only)
     for number in range(first, last + 1):
@@ -727,10 +767,9 @@ def format_file(path: str, check: bool) -> int:
 
 def _replace_if_unchanged(path: str, seen: str, text: str) -> None:
     """Write ``text`` over ``path`` under the lock, unless someone changed it meanwhile."""
-    from . import safefile
     from .errors import FileError
 
-    with safefile.locked(path):
+    with _locked(path):
         if read_text(path) != seen:
             error = FileError("the file changed while it was being formatted; run fmt again")
             error.path = path
@@ -802,7 +841,7 @@ class PlaySession:
                            f"--rules {rules} applies only to new games", err=True)
             click.echo(f"resumed {self.file} after {len(self.game.nodes)} action(s)")
             return
-        self.game = record.new_record(white=white, black=black, rules=rules or "manual")
+        self.game = new_game(white=white, black=black, rules=rules or "manual")
         if self.file is not None:
             write_new(self.file, record.write(self.game))
             click.echo(f"new game saved in {self.file}")
@@ -929,9 +968,7 @@ class PlaySession:
 
     def hold(self, path: str) -> None:
         """Lock ``path`` until the session ends (refused if another process holds it)."""
-        from . import safefile
-
-        self.locks.enter_context(safefile.locked(path))
+        self.locks.enter_context(_locked(path))
 
     def do_save(self, rest: str) -> None:
         from . import record
@@ -941,8 +978,10 @@ class PlaySession:
             # A new name must be a new file: never replace some other record, and a
             # failure here must not end the session and lose the game being played.
             try:
-                self.hold(rest)
-                write_new(rest, record.write(self.game))
+                with contextlib.ExitStack() as attempt:
+                    attempt.enter_context(_locked(rest))
+                    write_new(rest, record.write(self.game))
+                    self.locks.push(attempt.pop_all())      # held from now on, as hold() does
             except TomisError as error:
                 click.echo(f"  {error.located()}", err=True)
                 return
