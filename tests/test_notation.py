@@ -146,6 +146,7 @@ BAD_RECORDS = [
     ("1. B@e1 B@d8 \u00bd-\u00bd", "'\u00bd-\u00bd' is not a result: did you mean '1/2-1/2'?", 1, 14),
     ("\n\n   1. B@e1 B@d8 0-0-0", "'0-0-0' is chess castling, not a Tomis result; results are "
                                  "1-0, 0-1, 1/2-1/2 or *", 3, 17),
+    ("1. B@e1 B@d8 0.5-0.5", "'0.5-0.5' is not a result: did you mean '1/2-1/2'?", 1, 14),
     ("1. B@e1 B@d8 2-1", "'2-1' is not a result; results are 1-0, 0-1, 1/2-1/2 or *", 1, 14),
     ("1. B@e1 B@d8", "at end of file: expected a result (1-0, 0-1, 1/2-1/2 or *) to end the game", 1, 13),
     ("1. B@e1 B@d8 2. G@b1\n[Event \"next\"]\n*",
@@ -166,6 +167,12 @@ BAD_RECORDS = [
     ('[Result "won"]\n*', "the Result tag must be 1-0, 0-1, 1/2-1/2 or *, found 'won'", 1, 9),
     ('[Position "x"]\n*', "the Position tag is not a valid position string: a position string "
                           "has 8 fields, found 1: 'x'", 1, 11),
+    # A bad word in a game that also lacks its result is the first problem: 'O-1' was meant as 0-1.
+    ("1. B@e1 B@d8 O-1", "'O-1' is not an action; results use the digit zero: did you mean '0-1'?", 1, 14),
+    ("1. B@e1 B@d8 Zz\n[Event \"next\"]\n*",
+     "expected a piece letter (B G M F S T Q) at the start of 'Zz'", 1, 14),
+    # A move number glued to a result: the lexer ends the game there, the cut does not.
+    ("12.1-0 B@e1 *", "unexpected 'B@e1' after the result '1-0', which ends the game", 1, 8),
 ]
 
 
@@ -191,6 +198,14 @@ def test_caret_context_points_at_the_column():
     assert notation.caret_context(text, 1, 1) == "1. B@e1\n^"
     assert notation.caret_context(text, 9, 1) == ""           # no such line
     assert notation.caret_context(text, None, None) == ""
+
+
+def test_caret_context_counts_only_newlines_as_line_ends():
+    # The reader counts lines by "\n" alone; a form feed or U+2028 inside a line is no break.
+    text = '[Event "a\u2028b"]\n1. B@e1 \f Zz *'
+    error = record.read(text)[0].error
+    assert (error.line, error.column) == (2, 11)
+    assert notation.caret_context(text, 2, 11) == "1. B@e1 \f Zz *\n          ^"
 
 
 def test_caret_context_of_a_record_error_marks_the_bad_character():

@@ -1,10 +1,12 @@
-"""The notation of notation.md: the Lark parser, action decoding, syntax errors in words.
+"""The notation of notation.md: reading games into tokens, action decoding, syntax errors in words.
 
 The grammar (``grammar/tomis.lark``, shipped as ``tomis.grammar``) makes one terminal of
 every action, tag, comment and annotation, and reads one game as a flat run of tokens.
-The LALR parser is built once, lazily, with a transformer that keeps the token list, so
-no parse tree is built. :func:`parse_games` cuts a file into games at result tokens
-before parsing, so a syntax error in one game never hides the games after it.
+:func:`parse_games` cuts a file into games at result tokens before parsing, so a syntax
+error in one game never hides the games after it. Each game goes through
+:mod:`tomis.lalr` (Lark's tables, run without importing Lark); only a game those tables
+do not accept goes to the real Lark parser, built once, lazily, whose error is then
+explained here.
 
 Only syntax is checked here. Whether an action is legal, a move number right or a result
 true is :mod:`tomis.record`'s business (with :mod:`tomis.rules`).
@@ -53,7 +55,8 @@ def parser():
     """The LALR parser; building it costs ~30 ms, so it happens once, on first use.
 
     ``cache=True`` keeps Lark's grammar analysis in a temporary file between processes.
-    The transformer's only callback returns the tokens, so no tree is ever built.
+    The transformer's only callback returns the tokens, so no tree is ever built. Used only
+    for texts :mod:`tomis.lalr` does not accept, to find and explain the error.
     """
     from lark import Lark, Transformer
 
@@ -272,10 +275,10 @@ def explain_action(word: str) -> tuple[int, str]:
 # ---------------------------------------------------------------------------
 # Explaining characters the lexer cannot read at all
 
+# Words the lexer stops at that start with a digit or '½' (those starting with a letter are
+# BAD_ACTION words, explained by explain_action).
 _RESULT_FIXES = {
-    "1-O": "1-0", "O-1": "0-1", "1-o": "1-0", "o-1": "0-1",
-    "1/2": "1/2-1/2", "½-½": "1/2-1/2", "1/2-1/2": "1/2-1/2", "0.5-0.5": "1/2-1/2",
-    "½": "1/2-1/2", "=": "1/2-1/2",
+    "1-O": "1-0", "1-o": "1-0", "1/2": "1/2-1/2", "½-½": "1/2-1/2", "0.5-0.5": "1/2-1/2", "½": "1/2-1/2",
 }
 
 
@@ -305,7 +308,7 @@ def _explain_word(text: str, pos: int) -> tuple[int, str]:
         return pos, "')' closes nothing; the destroyed squares are written like (e6,f6)"
     if char == "$":
         return pos, f"expected a number from 1 to 255 after '$', found '{word}'"
-    if char == ".":             # the lexer took "12." and stopped at a further period
+    if char == "." or char.isdigit():   # the lexer may have taken "12." and stopped after it
         start = pos
         while start > 0 and (text[start - 1].isdigit() or text[start - 1] == "."):
             start -= 1
@@ -322,7 +325,7 @@ def _explain_word(text: str, pos: int) -> tuple[int, str]:
 
 def _explain_number(word: str) -> str:
     core = word.rstrip("!?")
-    if core in _RESULT_FIXES and core != "1/2-1/2":
+    if core in _RESULT_FIXES:
         return f"'{core}' is not a result: did you mean '{_RESULT_FIXES[core]}'?"
     if re.fullmatch(r"0-0(-0)?", core):
         return f"'{core}' is chess castling, not a Tomis result; results are 1-0, 0-1, 1/2-1/2 or *"
@@ -487,13 +490,9 @@ def _parse_span(text: str, start: int, end: int, line: int, column: int):
         yield Chunk(tokens, line, column)
         return
     # Not accepted: the real Lark parser finds the error, and it is explained below.
-    from lark.exceptions import UnexpectedInput, UnexpectedToken, VisitError
+    from lark.exceptions import UnexpectedInput, UnexpectedToken
     try:
         yield Chunk(parser().parse(chunk_text), line, column)
-        return
-    except VisitError as exc:          # a callback failed: report its own error
-        error = exc.orig_exc if isinstance(exc.orig_exc, NotationError) else NotationError(str(exc.orig_exc))
-        yield Chunk(None, line, column, error)
         return
     except UnexpectedInput as exc:     # the one place Lark's syntax errors become ours
         chunk = Chunk(None, line, column)
@@ -502,7 +501,7 @@ def _parse_span(text: str, start: int, end: int, line: int, column: int):
             # A game without its result, then the next game's tags: end this game here
             # and read on from the tags, so the next game is not lost.
             where = chunk.where(token)
-            chunk.error = NotationError(
+            chunk.error = _bad_word_before(chunk_text, token.start_pos, chunk) or NotationError(
                 f"expected {RESULT_WORDS} to end the game before the next game's tags", *where)
             yield chunk
             tag_start = start + token.start_pos
@@ -521,8 +520,27 @@ def _lark_error(chunk_text: str, exc, chunk: Chunk) -> NotationError:
     token = getattr(exc, "token", None)
     if not isinstance(exc, UnexpectedToken) or token.type == "$END":
         end = len(chunk_text.rstrip())
-        return _at_offset(chunk_text, end, f"at end of file: expected {RESULT_WORDS} to end the game", chunk)
-    return NotationError(f"unexpected '{token.value.rstrip()}'", *chunk.where(token))
+        return _bad_word_before(chunk_text, end, chunk) or _at_offset(
+            chunk_text, end, f"at end of file: expected {RESULT_WORDS} to end the game", chunk)
+    # Only $END may follow a result; the cut missed this one because it is glued to a
+    # move number ("12.1-0"), which the lexer reads as two tokens.
+    before = lalr.tokens(chunk_text[:token.start_pos]) or [token]
+    return NotationError(f"unexpected '{token.value.rstrip()}' after the result '{before[-1].value}', "
+                         f"which ends the game", *chunk.where(token))
+
+
+def _bad_word_before(chunk_text: str, end: int, chunk: Chunk) -> NotationError | None:
+    """The first word before ``end`` that is not an action, explained; None if there is none.
+
+    For a game the parser refused for lack of its result: such a word comes first in the
+    text, and is often the reason (``O-1`` meant as ``0-1``).
+    """
+    for token in lalr.tokens(chunk_text[:end]) or ():
+        if token.type == "BAD_ACTION":
+            offset, message = explain_action(token.value.rstrip())
+            line, column = chunk.where(token)
+            return NotationError(message, line, column + offset)
+    return None
 
 
 def _at_offset(chunk_text: str, offset: int, message: str, chunk: Chunk) -> NotationError:
@@ -541,7 +559,9 @@ def caret_context(text: str, line: int | None, column: int | None) -> str:
     """
     if not line or line < 1:
         return ""
-    lines = text.splitlines()
+    lines = text.split("\n")         # only "\n" ends a line, as for the reader
+    if text.endswith("\n"):
+        lines.pop()
     if line > len(lines):
         return ""
     source = lines[line - 1]
