@@ -16,7 +16,7 @@ from conftest import position_string
 from tomis import record, rules
 from tomis.actions import Move, Place
 from tomis.board import BASE, FRIGATE, parse_square as sq
-from tomis.errors import IllegalActionError, NotationError, RecordError, TomisError
+from tomis.errors import IllegalActionError, NotationError, RecordError
 
 DATA = Path(__file__).parent / "data" / "records"
 

@@ -18,8 +18,9 @@ every move number, result and combat suffix it states is true:
 Errors are :class:`~tomis.errors.TomisError` subclasses with ``path``, ``line``,
 ``column``, ``game`` (1-based) and ``action`` (1-based or None) filled; the message
 starts with ``game N`` and, for an action, names its number, side and text.
-Not kept on reading: the whitespace inside comments (the writer reflows them) and
-which comment form (``{}`` or ``;``) was used.
+Not kept on reading: the whitespace inside comments (the writer reflows them), which
+comment form (``{}`` or ``;``) was used, and the ``Digest`` tag (checked, then dropped;
+:func:`write` computes a fresh one).
 """
 
 from __future__ import annotations
@@ -33,8 +34,8 @@ from .actions import Action
 from .board import SIDE_TITLES, SQUARE_NAMES
 from .errors import IllegalActionError, NotationError, PositionError, RecordError, TomisError
 from .notation import (
-    ACTION_TERMINALS, GLYPHS, RESULTS, comment_text, destroyed_squares, explain_action,
-    game_spans, make_action, parse_action, parse_games, quote_tag_value, tag_pair,
+    ACTION_TERMINALS, GLYPHS, RESULT_WORDS, RESULTS, comment_text, destroyed_squares, explain_action,
+    make_action, parse_action, parse_games, quote_tag_value, tag_pair,
 )
 from .position import from_string
 from .rules import EDITIONS, Report, State, apply, new_game
@@ -119,7 +120,7 @@ def read_game(text: str, path: str | None = None) -> Game:
     with _collector_paused():
         games = _read(text, path)
     if not games:
-        raise _located(RecordError(f"expected a game (movetext and {_RESULT_WORDS}), found none", 1, 1),
+        raise _located(RecordError(f"expected a game (movetext and {RESULT_WORDS}), found none", 1, 1),
                        path, None, None)
     if len(games) > 1:
         line = games[1][0]
@@ -130,8 +131,6 @@ def read_game(text: str, path: str | None = None) -> Game:
         raise checked.error
     return checked.game
 
-
-_RESULT_WORDS = "a result (1-0, 0-1, 1/2-1/2 or *)"
 
 
 def _read(text: str, path: str | None) -> list[tuple[int, Checked]]:
@@ -152,8 +151,6 @@ def _read(text: str, path: str | None) -> list[tuple[int, Checked]]:
                 game = None
         out.append((game.line if game else chunk.line, Checked(game, error)))
     return out
-
-
 
 
 def _located(error: TomisError, path, number, action) -> TomisError:
@@ -474,9 +471,9 @@ def write(game: Game, *, digest: bool = True) -> str:
     movetext wrapped under 80 columns with move numbers, ``(sq,sq)`` destroyed-squares
     suffixes, glyphs, NAGs and comments; the result.
 
-    A ``Digest`` tag computed now goes among the tags (:mod:`tomis.digest`); it is part
-    of the canonical form. ``digest=False`` leaves it out, for text meant for a reader
-    that should not see one.
+    A ``Digest`` tag computed now (:mod:`tomis.digest`) is written last among the tags,
+    replacing any the game holds; it is part of the canonical form. ``digest=False``
+    leaves it out, for text meant for a reader that should not see one.
     """
     tags = dict(game.tags)
     tags.pop(_digest.DIGEST_TAG, None)      # a stale one would no longer match a grown history
