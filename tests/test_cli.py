@@ -540,14 +540,11 @@ def test_unknown_command_is_a_usage_error():
 def test_validate_json_streamed_file_by_file_is_the_same_document_as_printed_whole(tmp_path):
     # validate writes its JSON as each file finishes (flat memory for big archives);
     # the text must be exactly what dumping the whole report at once would give.
-    import json
-    from click.testing import CliRunner
-    from tomis.cli import cli
     good = tmp_path / "good.tgn"
     good.write_text("1. B@e1 B@d8 *\n")
     bad = tmp_path / "bad.tgn"
     bad.write_text("1. B@e1 B@e8 2. Fz9 *\n")
-    result = CliRunner().invoke(cli, ["validate", "--json", str(good), str(bad), str(good)])
+    result = invoke("validate", "--json", good, bad, good)
     report = json.loads(result.stdout)
     assert result.stdout == json.dumps(report, indent=2, ensure_ascii=False) + "\n"
     assert [f["ok"] for f in report["files"]] == [True, False, True]

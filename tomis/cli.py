@@ -148,6 +148,15 @@ class Source:
     def failure(self, error) -> Failure:
         return Failure(self.locate(error), EXIT_INVALID, self.raw)
 
+    def read(self, reader):
+        """``reader(text, path=...)``; a TomisError it raises becomes a located Failure."""
+        from .errors import TomisError
+
+        try:
+            return reader(self.text, path=self.name)
+        except TomisError as error:
+            raise self.failure(error) from None
+
 
 def read_record(path: str, *, extract: bool = True) -> Source:
     """Read ``path`` (``-`` is stdin); with ``extract``, dig the record out of an email.
@@ -168,23 +177,15 @@ def read_record(path: str, *, extract: bool = True) -> Source:
 def load_game(source: Source):
     """The one game of the record; a problem in it exits 1 with the error located."""
     from . import record
-    from .errors import TomisError
 
-    try:
-        return record.read_game(source.text, path=source.name)
-    except TomisError as error:
-        raise source.failure(error) from None
+    return source.read(record.read_game)
 
 
 def load_games(source: Source) -> list:
     """Every game of the record as the reader checked it (``Checked`` items)."""
     from . import record
-    from .errors import TomisError
 
-    try:
-        return record.read(source.text, path=source.name)
-    except TomisError as error:
-        raise source.failure(error) from None
+    return source.read(record.read)
 
 
 def pick_game(source: Source, number: int):
@@ -366,14 +367,16 @@ class MoveStep:
         self.since = since
 
     def run(self) -> None:
+        from . import record
+
         source = read_record(self.file)
         game = load_game(source)
         self.check_since(game, source)
         self.check_turn(game)
         report = self.play(game)
-        new_text = self.record_text(game)
+        new_text = record.write(game)
         self.save(new_text)
-        self.summarise(game, report)
+        self.summarise(game, report, new_text)
 
     def check_since(self, game, source: Source) -> None:
         """With ``--since``: the received record must extend the one we sent, exactly."""
@@ -394,13 +397,13 @@ class MoveStep:
 
         state = game.final
         if state.to_move is None:
-            error = IllegalActionError(f"the game is over ({state.result}); no action can follow", 1, 1)
-            raise Failure(_located(error, ACTION_PATH))
-        if self.as_side is not None and SIDES[state.to_move] != self.as_side:
-            error = IllegalActionError(
-                f"it is {SIDE_TITLES[state.to_move]}'s turn (action {state.ply + 1}), "
-                f"not {self.as_side.capitalize()}'s (--as {self.as_side})", 1, 1)
-            raise Failure(_located(error, ACTION_PATH))
+            message = f"the game is over ({state.result}); no action can follow"
+        elif self.as_side is not None and SIDES[state.to_move] != self.as_side:
+            message = (f"it is {SIDE_TITLES[state.to_move]}'s turn (action {state.ply + 1}), "
+                       f"not {self.as_side.capitalize()}'s (--as {self.as_side})")
+        else:
+            return
+        raise Failure(_located(IllegalActionError(message, 1, 1), ACTION_PATH))
 
     def play(self, game):
         from . import record
@@ -414,11 +417,6 @@ class MoveStep:
             error.line = 1
             raise Failure(error, EXIT_INVALID, self.action) from None
 
-    def record_text(self, game) -> str:
-        from . import record
-
-        return record.write(game)
-
     def save(self, new_text: str) -> None:
         if self.dry_run:
             return
@@ -427,7 +425,7 @@ class MoveStep:
         else:
             write_over(self.file, new_text)
 
-    def summarise(self, game, report) -> None:
+    def summarise(self, game, report, new_text: str) -> None:
         from . import render
 
         to_stderr = self.file == "-"
@@ -439,7 +437,7 @@ class MoveStep:
         if not to_stderr:
             # The record itself closes the summary, so one paste makes a complete reply
             # that the opponent's `tomis move` can read straight from the saved email.
-            lines += ["", self.record_text(game).rstrip("\n")]
+            lines += ["", new_text.rstrip("\n")]
         click.echo("\n".join(lines), err=to_stderr)
 
 
@@ -491,23 +489,27 @@ def _action_square(action) -> int:
 @click.option("--square", help="Only actions starting from (or placing on) this square.")
 def moves(file, as_json, square):
     """List the legal actions in the final position of the game in FILE."""
-    from . import rules
-
     wanted = _parse_square_option(square)
     game = load_game(read_record(file))
-    texts = legal_texts(rules, game, wanted)
+    texts = legal_texts(game, wanted)
     if as_json:
         echo_json({"moves": texts})
         return
     click.echo(_moves_words(game, texts, square))
 
 
-def legal_texts(rules, game, square: int | None) -> list[str]:
+def game_over(game) -> bool:
+    """Decided by the rules, or ended by resignation or agreement (R23)."""
+    return game.final.to_move is None or game.result != "*"
+
+
+def legal_texts(game, square: int | None) -> list[str]:
     """Sorted canonical texts of the legal actions; none once the game has ended."""
-    state = game.final
-    if state.to_move is None or game.result != "*":
+    from . import rules
+
+    if game_over(game):
         return []
-    actions = rules.legal_actions(state)
+    actions = rules.legal_actions(game.final)
     if square is not None:
         actions = [a for a in actions if _action_square(a) == square]
     return sorted(str(a) for a in actions)
@@ -532,7 +534,7 @@ def _moves_words(game, texts: list[str], square: str | None) -> str:
 
     state = game.final
     where = f" from {square}" if square else ""
-    if state.to_move is None or game.result != "*":
+    if game_over(game):
         return render.turn_words(state, game.result)
     side = SIDE_TITLES[state.to_move]
     head = f"{side} to act (action {state.ply + 1}): {len(texts)} legal action(s){where}"
@@ -869,7 +871,7 @@ class PlaySession:
         from .board import SIDE_TITLES
 
         state = self.game.final
-        if state.to_move is None or self.game.result != "*":
+        if game_over(self.game):
             return f"game over ({self.game.result})> "
         return f"{SIDE_TITLES[state.to_move]} (action {state.ply + 1})> "
 
@@ -889,7 +891,7 @@ class PlaySession:
         from . import record, render
         from .errors import TomisError
 
-        if self.is_over():
+        if game_over(self.game):
             click.echo("  the game is over; undo, save or quit", err=True)
             return
         try:
@@ -903,9 +905,6 @@ class PlaySession:
         click.echo("\n".join(render.report_lines(report, len(self.game.nodes))))
         self.do_show("")
 
-    def is_over(self) -> bool:
-        return self.game.final.to_move is None or self.game.result != "*"
-
     def do_help(self, _rest: str) -> None:
         click.echo(PLAY_HELP)
 
@@ -915,7 +914,6 @@ class PlaySession:
         click.echo(render.position_text(self.game.final, color=self.colour, result=self.game.result))
 
     def do_moves(self, rest: str) -> None:
-        from . import rules
         from .board import parse_square
 
         square = None
@@ -925,7 +923,7 @@ class PlaySession:
             except ValueError:
                 click.echo(f"  {rest!r} is not a square like e4", err=True)
                 return
-        texts = legal_texts(rules, self.game, square)
+        texts = legal_texts(self.game, square)
         click.echo(_moves_words(self.game, texts, rest or None))
 
     def do_undo(self, _rest: str) -> None:
@@ -940,7 +938,7 @@ class PlaySession:
     def do_resign(self, _rest: str) -> None:
         from .board import SIDE_TITLES
 
-        if self.is_over():
+        if game_over(self.game):
             click.echo("  the game is already over", err=True)
             return
         loser = self.game.final.to_move
@@ -949,7 +947,7 @@ class PlaySession:
     def do_draw(self, _rest: str) -> None:
         from .board import SIDE_TITLES
 
-        if self.is_over():
+        if game_over(self.game):
             click.echo("  the game is already over", err=True)
             return
         other = SIDE_TITLES[1 - self.game.final.to_move]
