@@ -250,6 +250,12 @@ def test_read_game_wants_exactly_one_game():
     assert info.value.message == "game 2: expected one game, found 2; game 2 starts here"
     assert (info.value.line, info.value.path) == (2, "two.tgn")
     with pytest.raises(RecordError) as info:
+        record.read_game("1. B@e1 B@d8 *\n\n  [Event \"b\"] *", "two.tgn")
+    assert (info.value.line, info.value.column) == (3, 3)      # where game 2's first token is
+    with pytest.raises(RecordError) as info:
+        record.read_game("1. B@e1 *  1. B@a1 *")
+    assert (info.value.line, info.value.column) == (1, 12)
+    with pytest.raises(RecordError) as info:
         record.read_game("  \n")
     assert "found none" in info.value.message
     with pytest.raises(NotationError):

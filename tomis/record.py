@@ -93,7 +93,7 @@ def read(text: str, path: str | None = None) -> list[Checked]:
     game holds the actions before its first problem.
     """
     with _collector_paused():
-        return [checked for _line, checked in _read(text, path)]
+        return [checked for _start, checked in _read(text, path)]
 
 
 @contextmanager
@@ -123,23 +123,24 @@ def read_game(text: str, path: str | None = None) -> Game:
         raise _located(RecordError(f"expected a game (movetext and {RESULT_WORDS}), found none", 1, 1),
                        path, None, None)
     if len(games) > 1:
-        line = games[1][0]
-        raise _located(RecordError(f"expected one game, found {len(games)}; game 2 starts here", line, 1),
-                       path, 2, None)
+        raise _located(RecordError(f"expected one game, found {len(games)}; game 2 starts here",
+                                   *games[1][0]), path, 2, None)
     checked = games[0][1]
     if checked.error is not None:
         raise checked.error
     return checked.game
 
 
-
-def _read(text: str, path: str | None) -> list[tuple[int, Checked]]:
+def _read(text: str, path: str | None) -> list[tuple[tuple[int, int], Checked]]:
+    """(line, column) where each game starts (its syntax error, if it has one), and the game."""
     out = []
     for number, chunk in enumerate(parse_games(text), 1):
         if chunk.error is not None:
-            out.append((chunk.error.line or chunk.line, Checked(None, _located(chunk.error, path, number, None))))
+            error = chunk.error
+            out.append(((error.line, error.column), Checked(None, _located(error, path, number, None))))
             continue
-        game = Game({}, [], "*", None, [], [], chunk.where(chunk.tokens[0])[0])
+        start = chunk.where(chunk.tokens[0])
+        game = Game({}, [], "*", None, [], [], start[0])
         try:
             _replay(chunk, game)
             error = None
@@ -149,7 +150,7 @@ def _read(text: str, path: str | None) -> list[tuple[int, Checked]]:
                 game.result = game.final.result if game.final.is_over else "*"
             else:
                 game = None
-        out.append((game.line if game else chunk.line, Checked(game, error)))
+        out.append((start, Checked(game, error)))
     return out
 
 
