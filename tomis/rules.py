@@ -450,7 +450,8 @@ def _marker_actions(state: State, side: int):
 # Checking one action (faster than generating them all, and says which rule forbids it)
 
 def _refuse(state: State, action: Action, why: str) -> IllegalActionError:
-    side = SIDE_TITLES[state.to_move] if state.to_move is not None else "nobody"
+    # After the end, name the side whose turn it would have been, as the record reader does.
+    side = SIDE_TITLES[state.to_move if state.to_move is not None else state.ply & 1]
     return IllegalActionError(
         f"action {state.ply + 1} ({side}) {action}: {why}",
         getattr(action, "line", None) or None,
@@ -462,7 +463,8 @@ def check(state: State, action: Action) -> None:
     """Raise :class:`IllegalActionError` naming the ruling if ``action`` is illegal."""
     side = state.to_move
     if side is None:
-        raise _refuse(state, action, f"the game is over ({state.result}); no action may follow (R22)")
+        reason = f": {state.reason}" if state.reason else ""
+        raise _refuse(state, action, f"the game is over ({state.result}{reason}); no action may follow (R22)")
     if state.ply < OPENING_PLIES:
         _check_opening(state, action, side)
         return
