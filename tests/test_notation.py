@@ -107,6 +107,12 @@ BAD_ACTIONS = [
     ("Fa2-a3!", "expected only the action 'Fa2-a3', found '!' after it", 7),
     ("B@e1(e4)", "expected only the action 'B@e1', found '(e4)' after it", 5),
     ("12.", "expected an action like Fa2-a3, found '12.'", 1),
+    ("G@ a1", "an action is written without spaces: did you mean 'G@a1'?", 3),
+    ("2. G@b1", "a move number is not part of the action (tomis numbers actions itself): write 'G@b1'", 1),
+    ("12... Fa7-a6", "a move number is not part of the action (tomis numbers actions itself): "
+                     "write 'Fa7-a6'", 1),
+    ("G@b1\x1b[31m", "unexpected '\x1b[31m' after the action 'G@b1'", 5),
+    ("F" * 65, "expected one action like Fa2-a3, found 65 characters starting 'FFFFFFFFFFFF...'", 1),
 ]
 
 

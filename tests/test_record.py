@@ -257,7 +257,7 @@ def test_read_game_wants_exactly_one_game():
     assert (info.value.line, info.value.column) == (1, 12)
     with pytest.raises(RecordError) as info:
         record.read_game("  \n")
-    assert "found none" in info.value.message
+    assert info.value.message == "no game found in this file"
     with pytest.raises(NotationError):
         record.read_game("1. Fz9-a3 *")
 

@@ -702,9 +702,9 @@ def error_json(error) -> dict | None:
 
 
 def no_game_error():
-    from .errors import RecordError
+    from . import record       # the reader's own wording, so every command says the same
 
-    return RecordError("no game found in this file", 1, 1)
+    return record.no_game_error()
 
 
 def validate_file(path: str) -> FileResult:

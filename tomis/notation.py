@@ -136,12 +136,15 @@ def parse_action(text: str) -> Action:
     lead = len(text) - len(text.lstrip())
     if not stripped:
         raise NotationError("expected an action like Fa2-a3, found nothing", 1, 1)
+    if len(stripped) > _LONGEST_ACTION_TEXT:
+        raise NotationError(
+            f"expected one action like Fa2-a3, found {len(stripped):,} characters starting "
+            f"'{stripped[:12]}...'", 1, lead + 1)
     if "\n" in stripped:
         raise NotationError("expected one action on one line", 1, lead + stripped.index("\n") + 1)
     word = stripped.split()[0]
     if len(word) < len(stripped):
-        raise NotationError(
-            f"expected one action, found more after '{word}'", 1, lead + len(word) + 1)
+        raise _several_words(stripped, word, lead)
     found = lalr.tokens(word)
     if found is not None and len(found) == 1 and found[0].type in ACTION_TERMINALS:
         return make_action(found[0].type, word, 1, lead + 1)     # no Lark import needed
@@ -149,7 +152,9 @@ def parse_action(text: str) -> Action:
     try:
         tokens = list(parser().lex(word))
     except UnexpectedInput as exc:
-        offset, message = _explain_word(word, exc.pos_in_stream)
+        # A word that starts like an action is explained as one, whatever odd character
+        # (an escape sequence, a bracket) comes later in it.
+        offset, message = explain_action(word) if word[0].isalpha() else _explain_word(word, exc.pos_in_stream)
         raise NotationError(message, 1, lead + offset + 1) from None
     first = tokens[0]
     if first.type in ACTION_TERMINALS and len(tokens) == 1:
@@ -162,6 +167,29 @@ def parse_action(text: str) -> Action:
         raise NotationError(
             f"expected only the action '{first}', found '{rest}' after it", 1, lead + len(first) + 1)
     raise NotationError(f"expected an action like Fa2-a3, found '{word}'", 1, lead + 1)
+
+
+_LONGEST_ACTION_TEXT = 64        # the longest action, M@c3:NE, has 7 characters
+_MOVE_NUMBER_WORD = re.compile(r"[0-9]+\.(?:\.\.)?")
+
+
+def _several_words(text: str, first: str, lead: int) -> NotationError:
+    """The error for an action argument holding more than one word, with the fix if obvious."""
+    words = text.split()
+    if len(words) == 2 and _MOVE_NUMBER_WORD.fullmatch(words[0]) and _is_action(words[1]):
+        return NotationError(
+            f"a move number is not part of the action (tomis numbers actions itself): "
+            f"write '{words[1]}'", 1, lead + 1)
+    joined = "".join(words)
+    if _is_action(joined):
+        return NotationError(
+            f"an action is written without spaces: did you mean '{joined}'?", 1, lead + len(first) + 1)
+    return NotationError(f"expected one action, found more after '{first}'", 1, lead + len(first) + 1)
+
+
+def _is_action(word: str) -> bool:
+    found = lalr.tokens(word)
+    return found is not None and len(found) == 1 and found[0].type in ACTION_TERMINALS
 
 
 # ---------------------------------------------------------------------------

@@ -114,14 +114,18 @@ def _collector_paused():
             gc.enable()
 
 
+def no_game_error() -> RecordError:
+    """The one error for a text that holds no game at all (every command says the same)."""
+    return RecordError("no game found in this file", 1, 1)
+
+
 def read_game(text: str, path: str | None = None) -> Game:
     """Exactly one game; raise its first error, or a :class:`RecordError` if the text
     holds no game or more than one."""
     with _collector_paused():
         games = _read(text, path)
     if not games:
-        raise _located(RecordError(f"expected a game (movetext and {RESULT_WORDS}), found none", 1, 1),
-                       path, None, None)
+        raise _located(no_game_error(), path, None, None)
     if len(games) > 1:
         raise _located(RecordError(f"expected one game, found {len(games)}; game 2 starts here",
                                    *games[1][0]), path, 2, None)
