@@ -41,3 +41,11 @@ def test_every_error_type_is_a_tomis_error():
     kinds = [errors.NotationError, errors.IllegalActionError, errors.AmbiguousActionError,
              errors.PositionError, errors.RecordError, errors.FileError]
     assert all(issubclass(kind, TomisError) for kind in kinds)
+
+
+def test_a_file_name_with_a_newline_is_named_on_one_line(tmp_path):
+    path = tmp_path / "odd\nname.tgn"
+    path.write_text("1. B@e1 B@d8 *\n", encoding="utf-8")
+    result = CliRunner().invoke(cli, ["validate", str(path)])
+    assert result.exit_code == 0
+    assert result.stdout.splitlines() == [f"{tmp_path}/odd\\nname.tgn: ok, 1 game(s)"]

@@ -121,7 +121,10 @@ def read_text(path: str) -> str:
 
 
 def _shown(path: str) -> str:
-    return STDIN_NAME if path == "-" else path
+    """A path as the output names it: one line however odd the file name."""
+    from .errors import one_line
+
+    return STDIN_NAME if path == "-" else one_line(path)
 
 
 class Source:
@@ -763,7 +766,7 @@ def format_file(path: str, check: bool) -> int:
         click.echo(canonical, nl=False)
     elif changed:
         _replace_if_unchanged(path, source.raw, canonical)
-        click.echo(f"{path}: reformatted", err=True)
+        click.echo(f"{_shown(path)}: reformatted", err=True)
     return 0
 
 
