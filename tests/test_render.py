@@ -73,7 +73,7 @@ def test_reserves_in_words():
 
 
 def test_unlock_words():
-    state = position.from_string("7b/8/8/8/8/8/8/B7 - w 0000000/0000000 b manual 31 4")
+    state = position.from_string("7b/8/8/8/8/8/8/B7 - 0-1 0000000/0000000 b manual 31 4")
     assert render.unlock_words(state) == "Flagships: White locked, Black unlocked (R20)"
 
 
@@ -85,7 +85,7 @@ def test_long_reserve_wraps_between_items():
 
 
 def test_empty_reserve_says_so():
-    state = position.from_string("7b/8/8/8/8/8/8/B7 - w 0000000/0000000 wb manual 31 4")
+    state = position.from_string("7b/8/8/8/8/8/8/B7 - 0-1 0000000/0000000 wb manual 31 4")
     assert render.reserve_words(state, 0) == "White reserve: empty"
 
 

@@ -1148,3 +1148,25 @@ def test_actions_are_values_equal_across_positions_and_kinds_differ():
     assert repr(Move(3, 8, 16)) == "Move(piece=3, origin=8, target=16)"
     with pytest.raises(AttributeError, match="immutable"):
         Move(3, 8, 16).target = 24
+
+
+@pytest.mark.parametrize("text, message", [
+    ("4b3/8/8/8/8/8/8/4B3 - w 0048221/0048221 - manual 11 100",
+     "100 actions without destruction or deployment draw the game, so an undecided position counts at most 99 (R22)"),
+    ("4b3/8/8/8/8/8/8/4B3 - w 0040000/0048221 w manual 11 0",
+     "white has no legal action here, so the game is already decided; write the result in the side-to-act field (R22)"),
+    ("4b3/8/8/8/8/8/8/4B3 b1wA b 0348221/0448221 - manual 4 0",
+     "in the opening every gate is inactive: nothing else is played yet (R6, R7)"),
+    ("4b3/8/8/8/8/8/8/4B3 - w 0448221/0438221 - manual 3 0",
+     "in the opening every piece black has not placed is in its reserve (R2, R7)"),
+], ids=["R22-quiet-100", "R22-no-legal-action", "R6-R7-active-gate", "R2-R7-reserve"])
+def test_R22_R6_R7_position_strings_cannot_hide_an_ending_or_a_broken_opening(text, message):
+    with pytest.raises(PositionError) as caught:
+        from_string(text)
+    assert caught.value.message == message
+
+
+def test_R22_a_decided_position_string_may_have_no_legal_action():
+    # The same bare position is fine once it says how the game ended.
+    state = from_string("4b3/8/8/8/8/8/8/4B3 - 0-1 0040000/0048221 w manual 11 0")
+    assert state.is_over and state.result == "0-1"

@@ -18,6 +18,11 @@ A position string is one line of eight space-separated fields::
 - ``quiet``: actions since the last destruction or deployment (R22 (4)).
 
 The repetition history (R22 (3)) starts afresh at a position string, as in chess FEN.
+:func:`from_string` refuses what the rules could not leave standing (see docs/RULES.md):
+a base off its home row or on a gate, an opening that breaks the forced order, an
+unlocker on the enemy row without its flag, and an undecided position that R22 has
+already ended. It accepts other unreachable but self-consistent positions (a flagship on
+the board without its unlock, say), and the engine plays them by the rules.
 """
 
 from __future__ import annotations
@@ -29,7 +34,10 @@ from .board import (
 )
 from .combat import ACTIVE, INACTIVE, JUMP
 from .errors import PositionError
-from .rules import EDITIONS, OPENING_GATE_RANKS, OPENING_PLIES, State, compute_hash, unlocker_codes
+from .rules import (
+    EDITIONS, OPENING_GATE_RANKS, OPENING_PLIES, QUIET_LIMIT, State, compute_hash, has_legal_action,
+    unlocker_codes,
+)
 
 START = "8/8/8/8/8/8/8/8 - w 1448221/1448221 - manual 1 0"
 RESULTS = ("1-0", "0-1", "1/2-1/2")
@@ -211,6 +219,20 @@ def _check_consistent(state: State) -> None:
     for gate in state.gates:
         if gate is not None and gate[2] == JUMP and state.edition == 1 and gate[3] > 1:
             raise PositionError("a jump gate carries one marker in the readme edition (E3)")
+    if state.to_move is not None:
+        _check_undecided(state)
+
+
+def _check_undecided(state: State) -> None:
+    """A position that says someone is to act must not be one the end rules already decided (R22)."""
+    if state.quiet >= QUIET_LIMIT:
+        raise PositionError(
+            f"{QUIET_LIMIT} actions without destruction or deployment draw the game, so an undecided "
+            f"position counts at most {QUIET_LIMIT - 1} (R22)")
+    if not has_legal_action(state):
+        raise PositionError(
+            f"{SIDE_NAMES[state.to_move]} has no legal action here, so the game is already decided; "
+            f"write the result in the side-to-act field (R22)")
 
 
 def _check_bases(state: State) -> None:
@@ -247,6 +269,13 @@ def _check_opening_progress(state: State) -> None:
     ply = state.ply
     if state.to_move != ply & 1:
         raise PositionError(f"the side to act does not match action number {ply + 1} (R4)")
+    for side in (WHITE, BLACK):
+        on_board = pieces_on_board(state, side)
+        if any(on_board[k] + state.reserve[side][k] != INITIAL_RESERVE[k] for k in range(7)):
+            raise PositionError(
+                f"in the opening every piece {SIDE_NAMES[side]} has not placed is in its reserve (R2, R7)")
+    if any(g is not None and g[2] != INACTIVE for g in state.gates):
+        raise PositionError("in the opening every gate is inactive: nothing else is played yet (R6, R7)")
     bases = sum(1 for c in state.units.values() if c & 7 == BASE)
     ships = sum(1 for c in state.units.values() if c & 7 != BASE)
     placed_gates = [g[0] >> 3 for g in state.gates if g is not None]
