@@ -107,7 +107,7 @@ def test_resolution_matches_oracle_R15_R16_R17_R18_R19(board):
 
 
 @pytest.mark.slow
-@settings(max_examples=5000, deadline=None)
+@settings(max_examples=2500, deadline=None)
 @given(boards())
 def test_resolution_matches_oracle_many_boards_R18(board):
     assert_matches_oracle(board)
