@@ -14,7 +14,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import brute_force_actions, candidate_actions
-from tomis import rules
 from tomis.board import INITIAL_RESERVE
 from tomis.errors import IllegalActionError
 from tomis.position import from_string, pieces_on_board, to_string

@@ -14,7 +14,7 @@ import pytest
 
 from conftest import act, board, legal_texts
 from tomis.actions import at
-from tomis.board import BLACK, FRIGATE, GATE, INITIAL_RESERVE, MARKER, WHITE, parse_square
+from tomis.board import BLACK, FRIGATE, INITIAL_RESERVE, MARKER, WHITE, parse_square
 from tomis.errors import IllegalActionError, PositionError
 from tomis.position import from_string, to_string
 from tomis.rules import apply, check, new_game

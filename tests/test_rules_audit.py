@@ -21,7 +21,7 @@ import pytest
 
 from conftest import act, board, legal_texts
 from tomis import actions as A
-from tomis.board import BLACK, MARKER, WHITE, parse_square
+from tomis.board import MARKER, parse_square
 from tomis.position import from_string, to_string
 from tomis.rules import apply, legal_actions, new_game
 

@@ -81,14 +81,16 @@ def _print_error(error, text: str | None) -> None:
 
 
 def caret_lines(text: str, line: int | None, column: int | None) -> list[str]:
-    """The source line an error points at and a caret under its column, if both exist."""
-    lines = text.split("\n")
-    if not line or line < 1 or line > len(lines):
+    """The source line an error points at and a caret under its column, indented, if both exist."""
+    from .notation import caret_context     # only on the error path
+
+    context = caret_context(text, line, column)
+    if not context:
         return []
-    source = lines[line - 1].expandtabs(1)
+    source, caret = context.split("\n")
     if not column or column < 1:
         return ["  " + source]
-    return ["  " + source, "  " + " " * (column - 1) + "^"]
+    return ["  " + source, "  " + caret]
 
 
 def _is_terminal(stream) -> bool:

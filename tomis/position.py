@@ -28,9 +28,8 @@ the board without its unlock, say), and the engine plays them by the rules.
 from __future__ import annotations
 
 from .board import (
-    BASE, BLACK, DIRECTION_INDEX, DIRECTION_NAMES, FLAGSHIP, FRIGATE, GATE, HOME_RANK,
-    INITIAL_RESERVE, LETTER_TO_PIECE, MARKER, PIECE_LETTERS, PIECE_NAMES, SENTRY,
-    SIDE_NAMES, SQUARE_NAMES, TOWER, WHITE, parse_square,
+    BASE, BLACK, DIRECTION_INDEX, DIRECTION_NAMES, GATE, HOME_RANK,
+    INITIAL_RESERVE, LETTER_TO_PIECE, MARKER, PIECE_LETTERS, PIECE_NAMES, SIDE_NAMES, SQUARE_NAMES, WHITE, parse_square,
 )
 from .combat import ACTIVE, INACTIVE, JUMP
 from .errors import PositionError

@@ -34,7 +34,7 @@ from .actions import Action
 from .board import SIDE_TITLES, SQUARE_NAMES
 from .errors import IllegalActionError, NotationError, PositionError, RecordError, TomisError
 from .notation import (
-    ACTION_TERMINALS, GLYPHS, RESULT_WORDS, RESULTS, comment_text, destroyed_squares, explain_action,
+    ACTION_TERMINALS, GLYPHS, RESULTS, comment_text, destroyed_squares, explain_action,
     make_action, parse_action, parse_games, quote_tag_value, tag_pair,
 )
 from .position import from_string
