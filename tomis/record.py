@@ -26,6 +26,7 @@ comment form (``{}`` or ``;``) was used, and the ``Digest`` tag (checked, then d
 from __future__ import annotations
 
 import gc
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
@@ -96,6 +97,21 @@ def read(text: str, path: str | None = None) -> list[Checked]:
         return [checked for _start, checked in _read(text, path)]
 
 
+def iter_read(text: str, path: str | None = None) -> Iterator[Checked]:
+    """Like :func:`read`, one game at a time, so a long file never holds every game at once.
+
+    The collector pause covers each game's replay only: the caller's code between games
+    runs with the collector as it was.
+    """
+    games = _read(text, path)
+    while True:
+        with _collector_paused():
+            item = next(games, None)
+        if item is None:
+            return
+        yield item[1]
+
+
 @contextmanager
 def _collector_paused():
     """Pause Python's cyclic garbage collector while a record is replayed.
@@ -123,7 +139,7 @@ def read_game(text: str, path: str | None = None) -> Game:
     """Exactly one game; raise its first error, or a :class:`RecordError` if the text
     holds no game or more than one."""
     with _collector_paused():
-        games = _read(text, path)
+        games = list(_read(text, path))
     if not games:
         raise _located(no_game_error(), path, None, None)
     if len(games) > 1:
@@ -135,13 +151,12 @@ def read_game(text: str, path: str | None = None) -> Game:
     return checked.game
 
 
-def _read(text: str, path: str | None) -> list[tuple[tuple[int, int], Checked]]:
+def _read(text: str, path: str | None) -> Iterator[tuple[tuple[int, int], Checked]]:
     """(line, column) where each game starts (its syntax error, if it has one), and the game."""
-    out = []
     for number, chunk in enumerate(parse_games(text), 1):
         if chunk.error is not None:
             error = chunk.error
-            out.append(((error.line, error.column), Checked(None, _located(error, path, number, None))))
+            yield (error.line, error.column), Checked(None, _located(error, path, number, None))
             continue
         start = chunk.where(chunk.tokens[0])
         game = Game({}, [], "*", None, [], [], start[0])
@@ -154,8 +169,7 @@ def _read(text: str, path: str | None) -> list[tuple[tuple[int, int], Checked]]:
                 game.result = game.final.result if game.final.is_over else "*"
             else:
                 game = None
-        out.append((start, Checked(game, error)))
-    return out
+        yield start, Checked(game, error)
 
 
 def _located(error: TomisError, path, number, action) -> TomisError:
@@ -484,7 +498,7 @@ def write(game: Game, *, digest: bool = True) -> str:
     tags.pop(_digest.DIGEST_TAG, None)      # a stale one would no longer match a grown history
     if digest:
         tags[_digest.DIGEST_TAG] = _digest.game_digest(game)
-    lines = [f"[{name} {quote_tag_value(tags[name])}]" for name in _tag_order(tags)]
+    lines = [f"[{name} {quote_tag_value(tags[name])}]" for name in tag_order(tags)]
     if lines:
         lines.append("")
     lines.extend(_wrap(_movetext(game)))
@@ -496,7 +510,8 @@ def write_all(games: list[Game], *, digest: bool = True) -> str:
     return "\n".join(write(game, digest=digest) for game in games)
 
 
-def _tag_order(tags: dict[str, str]) -> list[str]:
+def tag_order(tags: dict[str, str]) -> list[str]:
+    """Tag names in canonical order: the roster, Rules, the rest by name, the Digest last."""
     first = [name for name in ROSTER if name in tags]
     if "Rules" in tags:
         first.append("Rules")
