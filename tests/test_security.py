@@ -15,7 +15,6 @@ import os
 import pickle
 import re
 import signal
-import stat
 import subprocess
 import sys
 import textwrap
@@ -95,31 +94,38 @@ def _lark_cache_names(temp: Path) -> list[Path]:
     return names
 
 
-@posix_only
-def test_finding1_lark_cache_never_loads_planted_pickle(tmp_path):
-    temp = tmp_path / "shared-tmp"
-    temp.mkdir()
-    marker = tmp_path / "the-planted-pickle-ran"
-    for name in _lark_cache_names(temp):
-        name.write_bytes(b"0" * 64 + b"\n" + pickle.dumps(_Planted(str(marker)), protocol=2))
-    bad = tmp_path / "bad.tgn"
-    bad.write_text("1. B@c1 ]]] *\n", encoding="utf-8")   # only the Lark fallback explains it
-    done = run("validate", bad, env={"TMPDIR": str(temp)})
-    assert not marker.exists()
-    assert "bad.tgn:1:" in assert_one_clean_line(done, 1)
-
-
-@posix_only
-def test_finding1_lark_cache_never_writes_through_planted_symlink(tmp_path):
-    temp = tmp_path / "shared-tmp"
-    temp.mkdir()
-    victim = tmp_path / "victims-file"
-    for name in _lark_cache_names(temp):
-        name.unlink()
-        name.symlink_to(victim)                           # dangling: the write would create it
+def _validate_a_syntax_error(tmp_path: Path, temp: Path) -> str:
+    """``tomis validate`` of a record only the Lark fallback explains, with TMPDIR=temp."""
     bad = tmp_path / "bad.tgn"
     bad.write_text("1. B@c1 ]]] *\n", encoding="utf-8")
-    assert_one_clean_line(run("validate", bad, env={"TMPDIR": str(temp)}), 1)
+    return assert_one_clean_line(run("validate", bad, env={"TMPDIR": str(temp)}), 1)
+
+
+@pytest.fixture
+def shared_tmp(tmp_path) -> Path:
+    """A stand-in for /tmp, where another user could plant files."""
+    temp = tmp_path / "shared-tmp"
+    temp.mkdir()
+    return temp
+
+
+@posix_only
+def test_finding1_lark_cache_never_loads_planted_pickle(tmp_path, shared_tmp):
+    marker = tmp_path / "the-planted-pickle-ran"
+    for name in _lark_cache_names(shared_tmp):
+        name.write_bytes(b"0" * 64 + b"\n" + pickle.dumps(_Planted(str(marker)), protocol=2))
+    stderr = _validate_a_syntax_error(tmp_path, shared_tmp)
+    assert not marker.exists()
+    assert "bad.tgn:1:" in stderr
+
+
+@posix_only
+def test_finding1_lark_cache_never_writes_through_planted_symlink(tmp_path, shared_tmp):
+    victim = tmp_path / "victims-file"
+    for name in _lark_cache_names(shared_tmp):
+        name.unlink()
+        name.symlink_to(victim)                           # dangling: the write would create it
+    _validate_a_syntax_error(tmp_path, shared_tmp)
     assert not victim.exists()
 
 
