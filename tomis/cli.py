@@ -109,17 +109,38 @@ def _located(error, path: str | None):
 
 # --------------------------------------------------------------------------- reading
 
-def read_text(path: str) -> str:
-    """The decoded text of ``path`` (``-`` is stdin); unreadable input exits 2."""
+def read_text(path: str, pinned=None) -> str:
+    """The decoded text of ``path`` (``-`` is stdin); unreadable input exits 2.
+
+    With ``pinned`` (see :func:`_pinned_and_locked`) the file opened then is read, not
+    whatever the name holds now.
+    """
     from . import textio
     from .errors import FileError
 
     try:
+        if pinned is not None:
+            return textio.read_stream(pinned.stream, _shown(path))
         if path == "-":
+            _require_stdin("cannot read: stdin is closed; name a file or pipe the record in")
             return textio.read_stream(sys.stdin, STDIN_NAME)  # its .buffer gives the raw bytes
         return textio.read_path(path)
     except FileError as error:
         raise Failure(_located(error, _shown(path)), EXIT_USAGE) from None
+
+
+def _require_stdin(message: str) -> None:
+    """Refuse, with ``message`` and exit 2, when the process was started without stdin.
+
+    ``tomis ... <&-`` leaves Python's ``sys.stdin`` as None; reading it then raised an
+    AttributeError or RuntimeError instead of saying what is wrong (finding 5).
+    """
+    from .errors import FileError
+
+    if sys.stdin is None:
+        error = FileError(message)
+        error.path = STDIN_NAME
+        raise Failure(error, EXIT_USAGE)
 
 
 def _shown(path: str) -> str:
@@ -163,14 +184,14 @@ class Source:
             raise self.failure(error) from None
 
 
-def read_record(path: str, *, extract: bool = True) -> Source:
+def read_record(path: str, *, extract: bool = True, pinned=None) -> Source:
     """Read ``path`` (``-`` is stdin); with ``extract``, dig the record out of an email.
 
     What extraction removed is said on stderr as a note, so nobody is surprised.
     """
     from . import textio
 
-    raw = read_text(path)
+    raw = read_text(path, pinned)
     if not extract:
         return Source(path, raw, raw)
     extracted = textio.extract_record(raw)
@@ -241,18 +262,56 @@ def write_new(path: str, text: str) -> None:
     safefile.create_new(path, text)
 
 
-def write_over(path: str, text: str) -> None:
-    """Replace ``path`` atomically: readers see the old text or the new, never half."""
+def write_over(path: str, text: str, pinned=None) -> None:
+    """Replace ``path`` atomically: readers see the old text or the new, never half.
+
+    With ``pinned``, only if the name still holds the file that was read (finding 2).
+    """
     from . import safefile
 
-    safefile.atomic_write(path, text)
+    safefile.atomic_write(path, text, pinned)
 
 
-def _locked(path: str):
-    """The tomis lock on ``path`` as a context manager (refused at once if taken)."""
+@contextlib.contextmanager
+def _locked(path: str, shown: str | None = None):
+    """The tomis lock on ``path`` (refused at once if taken).
+
+    Temporary files a killed tomis left beside the file are removed as the lock is
+    taken; each is named on stderr so nobody wonders where it went (finding 7).
+    """
+    from . import safefile
+    from .errors import FileError, one_line
+
+    with contextlib.ExitStack() as stack:
+        try:
+            swept = stack.enter_context(safefile.locked(path))
+        except FileError as error:
+            error.path = shown or error.path    # the name the user gave, not the one resolved
+            raise
+        for name in swept:
+            click.echo(f"{_shown(shown or path)}: note: removed {one_line(name)}, a temporary "
+                       "file an interrupted tomis left behind", err=True)
+        yield
+
+
+@contextlib.contextmanager
+def _pinned_and_locked(path: str):
+    """Open ``path`` once, lock it, and yield the pinned file (None if it cannot be opened).
+
+    Opened before locking so that the lock is taken on the file that was opened; then
+    checked again, since another tomis may have replaced it just before we locked.
+    """
     from . import safefile
 
-    return safefile.locked(path)
+    pinned = safefile.pin(path)
+    try:
+        with _locked(path if pinned is None else pinned.target, shown=path):
+            if pinned is not None:
+                pinned.check(path)
+            yield pinned
+    finally:
+        if pinned is not None:
+            pinned.close()
 
 
 # --------------------------------------------------------------------------- output
@@ -359,7 +418,7 @@ def move(file, action, as_side, dry_run, since):
     if file == "-" or dry_run:
         step.run()
         return
-    with _locked(file):
+    with _pinned_and_locked(file) as step.pinned:
         step.run()
 
 
@@ -370,11 +429,12 @@ class MoveStep:
                  since: str | None = None):
         self.file, self.action, self.as_side, self.dry_run = file, action, as_side, dry_run
         self.since = since
+        self.pinned = None      # the game file as opened under the lock (safefile.pin)
 
     def run(self) -> None:
         from . import record
 
-        source = read_record(self.file)
+        source = read_record(self.file, pinned=self.pinned)
         game = load_game(source)
         self.check_since(game, source)
         self.check_turn(game)
@@ -428,7 +488,7 @@ class MoveStep:
         if self.file == "-":
             click.echo(new_text, nl=False)
         else:
-            write_over(self.file, new_text)
+            write_over(self.file, new_text, self.pinned)
 
     def summarise(self, game, report, new_text: str) -> None:
         from . import render
@@ -562,6 +622,8 @@ def replay(file, game_number, first, last, step, delay, ascii_only):
 
     if step and file == "-":
         raise click.UsageError("--step reads Enter from stdin, so FILE cannot be - as well")
+    if step:
+        _require_stdin("cannot read Enter for --step: stdin is closed; leave out --step")
     if first is not None and last is not None and last < first:
         raise click.BadParameter(f"--to {last} comes before --from {first}", param_hint="--to")
     game = pick_game(read_record(file), game_number)
@@ -612,7 +674,7 @@ def validate(files, as_json, quiet):
     worst = 0
     json_out = _JsonList("files") if as_json else None
     for path in _with_progress(files):
-        result = validate_file(path)
+        result = _validate_file_guarded(path)
         worst = max(worst, result.exit_code)
         if json_out is not None:
             json_out.add(result.as_json())
@@ -712,6 +774,30 @@ def no_game_error():
     return record.no_game_error()
 
 
+def _validate_file_guarded(path: str) -> FileResult:
+    """``validate_file``, with a bug of ours reported as that file's error, not a crash.
+
+    So the other files are still checked and ``--json`` still prints one complete
+    document (finding 4 of docs/SECURITY.md).
+    """
+    from .errors import TomisError
+
+    try:
+        return validate_file(path)
+    except Exception as bug:  # noqa: BLE001 -- any bug: this file fails, the run goes on
+        if os.environ.get("TOMIS_DEBUG"):
+            raise
+        error = TomisError(f"internal error: {type(bug).__name__}: {_clipped_words(bug)} "
+                           "(please report it; TOMIS_DEBUG=1 shows the traceback)")
+        error.path = _shown(path)
+        return FileResult(_shown(path), error=error)
+
+
+def _clipped_words(error: BaseException, keep: int = 200) -> str:
+    text = str(error)
+    return text if len(text) <= keep else text[:keep] + "..."
+
+
 def validate_file(path: str) -> FileResult:
     name = _shown(path)
     try:
@@ -776,12 +862,12 @@ def _replace_if_unchanged(path: str, seen: str, text: str) -> None:
     """Write ``text`` over ``path`` under the lock, unless someone changed it meanwhile."""
     from .errors import FileError
 
-    with _locked(path):
-        if read_text(path) != seen:
+    with _pinned_and_locked(path) as pinned:
+        if read_text(path, pinned) != seen:
             error = FileError("the file changed while it was being formatted; run fmt again")
             error.path = path
             raise error
-        write_over(path, text)
+        write_over(path, text, pinned)
 
 
 @cli.command()
@@ -798,6 +884,8 @@ def play(file, rules, white, black, ascii_only):
     help, moves [SQUARE], undo, show, resign, draw, save [FILE], quit.
     End of input (Ctrl-D) quits; the game is already saved.
     """
+    _require_stdin("cannot read the players' actions: stdin is closed; run tomis play "
+                   "at a terminal or pipe the actions in")
     session = PlaySession(file, colour=use_colour(ascii_only))
     with session.locks:
         if file is not None:

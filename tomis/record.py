@@ -40,7 +40,7 @@ from .notation import (
 )
 from .position import from_string
 from .rules import EDITIONS, Report, State, apply, new_game
-from .textio import MAX_ACTIONS_PER_GAME, MAX_COMMENT
+from .textio import MAX_ACTIONS_PER_GAME, MAX_COMMENT, MAX_GAMES_PER_FILE
 
 ROSTER = ("Event", "Site", "Date", "Round", "White", "Black", "Result")
 LINE_WIDTH = 79            # lines stay under 80 columns
@@ -154,6 +154,16 @@ def read_game(text: str, path: str | None = None) -> Game:
 def _read(text: str, path: str | None) -> Iterator[tuple[tuple[int, int], Checked]]:
     """(line, column) where each game starts (its syntax error, if it has one), and the game."""
     for number, chunk in enumerate(parse_games(text), 1):
+        if number > MAX_GAMES_PER_FILE:
+            # Each game read is kept, so a file of millions of empty games ("*" lines)
+            # would fill memory (finding 6): refuse the first game past the limit.
+            where = chunk.where(chunk.tokens[0]) if chunk.tokens else (
+                (chunk.error.line, chunk.error.column) if chunk.error else (chunk.line, chunk.column))
+            error = RecordError(f"a file may hold at most {MAX_GAMES_PER_FILE:,} games "
+                                f"(MAX_GAMES_PER_FILE); game {number:,} starts here; split "
+                                f"the file", *where)
+            out.append((where, Checked(None, _located(error, path, number, None))))
+            break
         if chunk.error is not None:
             error = chunk.error
             yield (error.line, error.column), Checked(None, _located(error, path, number, None))
@@ -349,7 +359,7 @@ def _check_number(token, state: State, action, where) -> None:
     """A move number names move (action + 1) // 2, with ``.`` for White, ``...`` for Black (R4)."""
     text = token.value.rstrip()
     black = text.endswith("...")
-    stated = int(text.rstrip("."))
+    stated = _bounded_int(text.rstrip("."))
     acting = state.ply + 1
     move = (acting + 1) // 2
     white_to_act = state.to_move == 0
@@ -357,8 +367,28 @@ def _check_number(token, state: State, action, where) -> None:
         right = f"{move}." if white_to_act else f"{move}..."
         side = "White" if white_to_act else "Black"
         raise _about(RecordError(
-            f"{_action_words(state, action)}: the move number '{text}' is wrong; this is "
+            f"{_action_words(state, action)}: the move number '{_clipped(text)}' is wrong; this is "
             f"{side}'s action of move {move}, written '{right}' (R4)", *where(token)), state)
+
+
+_MAX_NUMBER_DIGITS = 9   # more than any move number or annotation can need
+
+
+def _bounded_int(digits: str) -> int:
+    """The value of a run of digits; -1 when it has too many to mean anything here.
+
+    Python refuses int() of more than 4,300 digits (ValueError), and a record may hold a
+    number of any length: bounding the digits keeps that a located error (finding 4).
+    """
+    significant = digits.lstrip("0") or "0"
+    if len(significant) > _MAX_NUMBER_DIGITS:
+        return -1
+    return int(significant)
+
+
+def _clipped(text: str, keep: int = 20) -> str:
+    """``text`` short enough to quote in a one-line message."""
+    return text if len(text) <= keep else f"{text[:keep]}... ({len(text):,} characters)"
 
 
 def _add_glyph(node: Node, token, where) -> None:
@@ -373,9 +403,10 @@ def _add_glyph(node: Node, token, where) -> None:
 
 def _add_nag(node: Node, token, where) -> None:
     text = token.value.rstrip()
-    value = int(text[1:])
+    value = _bounded_int(text[1:])
     if not 1 <= value <= 255:
-        raise RecordError(f"a numeric annotation is $1 to $255, found '{text}'", *where(token))
+        raise RecordError(f"a numeric annotation is $1 to $255, found '{_clipped(text)}'",
+                          *where(token))
     if len(node.nags) >= MAX_NAGS_PER_ACTION:
         # Adding to a tuple copies it: without a bound, "$1 $1 ..." costs quadratic time.
         raise RecordError(f"at most {MAX_NAGS_PER_ACTION} numeric annotations may follow one action",
