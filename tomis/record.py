@@ -162,8 +162,8 @@ def _read(text: str, path: str | None) -> Iterator[tuple[tuple[int, int], Checke
             error = RecordError(f"a file may hold at most {MAX_GAMES_PER_FILE:,} games "
                                 f"(MAX_GAMES_PER_FILE); game {number:,} starts here; split "
                                 f"the file", *where)
-            out.append((where, Checked(None, _located(error, path, number, None))))
-            break
+            yield where, Checked(None, _located(error, path, number, None))
+            return
         if chunk.error is not None:
             error = chunk.error
             yield (error.line, error.column), Checked(None, _located(error, path, number, None))
