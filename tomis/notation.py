@@ -486,28 +486,46 @@ def game_spans(text: str) -> list[tuple[int, int]]:
     limit, so cutting further would only spend memory on games nobody reads.
     """
     spans = []
-    start = 0
-    for match in _CUT.finditer(text):
-        if match.lastgroup == "result":
-            spans.append((start, match.end()))
-            start = match.end()
-            if len(spans) > MAX_GAMES_PER_FILE:
-                return spans
-    if text[start:].strip():
-        spans.append((start, len(text)))
+    for span in iter_game_spans(text):
+        spans.append(span)
+        if len(spans) > MAX_GAMES_PER_FILE:
+            break
     return spans
+
+
+def iter_game_spans(text: str, start: int = 0):
+    """Like :func:`game_spans`, one span at a time and without a limit: a reader that
+    keeps one game at a time needs no list of every span (8 MiB for 100,000 games).
+
+    ``start`` is where the first game begins (a span's end, to resume a cut).
+    """
+    for match in _CUT.finditer(text, start):
+        if match.lastgroup == "result":
+            yield start, match.end()
+            start = match.end()
+    if text[start:].strip():
+        yield start, len(text)
 
 
 def parse_games(text: str):
     """Yield a :class:`Chunk` per game of ``text``, in order."""
     line, line_start = 1, 0
     counted = 0
-    for start, end in game_spans(text):
+    for start, end in iter_game_spans(text):
         line += text.count("\n", counted, start)
         counted = start
         newline = text.rfind("\n", 0, start)
         line_start = newline + 1
         yield from _parse_span(text, start, end, line, start - line_start + 1)
+
+
+def parse_span(text: str, start: int, end: int, line: int = 1, column: int = 1):
+    """Yield the :class:`Chunk` (usually one) of the game ``text[start:end]``, a span that
+    :func:`iter_game_spans` cut, which starts at file ``line`` and ``column``.
+
+    For a reader that cuts a file itself and parses its games elsewhere (another process).
+    """
+    return _parse_span(text, start, end, line, column)
 
 
 def _parse_span(text: str, start: int, end: int, line: int, column: int):

@@ -151,17 +151,42 @@ def read_game(text: str, path: str | None = None) -> Game:
     return checked.game
 
 
+def iter_check(chunks, path: str | None = None, first: int = 1) -> Iterator[Checked]:
+    """Check games already cut and tokenised (:func:`tomis.notation.parse_span` chunks),
+    numbering them from ``first``; one :class:`Checked` per chunk, as :func:`iter_read`.
+
+    For readers that cut a file themselves (:mod:`tomis.archive` hands pieces of one big
+    file to several processes). No games limit applies here: the caller counts.
+    """
+    games = _read_chunks(chunks, path, first, None)
+    while True:
+        with _collector_paused():
+            item = next(games, None)
+        if item is None:
+            return
+        yield item[1]
+
+
+def games_limit_error(number: int, line: int | None, column: int | None) -> RecordError:
+    """The error for game ``number`` of a file, past ``MAX_GAMES_PER_FILE`` (finding 6)."""
+    return RecordError(f"a file may hold at most {MAX_GAMES_PER_FILE:,} games "
+                       f"(MAX_GAMES_PER_FILE); game {number:,} starts here; split "
+                       f"the file", line, column)
+
+
 def _read(text: str, path: str | None) -> Iterator[tuple[tuple[int, int], Checked]]:
     """(line, column) where each game starts (its syntax error, if it has one), and the game."""
-    for number, chunk in enumerate(parse_games(text), 1):
-        if number > MAX_GAMES_PER_FILE:
+    return _read_chunks(parse_games(text), path, 1, MAX_GAMES_PER_FILE)
+
+
+def _read_chunks(chunks, path, first: int, max_games: int | None):
+    for number, chunk in enumerate(chunks, first):
+        if max_games is not None and number > max_games:
             # Each game read is kept, so a file of millions of empty games ("*" lines)
             # would fill memory (finding 6): refuse the first game past the limit.
             where = chunk.where(chunk.tokens[0]) if chunk.tokens else (
                 (chunk.error.line, chunk.error.column) if chunk.error else (chunk.line, chunk.column))
-            error = RecordError(f"a file may hold at most {MAX_GAMES_PER_FILE:,} games "
-                                f"(MAX_GAMES_PER_FILE); game {number:,} starts here; split "
-                                f"the file", *where)
+            error = games_limit_error(number, *where)
             yield where, Checked(None, _located(error, path, number, None))
             return
         if chunk.error is not None:

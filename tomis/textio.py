@@ -307,6 +307,8 @@ def extract_record(text: str) -> Extracted:
     Line and column numbers of errors found in the result are mapped back to *text* with
     ``result.locate`` / ``result.relocate``. Never raises on any ``str``.
     """
+    if _is_plain_record(text):
+        return Extracted(text)
     lines = text.split("\n")
     start = _record_start(lines)
     if start is None:
@@ -327,6 +329,31 @@ def extract_record(text: str) -> Extracted:
         return Extracted(text)
     return Extracted("\n".join(content for content, _ in rows),
                      [pieces for _, pieces in rows], notes)
+
+
+# A whole-text form of "a line that opens a tag but does not hold a whole one" (the lines
+# _rejoin_tags works on); [^\S\n] keeps each blank run on its own line, as per-line matching does.
+_OPEN_NOT_FULL_LINE = re.compile(
+    r'^(?![^\S\n]*\[[A-Za-z][A-Za-z0-9_]*[^\S\n]*"(?:[^"\\\n]|\\.)*"[^\S\n]*\])'
+    r'[^\S\n]*\[[A-Za-z][A-Za-z0-9_]*(?:[^\S\n]*"|[^\S\n]*$)', re.MULTILINE)
+
+
+def _is_plain_record(text: str) -> bool:
+    """True when :func:`extract_record` would return ``text`` unchanged, decided without
+    splitting it into lines.
+
+    A club archive of 16 MiB has about a million short lines; the general path keeps a list
+    entry and a position map per line (about 350 MiB for such a file). A plain record starts
+    with its first tag line (nothing but blanks before it, no quoting), has no tag line cut
+    in two, and has no text after its last result: then nothing is removed, so the text
+    comes back as it is. Anything else takes the general path, which decides the same way.
+    """
+    start = _SPACE.match(text).end()
+    if not _TAG_OPEN.match(text, start) or text[start] != "[":
+        return False
+    if _OPEN_NOT_FULL_LINE.search(text) is not None:
+        return False
+    return _record_end_offset(text) is None
 
 
 def _record_start(lines: list[str]) -> int | None:
@@ -407,10 +434,17 @@ def _cut_tail(rows, notes):
 def _record_end(rows):
     """(row, column) just after the result token that ends the record, or None to keep all."""
     text = "\n".join(content for content, _ in rows)
+    end = _record_end_offset(text)
+    if end is None:
+        return None
+    return text.count("\n", 0, end), end - (text.rfind("\n", 0, end) + 1)
+
+
+def _record_end_offset(text: str) -> int | None:
+    """The offset just after the result token that ends the record, or None to keep all."""
     for match in _SCAN.finditer(text):
         if match.lastgroup == "result" and not _continues(text, match.end()):
-            row = text.count("\n", 0, match.end())
-            return row, match.end() - (text.rfind("\n", 0, match.end()) + 1)
+            return match.end()
     return None
 
 
