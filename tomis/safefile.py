@@ -23,7 +23,7 @@ import os
 import re
 import secrets
 import stat
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from tomis.errors import FileError
@@ -54,8 +54,13 @@ _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)     # Windows has none (and no symlink 
 
 # --------------------------------------------------------------------------- writing
 
-def atomic_write(path: str | os.PathLike[str], text: str, pinned: Pinned | None = None) -> None:
+def atomic_write(path: str | os.PathLike[str], text: str | Iterable[str],
+                 pinned: Pinned | None = None) -> None:
     """Replace the content of *path* with *text* (UTF-8), all or nothing.
+
+    *text* may be an iterable of strings, written as they come (an archive command's
+    output is never held whole); an exception raised while iterating leaves the original
+    untouched, as any other failure before the rename does.
 
     The new text goes to a hidden temporary file in the same folder, is flushed and
     fsynced, gets the original's permission bits (and, when allowed, its owner), and is
@@ -88,7 +93,8 @@ def atomic_write(path: str | os.PathLike[str], text: str, pinned: Pinned | None 
         os.replace(temp, target)
 
     try:
-        _write_via_temp(target, text.encode("utf-8"), original, publish)
+        data = text.encode("utf-8") if isinstance(text, str) else (part.encode("utf-8") for part in text)
+        _write_via_temp(target, data, original, publish)
     except OSError as exc:
         raise _error(path, _reason(exc), unchanged=original is not None) from None
 
@@ -118,13 +124,15 @@ def create_new(path: str | os.PathLike[str], text: str) -> None:
         raise _error(path, _reason(exc), unchanged=False) from None
 
 
-def _write_via_temp(target: str, data: bytes, original: os.stat_result | None, publish) -> None:
-    """Write *data* to a fresh temporary file beside *target*, then call publish(temp)."""
+def _write_via_temp(target: str, data, original: os.stat_result | None, publish) -> None:
+    """Write *data* (bytes, or an iterable of bytes) to a fresh temporary file beside
+    *target*, then call publish(temp)."""
     temp, fd = _open_temp(target)
     published = False
     try:
         try:
-            _write_all(fd, data)
+            for part in (data,) if isinstance(data, bytes) else data:
+                _write_all(fd, part)
             if original is not None:
                 _copy_mode_and_owner(fd, original)
             os.fsync(fd)
