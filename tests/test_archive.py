@@ -424,3 +424,51 @@ def test_games_are_read_one_at_a_time(tmp_path, monkeypatch):
     path.write_text("\n".join(["1. B@e1 B@d8 2. G@b1 G@g8 *"] * 200), encoding="utf-8")
     counts = [e.payload for e in archive.walk([str(path)], Counting()) if isinstance(e, archive.GameOutcome)]
     assert len(counts) == 200 and max(counts) <= 2
+
+
+# --------------------------------------------------------------------------- progress
+
+class FakeTerminal:
+    def __init__(self, tty: bool):
+        self.tty, self.text = tty, ""
+
+    def isatty(self):
+        return self.tty
+
+    def write(self, text):
+        self.text += text
+
+    def flush(self):
+        pass
+
+
+def test_progress_line_is_drawn_after_a_second_and_cleared_before_other_lines():
+    import time
+
+    progress = archive.Progress(files_total=4, bytes_total=1000)
+    progress.started = time.monotonic() - 2.0          # two seconds of work behind us
+    progress.advance(files=1, games=300, size=250)
+    screen = FakeTerminal(True)
+    line = archive_cli.ProgressLine(screen, progress, True, "validating")
+    line.tick()
+    drawn = screen.text
+    assert drawn.startswith("\rvalidating: 1/4 files, 300 games, ") and "games/s" in drawn
+    assert drawn.endswith(" left")                     # 3/4 of the bytes to go
+    line.write("a.tgn:1:1: problem\n")
+    assert screen.text == drawn + "\r" + " " * (len(drawn) - 1) + "\r" + "a.tgn:1:1: problem\n"
+
+
+def test_no_progress_line_in_the_first_second_on_a_pipe_or_when_quiet():
+    progress = archive.Progress(files_total=4, bytes_total=1000)
+    fresh = FakeTerminal(True)
+    archive_cli.ProgressLine(fresh, progress, True, "validating").tick()   # under a second
+    assert fresh.text == ""
+    assert archive_cli.progress_wanted(FakeTerminal(True), quiet=False)
+    assert not archive_cli.progress_wanted(FakeTerminal(False), quiet=False)    # a pipe
+    assert not archive_cli.progress_wanted(FakeTerminal(True), quiet=True)
+
+
+def test_validate_on_a_pipe_writes_no_progress(club):
+    result = invoke(archive_cli.validate, *club["paths"], "-j", "1")
+    assert "\r" not in result.stderr and "files," not in result.stderr
+    assert result.stdout.count(": ok, ") == 2

@@ -77,13 +77,18 @@ class ProgressLine:
             self.drawn = 0
 
 
+def progress_wanted(stream, quiet: bool) -> bool:
+    """A progress line only for a person watching a terminal: never on a pipe or with --quiet."""
+    return not quiet and _is_terminal(stream)
+
+
 def _walk(files, probe, jobs, quiet: bool, verb: str):
     """(events, the stderr to write to): the archive walk with its progress line."""
     from . import archive
 
     sizes = [archive.file_size(path) for path in files]
     progress = archive.Progress(len(files), sum(sizes))
-    err = ProgressLine(sys.stderr, progress, not quiet and _is_terminal(sys.stderr), verb)
+    err = ProgressLine(sys.stderr, progress, progress_wanted(sys.stderr, quiet), verb)
     jobs = archive.default_jobs() if jobs is None else jobs
     if sum(sizes) < PARALLEL_MIN_BYTES and archive.STDIN_PATH not in files:
         jobs = 1              # starting workers would cost more than they save

@@ -1,0 +1,74 @@
+"""Streaming: the plain-record fast path of extract_record decides exactly as the general
+path does, lazy cutting gives the same spans, and (slow) a 16 MiB archive of small games
+is validated in under 100 MiB of peak memory."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tomis import notation, textio
+
+ROOT = Path(__file__).resolve().parent.parent
+
+FRAGMENTS = st.sampled_from([
+    '[Event "x"]', '[White "Ana"', 'Bo"]', '[Site', '"Constanta"]', "1. B@e1", "B@d8", "*", "1-0",
+    "0-1", "1/2-1/2", "{a comment}", "{1-0 inside}", "; line 1-0", "> ", ">> ", "Hello Bo,",
+    "see you", "", " ", "\t", "[1] link", "2. G@b1 G@g8",
+])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(FRAGMENTS, max_size=5).map(" ".join), max_size=12).map("\n".join))
+def test_the_fast_path_agrees_with_the_general_path(text):
+    fast = textio.extract_record(text)
+    general = _general(text)
+    assert str(fast) == str(general) and fast.notes == general.notes
+    for line in range(1, text.count("\n") + 3):
+        assert fast.locate(line, 3) == general.locate(line, 3)
+
+
+def _general(text):
+    original = textio._is_plain_record
+    textio._is_plain_record = lambda _text: False
+    try:
+        return textio.extract_record(text)
+    finally:
+        textio._is_plain_record = original
+
+
+def test_a_plain_archive_takes_the_fast_path():
+    text = '[White "Ana"]\n\n1. B@e1 B@d8 *\n\n[White "Bo"]\n\n1. B@a1 1-0\n'
+    assert textio._is_plain_record(text)
+    assert not textio._is_plain_record("Hi Bo,\n" + text)           # mail text before it
+    assert not textio._is_plain_record(text + "see you Friday\n")     # text after the last result
+    assert not textio._is_plain_record('[Event "a long\nvalue"]\n1. B@e1 *\n')   # a cut tag
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(["1. B@e1 *", "1-0", "{*}", "1-01-0", " ", "\n", "*", "x1-0",
+                                 '[A "1-0"]', "; 0-1\n"]), max_size=20).map("".join))
+def test_lazy_spans_are_the_listed_spans(text):
+    assert list(notation.iter_game_spans(text)) == notation.game_spans(text)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not hasattr(os, "wait4"), reason="peak memory of a child needs os.wait4")
+def test_16_mib_of_small_games_in_under_100_mib(tmp_path):
+    archive = tmp_path / "16mib.tgn"
+    subprocess.run([sys.executable, str(ROOT / "bench" / "gen_archive.py"), "--fill", "16",
+                    "--out", str(archive)], check=True, capture_output=True)
+    assert archive.stat().st_size > 15 * 1024 * 1024
+    proc = subprocess.Popen([sys.executable, "-c", "from tomis.archive_cli import validate; validate()",
+                             "-q", "-j", "1", str(archive)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    err = proc.stderr.read()
+    _pid, status, usage = os.wait4(proc.pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0, err
+    assert usage.ru_maxrss * 1024 < 100 * 1024 * 1024     # Linux gives KiB
