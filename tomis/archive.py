@@ -36,8 +36,8 @@ from . import notation, record, textio
 from .errors import FileError, TomisError, one_line
 from .findings import Finding, internal_finding, rule_id
 
-SPLIT_CHARS = 1 << 20          # a file larger than this is cut here and shared out in pieces
-PIECE_CHARS = 256 << 10        # the text of one piece of a big file
+SPLIT_CHARS = 512 << 10       # a file larger than this is cut here and shared out in pieces
+PIECE_CHARS = 128 << 10        # the text of one piece of a big file (about 800 small games)
 TASK_FILES = 16                # small files per task: fewer round trips between processes
 TASK_BYTES = 512 << 10         # ... and no more bytes than this per task
 STDIN_PATH = "-"
