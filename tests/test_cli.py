@@ -7,10 +7,10 @@ import subprocess
 import sys
 
 import pytest
-from click.testing import CliRunner
 
+from conftest import invoke
 from tomis import position, rules
-from tomis.cli import caret_lines, cli
+from tomis.cli import caret_lines
 
 OPENING = """\
 [Event "Club ladder"]
@@ -29,17 +29,6 @@ OPENING_ACTIONS = 14
 
 # Action 4 puts Black's gate on rank 1, where White's gate belongs (R6).
 BAD_GATE = "1. B@e1 B@d8 2. G@b1 G@b1 *\n"
-
-
-def runner() -> CliRunner:
-    try:
-        return CliRunner(mix_stderr=False)
-    except TypeError:            # click 8.2 keeps stderr apart by itself
-        return CliRunner()
-
-
-def invoke(*args, input=None):
-    return runner().invoke(cli, [str(a) for a in args], input=input, catch_exceptions=False)
 
 
 @pytest.fixture
@@ -456,66 +445,6 @@ def test_fmt_dash_writes_to_stdout():
     result = invoke("fmt", "-", input="1.B@e1 B@d8 *")
     assert result.exit_code == 0
     assert "1. B@e1 B@d8" in result.stdout
-
-
-# --------------------------------------------------------------------------- play (no tty)
-
-def test_play_reads_actions_and_commands_from_a_pipe(tmp_path):
-    path = tmp_path / "p.tgn"
-    script = "B@e1\nB@z9\nmoves\nundo\nB@f1\nquit\n"
-    result = invoke("play", path, input=script)
-    assert result.exit_code == 0, result.stderr
-    assert "Black played 1... B@z9" not in result.stdout
-    assert "White played 1. B@f1 (action 1)" in result.stdout
-    data = json.loads(invoke("show", path, "--json").stdout)
-    assert data["units"] == [{"square": "f1", "side": "white", "piece": "base"}]
-
-
-def test_play_resign_records_the_result(tmp_path):
-    path = tmp_path / "p.tgn"
-    result = invoke("play", path, input="B@e1\nresign\n")
-    assert result.exit_code == 0
-    assert "Black resigns: 1-0" in result.stdout
-    assert "1-0" in path.read_text(encoding="utf-8")
-    assert invoke("validate", path).exit_code == 0
-
-
-def test_play_draw_needs_the_other_side_to_agree(tmp_path):
-    path = tmp_path / "p.tgn"
-    invoke("play", path, input="draw\nn\n")
-    assert "1/2-1/2" not in path.read_text(encoding="utf-8")
-    invoke("play", path, input="draw\ny\n")
-    assert "1/2-1/2" in path.read_text(encoding="utf-8")
-
-
-def test_play_bad_name_for_a_new_game_is_a_usage_error(tmp_path):
-    path = tmp_path / "p.tgn"
-    result = invoke("play", path, "--white", "Ana\nBo", input="quit\n")
-    assert result.exit_code == 2 and "--white" in result.stderr
-    assert not path.exists()
-
-
-def test_play_save_that_fails_does_not_keep_the_other_file_locked(tmp_path):
-    from tomis import safefile
-    from tomis.cli import PlaySession
-
-    taken = tmp_path / "taken.tgn"
-    taken.write_text(OPENING, encoding="utf-8")
-    session = PlaySession(None, colour=False)
-    with session.locks:
-        session.open(None, None, None)
-        session.do_save(str(taken))             # refused: save never replaces a file
-        assert session.file is None
-        with safefile.locked(taken):            # so another tomis may still change it
-            pass
-    assert taken.read_text(encoding="utf-8") == OPENING
-
-
-def test_play_without_a_file_can_save_later(tmp_path):
-    path = tmp_path / "later.tgn"
-    result = invoke("play", input=f"B@e1\nsave {path}\n")
-    assert result.exit_code == 0
-    assert "B@e1" in path.read_text(encoding="utf-8")
 
 
 # --------------------------------------------------------------------------- the rest
