@@ -38,6 +38,14 @@ def game_file(tmp_path):
     return path
 
 
+@pytest.fixture
+def bad_file(tmp_path):
+    """A record whose action 4 breaks R6 (BAD_GATE)."""
+    path = tmp_path / "bad.tgn"
+    path.write_text(BAD_GATE, encoding="utf-8")
+    return path
+
+
 def canonical(path) -> str:
     """The record as ``tomis fmt`` writes it, so tests need not know the writer's layout."""
     result = invoke("fmt", path)
@@ -266,12 +274,10 @@ def test_show_picks_a_game_from_a_file_of_several(tmp_path):
     assert invoke("show", path, "--game", "3").exit_code == 2
 
 
-def test_show_invalid_game_exits_1_with_a_located_line(tmp_path):
-    path = tmp_path / "bad.tgn"
-    path.write_text(BAD_GATE, encoding="utf-8")
-    result = invoke("show", path)
+def test_show_invalid_game_exits_1_with_a_located_line(bad_file):
+    result = invoke("show", bad_file)
     assert result.exit_code == 1
-    assert result.stderr.startswith(f"{path}:1:")
+    assert result.stderr.startswith(f"{bad_file}:1:")
     assert "Traceback" not in result.stderr
 
 
@@ -364,19 +370,15 @@ def test_validate_quiet_prints_nothing_for_valid_files(game_file):
     assert result.exit_code == 0 and result.stdout == "" and result.stderr == ""
 
 
-def test_validate_invalid_game_reports_a_located_line(tmp_path):
-    path = tmp_path / "bad.tgn"
-    path.write_text(BAD_GATE, encoding="utf-8")
-    result = invoke("validate", path)
+def test_validate_invalid_game_reports_a_located_line(bad_file):
+    result = invoke("validate", bad_file)
     assert result.exit_code == 1
-    assert result.stderr.startswith(f"{path}:1:")
+    assert result.stderr.startswith(f"{bad_file}:1:")
     assert len(result.stderr.strip().splitlines()) == 1
 
 
-def test_validate_json_shape(game_file, tmp_path):
-    bad = tmp_path / "bad.tgn"
-    bad.write_text(BAD_GATE, encoding="utf-8")
-    result = invoke("validate", "--json", game_file, bad)
+def test_validate_json_shape(game_file, bad_file):
+    result = invoke("validate", "--json", game_file, bad_file)
     assert result.exit_code == 1
     data = json.loads(result.stdout)
     assert data["files"][0] == {"path": str(game_file), "ok": True, "games": [
@@ -433,12 +435,10 @@ def test_fmt_check_then_fmt_then_check_again(tmp_path):
     assert invoke("validate", path).exit_code == 0
 
 
-def test_fmt_leaves_an_invalid_file_alone(tmp_path):
-    path = tmp_path / "bad.tgn"
-    path.write_text(BAD_GATE, encoding="utf-8")
-    result = invoke("fmt", path)
+def test_fmt_leaves_an_invalid_file_alone(bad_file):
+    result = invoke("fmt", bad_file)
     assert result.exit_code == 1
-    assert path.read_text(encoding="utf-8") == BAD_GATE
+    assert bad_file.read_text(encoding="utf-8") == BAD_GATE
 
 
 def test_fmt_dash_writes_to_stdout():
