@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from typing import TYPE_CHECKING, Callable, Optional, Protocol
+from typing import TYPE_CHECKING, Callable, Protocol
 
 import click
 
@@ -47,7 +47,7 @@ class Player(Protocol):
         """Answer a yes/no question put to this player (a draw offer); None at end of input."""
 
 
-def read_line(prompt: str) -> Optional[str]:
+def read_line(prompt: str) -> str | None:
     """One line typed at ``prompt``, or None at end of input (Ctrl-D, a closed pipe)."""
     try:
         return input(prompt)
@@ -59,7 +59,7 @@ class HumanPlayer:
     """Someone at the keyboard. ``ask(prompt)`` gives one line or None at end of input;
     it is :func:`read_line` unless a test or a line editor passes its own."""
 
-    def __init__(self, name: str, ask: Callable[[str], Optional[str]] = read_line):
+    def __init__(self, name: str, ask: Callable[[str], str | None] = read_line):
         self.name = name
         self.ask = ask
 
