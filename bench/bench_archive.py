@@ -42,9 +42,9 @@ BENCH = Path(__file__).resolve().parent
 # holds the largest of them.
 PEAKS = r'''
 import resource, sys
-from tomis.archive_cli import validate
+from tomis.cli import main
 try:
-    validate.main(args=sys.argv[1:], prog_name="tomis validate")
+    main(["validate", *sys.argv[1:]])
 except SystemExit as exit:
     code = exit.code
 me = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
@@ -55,16 +55,7 @@ sys.exit(code)
 
 
 def validate_command() -> list[str]:
-    """``tomis validate`` once it takes -j; before that, the archive command itself."""
-    command = _common.tomis_command()
-    try:
-        help_text = subprocess.run(command + ["validate", "--help"], capture_output=True, text=True,
-                                   env=_common.user_env()).stdout
-    except OSError:
-        help_text = ""
-    if "--jobs" in help_text:
-        return command + ["validate"]
-    return [sys.executable, "-c", "from tomis.archive_cli import validate; validate()"]
+    return _common.tomis_command() + ["validate"]
 
 
 def fastest(cmd: list[str], repeat: int) -> tuple[float, subprocess.CompletedProcess, float]:

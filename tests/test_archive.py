@@ -12,7 +12,8 @@ import pytest
 from click.testing import CliRunner
 
 import tomis
-from tomis import archive, archive_cli, record, rules
+from tomis import archive, record, rules
+from tomis.cli.output import ProgressLine, progress_wanted
 from tomis.select import ENDINGS, compile_position, board_text, PatternError
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
@@ -71,9 +72,11 @@ def club(tmp_path_factory) -> dict:
                       "duplicate": duplicate, "quiet": quiet, "unfinished": unfinished}}
 
 
-def invoke(command, *args, input=None):
-    result = CliRunner().invoke(command, [str(a) for a in args], input=input, catch_exceptions=False)
-    return result
+def invoke(*args, input=None):
+    """``tomis ARGS`` in process, stdout and stderr apart."""
+    from tomis.cli import cli
+
+    return CliRunner().invoke(cli, [str(a) for a in args], input=input, catch_exceptions=False)
 
 
 def stdout_of(result) -> str:
@@ -94,7 +97,7 @@ def test_the_crafted_games_end_as_intended(club):
 
 
 def test_validate_finds_the_one_invalid_game_with_its_rule(club):
-    result = invoke(archive_cli.validate, *club["paths"], "--format", "jsonl", "-j", "1")
+    result = invoke("validate", *club["paths"], "--format", "jsonl", "-j", "1")
     assert result.exit_code == 1
     rows = [json.loads(line) for line in stdout_of(result).splitlines()]
     findings = [row for row in rows if row["type"] == "finding"]
@@ -180,7 +183,7 @@ def test_the_games_limit_still_holds_when_a_file_is_cut_into_pieces(monkeypatch,
 # --------------------------------------------------------------------------- select
 
 def selected(club, *args):
-    result = invoke(archive_cli.select, *club["paths"], "-j", "1", *args)
+    result = invoke("select", *club["paths"], "-j", "1", *args)
     assert result.exit_code == 0, result.stderr
     return [game for game in tomis.read_games(stdout_of(result))] if stdout_of(result) else []
 
@@ -265,14 +268,14 @@ def test_board_text_is_the_units_field_expanded():
 
 
 def test_select_invalid_writes_the_broken_game_as_written(club):
-    result = invoke(archive_cli.select, *club["paths"], "--invalid", "-j", "1")
+    result = invoke("select", *club["paths"], "--invalid", "-j", "1")
     assert stdout_of(result) == '[White "Eve"]\n[Black "Bo"]\n\n1. B@e1 B@e1 *\n'
     assert "selected 1 of 9 game(s) in 3 file(s)" in stderr_of(result)
 
 
 def test_select_writes_canonical_records_to_a_file(club, tmp_path):
     out = tmp_path / "ana.tgn"
-    result = invoke(archive_cli.select, *club["paths"], "--player", "^Ana$", "-o", out, "-j", "2")
+    result = invoke("select", *club["paths"], "--player", "^Ana$", "-o", out, "-j", "2")
     assert result.exit_code == 0 and stdout_of(result) == ""
     games = list(tomis.read_games(out))
     assert rounds(games) == ["1", "3", "4", "5", "7"]
@@ -282,7 +285,7 @@ def test_select_writes_canonical_records_to_a_file(club, tmp_path):
 
 def test_select_refuses_bad_patterns_with_a_usage_error(club):
     for args in (["--tag", "White"], ["--tag", "White=("], ["--position", "8/8"], ["--played", ""]):
-        result = invoke(archive_cli.select, *club["paths"], *args)
+        result = invoke("select", *club["paths"], *args)
         assert result.exit_code == 2, args
         assert "Traceback" not in result.output
 
@@ -291,7 +294,7 @@ def test_select_refuses_bad_patterns_with_a_usage_error(club):
 
 def test_dedupe_keeps_the_first_and_names_the_duplicate(club, tmp_path):
     unique, dups = tmp_path / "unique.tgn", tmp_path / "dups.tgn"
-    result = invoke(archive_cli.dedupe, *club["paths"], "-o", unique, "--duplicates", dups, "-j", "1")
+    result = invoke("dedupe", *club["paths"], "-o", unique, "--duplicates", dups, "-j", "1")
     assert result.exit_code == 0
     a, b = club["paths"][0], club["paths"][1]
     assert f"{b}: game 3 duplicates {a}: game 1" in stderr_of(result)
@@ -313,7 +316,7 @@ def test_dedupe_ignores_tags_but_not_the_final_position(club):
 # --------------------------------------------------------------------------- stats
 
 def test_stats_counts_the_crafted_archive(club):
-    result = invoke(archive_cli.stats, *club["paths"], "--json", "-j", "1")
+    result = invoke("stats", *club["paths"], "--json", "-j", "1")
     assert result.exit_code == 0
     data = json.loads(stdout_of(result))
     assert (data["games"], data["valid"], data["invalid"], data["files"]) == (9, 8, 1, 3)
@@ -350,13 +353,13 @@ def test_elo_ratings_follow_the_documented_formula(tmp_path):
         games.append(str(game))
     path = tmp_path / "two.tgn"
     path.write_text("\n".join(games), encoding="utf-8")
-    data = json.loads(stdout_of(invoke(archive_cli.stats, path, "--json")))
+    data = json.loads(stdout_of(invoke("stats", path, "--json")))
     assert [(p["name"], p["rating"]) for p in data["players"]] == [("Ana", 1519), ("Bo", 1481)]
     assert data["rating"]["start"] == 1500 and data["rating"]["k"] == 20
 
 
 def test_stats_text_shows_every_section(club):
-    text = stdout_of(invoke(archive_cli.stats, *club["paths"]))
+    text = stdout_of(invoke("stats", *club["paths"]))
     for heading in ("9 games in 3 file(s): 8 valid, 1 invalid", "Results by rules edition:",
                     "How games ended:", "Length in actions:", "First placements, White:",
                     "Players (score, then rating", "Crosstable"):
@@ -365,44 +368,45 @@ def test_stats_text_shows_every_section(club):
 
 # --------------------------------------------------------------------------- export and replay views
 
-def test_export_jsonl_gives_one_row_per_action(club, capsys):
-    path = club["paths"][0]
-    code = archive_cli.export_jsonl(path)
-    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+def test_export_jsonl_gives_one_row_per_action(club):
+    result = invoke("export", club["paths"][0], "--jsonl")
+    rows = [json.loads(line) for line in result.stdout.splitlines()]
     base, resigned = club["games"]["base"], club["games"]["resigned"]
-    assert code == 0 and len(rows) == len(base.actions) + len(resigned.actions)
+    assert result.exit_code == 0 and len(rows) == len(base.actions) + len(resigned.actions)
     first = rows[0]
     assert (first["game"], first["number"], first["side"], first["action"]) == (1, 1, "white", str(base.actions[0]))
     assert first["position"] == base.positions()[1].to_string()
     last_of_base = rows[len(base.actions) - 1]
-    assert {"square": "g8", "side": "black", "piece": "base"} in last_of_base["destroyed"] or \
-        any(d["piece"] == "base" for d in last_of_base["destroyed"] + last_of_base["captured"])
+    assert last_of_base["position"] == base.position.to_string()
+    assert [d["piece"] for d in last_of_base["destroyed"]].count("base") == 1     # R21 ended it
     assert rows[len(base.actions)]["game"] == 2
 
 
-def test_export_jsonl_leaves_out_invalid_games_and_says_so(club, capsys):
-    code = archive_cli.export_jsonl(club["paths"][1])
-    captured = capsys.readouterr()
-    assert code == 1 and "(R5)" in captured.err and "(left out)" in captured.err
-    assert {json.loads(line)["game"] for line in captured.out.splitlines()} == {1, 2, 3}
+def test_export_jsonl_leaves_out_invalid_games_and_says_so(club):
+    result = invoke("export", club["paths"][1], "--jsonl")
+    assert result.exit_code == 1 and "(R5)" in result.stderr and "(left out)" in result.stderr
+    assert {json.loads(line)["game"] for line in result.stdout.splitlines()} == {1, 2, 3}
+
+
+def test_export_asks_for_a_form():
+    assert invoke("export", SAMPLES / "manual-win.tgn").exit_code == 2
 
 
 def test_replay_shows_glyphs_and_comments():
-    game = tomis.read_game(str(SAMPLES / "manual-win.tgn")).record
-    index = next(i for i, node in enumerate(game.nodes) if node.glyphs == "??")
-    lines = archive_cli.annotated_heading(game, index)
-    assert "Fc5-b5?? (action 58)" in lines[0]
-    commented = next(i for i, node in enumerate(game.nodes) if node.comments)
-    shown = archive_cli.annotated_heading(game, commented)
-    assert shown[1] == "  {" + game.nodes[commented].comments[0] + "}"
-    assert archive_cli.opening_comments(game)[0].startswith("{Both sides build")
+    text = invoke("replay", SAMPLES / "manual-win.tgn", "--ascii").stdout
+    assert text.startswith("{Both sides build a diagonal chain of gates toward the centre.}\n")
+    assert "Black played 29... Fc5-b5?? (action 58)\n  {Black reopens the c-file" in text
+    game = tomis.read_game(str(SAMPLES / "manual-win.tgn"))
+    assert text.count("\n  {") == sum(len(node.comments) for node in game.nodes)
+    later = invoke("replay", SAMPLES / "manual-win.tgn", "--from", "58", "--to", "58").stdout
+    assert not later.startswith("{Both sides")          # opening comments only from the start
 
 
-def test_replay_jsonl_rows_for_a_range(capsys):
-    game = tomis.read_game(str(SAMPLES / "manual-win.tgn")).record
-    archive_cli.replay_jsonl(game, 1, 53, 54)
-    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+def test_replay_jsonl_rows_for_a_range():
+    result = invoke("replay", SAMPLES / "manual-win.tgn", "--format", "jsonl", "--from", "53", "--to", "54")
+    rows = [json.loads(line) for line in result.stdout.splitlines()]
     assert [(r["number"], r["action"], r["glyphs"]) for r in rows] == [(53, "F@d1", "!"), (54, "Fd5-c5", "?!")]
+    assert invoke("replay", SAMPLES / "manual-win.tgn", "--format", "jsonl", "--step").exit_code == 2
 
 
 # --------------------------------------------------------------------------- streaming
@@ -449,7 +453,7 @@ def test_progress_line_is_drawn_after_a_second_and_cleared_before_other_lines():
     progress.started = time.monotonic() - 2.0          # two seconds of work behind us
     progress.advance(files=1, games=300, size=250)
     screen = FakeTerminal(True)
-    line = archive_cli.ProgressLine(screen, progress, True, "validating")
+    line = ProgressLine(screen, progress, True, "validating")
     line.tick()
     drawn = screen.text
     assert drawn.startswith("\rvalidating: 1/4 files, 300 games, ") and "games/s" in drawn
@@ -461,14 +465,14 @@ def test_progress_line_is_drawn_after_a_second_and_cleared_before_other_lines():
 def test_no_progress_line_in_the_first_second_on_a_pipe_or_when_quiet():
     progress = archive.Progress(files_total=4, bytes_total=1000)
     fresh = FakeTerminal(True)
-    archive_cli.ProgressLine(fresh, progress, True, "validating").tick()   # under a second
+    ProgressLine(fresh, progress, True, "validating").tick()   # under a second
     assert fresh.text == ""
-    assert archive_cli.progress_wanted(FakeTerminal(True), quiet=False)
-    assert not archive_cli.progress_wanted(FakeTerminal(False), quiet=False)    # a pipe
-    assert not archive_cli.progress_wanted(FakeTerminal(True), quiet=True)
+    assert progress_wanted(FakeTerminal(True), quiet=False)
+    assert not progress_wanted(FakeTerminal(False), quiet=False)    # a pipe
+    assert not progress_wanted(FakeTerminal(True), quiet=True)
 
 
 def test_validate_on_a_pipe_writes_no_progress(club):
-    result = invoke(archive_cli.validate, *club["paths"], "-j", "1")
+    result = invoke("validate", *club["paths"], "-j", "1")
     assert "\r" not in result.stderr and "files," not in result.stderr
     assert result.stdout.count(": ok, ") == 2

@@ -263,11 +263,13 @@ def test_finding4_a_bug_in_one_file_still_gives_complete_json(tmp_path):
     # A stand-in for the next unknown crash: the reader itself raises something odd.
     code = textwrap.dedent("""
         import sys
-        from tomis import cli, record
+        from tomis import cli, notation
         def broken(text, path=None):
             raise ValueError("an unforeseen bug")
-        real = record.read
-        record.read = lambda text, path=None: broken(text) if "bug" in text else real(text, path)
+        # validate reads through the archive walk, which parses game by game (parse_span)
+        real = notation.parse_span
+        notation.parse_span = lambda text, start, end, line=1, column=1: (
+            broken(text) if "bug" in text[start:end] else real(text, start, end, line, column))
         cli.main(["validate", "--json"] + sys.argv[1:])
     """)
     odd = tmp_path / "odd.tgn"

@@ -65,8 +65,7 @@ def test_16_mib_of_small_games_in_under_100_mib(tmp_path):
     subprocess.run([sys.executable, str(ROOT / "bench" / "gen_archive.py"), "--fill", "16",
                     "--out", str(archive)], check=True, capture_output=True)
     assert archive.stat().st_size > 15 * 1024 * 1024
-    proc = subprocess.Popen([sys.executable, "-c", "from tomis.archive_cli import validate; validate()",
-                             "-q", "-j", "1", str(archive)],
+    proc = subprocess.Popen([sys.executable, "-m", "tomis", "validate", "-q", "-j", "1", str(archive)],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     err = proc.stderr.read()
     _pid, status, usage = os.wait4(proc.pid, 0)

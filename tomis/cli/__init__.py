@@ -98,13 +98,15 @@ def main(argv=None) -> None:
 # The command modules come last: they take Failure and the exit codes from this module,
 # and import only click and each other at module level (the layers load inside commands).
 # A new command family is a module here defining click commands, imported and added below.
+from .archive import dedupe, select, stats  # noqa: E402
 from .check import validate  # noqa: E402
+from .export import export  # noqa: E402
 from .output import caret_lines, is_terminal  # noqa: E402
 from .play import HumanPlayer, Player, PlaySession, play  # noqa: E402
 from .records import fmt, move, new  # noqa: E402
 from .views import moves, replay, show  # noqa: E402
 
-for _command in (new, move, fmt, show, moves, replay, validate, play):
+for _command in (new, move, fmt, show, moves, replay, validate, play, select, dedupe, stats, export):
     cli.add_command(_command)
 del _command
 

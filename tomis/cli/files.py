@@ -135,16 +135,21 @@ def load_games(source: Source) -> list:
 def pick_game(source: Source, number: int):
     """Game ``number`` (1-based) of the file as a :class:`tomis.Game`, refusing a number
     the file does not have."""
+    from .. import record
     from ..game import Game
 
-    checked = load_games(source)
-    if not checked:
+    # One game at a time: a 16 MiB archive is never held whole to show one of its games.
+    item, count = None, 0
+    for count, checked in enumerate(record.iter_read(source.text, source.name), 1):
+        if count == number:
+            item = checked
+            break
+    if count == 0:
         raise source.failure(no_game_error())
-    if not 1 <= number <= len(checked):
+    if item is None:
         raise click.BadParameter(
-            f"{source.name} holds {len(checked)} game(s), there is no game {number}",
+            f"{source.name} holds {count} game(s), there is no game {number}",
             param_hint="--game")
-    item = checked[number - 1]
     if item.error is not None:
         raise source.failure(item.error)
     return Game.from_record(item.game)

@@ -1,5 +1,5 @@
-"""What the commands print and how: colour or not, JSON (whole or streamed), caret lines,
-progress bars, the list of legal actions in words."""
+"""What the commands print and how: colour or not, JSON, caret lines, the progress line,
+the list of legal actions in words."""
 
 from __future__ import annotations
 
@@ -7,9 +7,6 @@ import os
 import sys
 
 import click
-
-PROGRESS_MIN_FILES = 20        # fewer files finish before a progress bar helps
-
 
 def is_terminal(stream) -> bool:
     try:
@@ -45,36 +42,52 @@ def echo_json(data) -> None:
     click.echo(json.dumps(data, indent=2, ensure_ascii=False))
 
 
-class JsonList:
-    """Writes ``{"<key>": [item, ...]}`` item by item, byte-identical to ``echo_json``."""
-
-    def __init__(self, key: str):
-        import json
-
-        self._dumps = json.dumps
-        self._key = key
-        self._count = 0
-
-    def add(self, item: dict) -> None:
-        text = self._dumps(item, indent=2, ensure_ascii=False).replace("\n", "\n    ")
-        head = f'{{\n  "{self._key}": [\n    ' if self._count == 0 else ",\n    "
-        click.echo(head + text, nl=False)
-        self._count += 1
-
-    def close(self) -> None:
-        click.echo(f'{{\n  "{self._key}": []\n}}' if self._count == 0 else "\n  ]\n}")
+PROGRESS_AFTER = 1.0          # seconds of work before a progress line is worth drawing
+PROGRESS_EVERY = 0.2          # seconds between redraws
 
 
-def with_progress(items):
-    """The items, with a progress bar on stderr only for many of them and a terminal."""
-    if len(items) < PROGRESS_MIN_FILES or not is_terminal(sys.stderr):
-        return list(items)
-    return _progress_iter(items)
+def progress_wanted(stream, quiet: bool) -> bool:
+    """A progress line only for a person watching a terminal: never on a pipe or with --quiet."""
+    return not quiet and is_terminal(stream)
 
 
-def _progress_iter(items):
-    with click.progressbar(items, label="validating", file=sys.stderr) as bar:
-        yield from bar
+class ProgressLine:
+    """Draws a :class:`tomis.archive.Progress` on stderr, once work passes a second.
+
+    Stands in for stderr: anything else written there first clears the line, so problem
+    lines never mix with it; the next tick draws it again.
+    """
+
+    def __init__(self, stream, progress, enabled: bool, verb: str):
+        self.stream, self.progress, self.enabled, self.verb = stream, progress, enabled, verb
+        self.drawn = 0              # width of the line on screen
+        self.last = 0.0
+
+    def write(self, text: str) -> None:
+        self.clear()
+        self.stream.write(text)
+
+    def flush(self) -> None:
+        self.stream.flush()
+
+    def tick(self) -> None:
+        if not self.enabled:
+            return
+        import time
+
+        now = time.monotonic()
+        if self.progress.elapsed < PROGRESS_AFTER or now - self.last < PROGRESS_EVERY:
+            return
+        self.last = now
+        line = self.progress.line(self.verb)
+        self.stream.write("\r" + line + " " * max(0, self.drawn - len(line)))
+        self.stream.flush()
+        self.drawn = len(line)
+
+    def clear(self) -> None:
+        if self.drawn:
+            self.stream.write("\r" + " " * self.drawn + "\r")
+            self.drawn = 0
 
 
 def legal_action_words(game, square: str | None) -> str:

@@ -102,10 +102,15 @@ def _check_square_option(square: str | None) -> None:
               callback=lambda _ctx, _param, value: _finite(value, "--delay"),
               help="Seconds between actions.")
 @click.option("--ascii", "ascii_only", is_flag=True, help="Plain ASCII, no colour.")
-def replay(file, game_number, first, last, step, delay, ascii_only):
-    """Replay a game action by action, with the board and combat after each."""
+@click.option("--format", "fmt", type=click.Choice(["text", "jsonl"]), default="text", show_default=True,
+              help="jsonl: one JSON object per action (docs/ARCHIVES.md), no boards.")
+def replay(file, game_number, first, last, step, delay, ascii_only, fmt):
+    """Replay a game action by action, with the board and combat after each, and the
+    record's comments and annotation glyphs."""
     from .. import render
 
+    if fmt == "jsonl" and (step or delay):
+        raise click.UsageError("--format jsonl writes rows for scripts; --step and --delay are for people")
     if step and file == "-":
         raise click.UsageError("--step reads Enter from stdin, so FILE cannot be - as well")
     if step:
@@ -119,14 +124,38 @@ def replay(file, game_number, first, last, step, delay, ascii_only):
     elif first > len(nodes):
         raise click.BadParameter(_past_the_end(game, 1), param_hint="--from")
     last = len(nodes) if last is None else min(last, len(nodes))
+    if fmt == "jsonl":
+        _replay_rows(game, game_number, first, last)
+        return
     colour = use_colour(ascii_only)
+    if first == 1 and game.record.comments:
+        click.echo("\n".join(f"{{{comment}}}" for comment in game.record.comments) + "\n")
     for number in range(first, last + 1):
         result = game.result if number == len(nodes) else "*"
-        lines = render.report_lines(nodes[number - 1].report, number) + [
+        lines = annotated_report(nodes[number - 1], number, render) + [
             render.position_text(states[number], color=colour, result=result), ""]
         click.echo("\n".join(lines))
         if number < last and not _pause(step, delay):
             break
+
+
+def annotated_report(node, number: int, render) -> list[str]:
+    """What action ``number`` did (render's lines), with the record's glyph and numeric
+    annotations written after the action as in the record (``Fc5-b5?? $4``) and its
+    comments, each on a line of its own under the heading."""
+    lines = render.report_lines(node.report, number)
+    if node.glyphs or node.nags:
+        marks = node.glyphs + "".join(f" ${nag}" for nag in node.nags)
+        lines[0] = lines[0].replace(f" {node.action} (action", f" {node.action}{marks} (action", 1)
+    lines[1:1] = [f"  {{{comment}}}" for comment in node.comments]
+    return lines
+
+
+def _replay_rows(game, game_number: int, first: int, last: int) -> None:
+    from ..jsonl import action_rows, row_line
+
+    for row in action_rows(game.record, game_number, first, last):
+        click.echo(row_line(row))
 
 
 def _pause(step: bool, delay: float) -> bool:
