@@ -33,7 +33,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 
 from . import notation, record, textio
-from .errors import FileError, TomisError, one_line
+from .errors import FileError, one_line
 from .findings import Finding, internal_finding, rule_id
 
 SPLIT_CHARS = 512 << 10       # a file larger than this is cut here and shared out in pieces
@@ -552,5 +552,5 @@ def games(paths: Iterable[str], probe: Probe | None = None, jobs: int = 1) -> It
 __all__ = [
     "walk", "games", "plan", "check_piece", "check_file", "Probe", "Progress", "FileStart",
     "GameOutcome", "FileEnd", "Piece", "TooMany", "display_name", "read_source",
-    "default_jobs", "file_size", "TomisError",
+    "default_jobs", "file_size",
 ]

@@ -103,7 +103,11 @@ def iter_read(text: str, path: str | None = None) -> Iterator[Checked]:
     The collector pause covers each game's replay only: the caller's code between games
     runs with the collector as it was.
     """
-    games = _read(text, path)
+    return _one_at_a_time(_read(text, path))
+
+
+def _one_at_a_time(games) -> Iterator[Checked]:
+    """The Checked items of ``games``, the collector paused only while each is made."""
     while True:
         with _collector_paused():
             item = next(games, None)
@@ -158,13 +162,7 @@ def iter_check(chunks, path: str | None = None, first: int = 1) -> Iterator[Chec
     For readers that cut a file themselves (:mod:`tomis.archive` hands pieces of one big
     file to several processes). No games limit applies here: the caller counts.
     """
-    games = _read_chunks(chunks, path, first, None)
-    while True:
-        with _collector_paused():
-            item = next(games, None)
-        if item is None:
-            return
-        yield item[1]
+    return _one_at_a_time(_read_chunks(chunks, path, first, None))
 
 
 def games_limit_error(number: int, line: int | None, column: int | None) -> RecordError:

@@ -179,7 +179,22 @@ class JsonLinesReport(Report):
 _RULE_IDS = list(RULES)
 
 
-class SarifReport(Report):
+class _FindingsReport(Report):
+    """A format that writes one entry per finding, whether about a game or a whole file."""
+
+    def finding(self, finding: Finding) -> None:
+        raise NotImplementedError
+
+    def game(self, outcome):
+        if outcome.finding is not None:
+            self.finding(outcome.finding)
+
+    def file_end(self, end):
+        if end.finding is not None:
+            self.finding(end.finding)
+
+
+class SarifReport(_FindingsReport):
     """A SARIF 2.1.0 log: one run, the tool's whole rule catalogue, one result per finding."""
 
     def __init__(self, out, err, quiet=False):
@@ -194,7 +209,7 @@ class SarifReport(Report):
                        + '", "runs": [{"tool": {"driver": ' + json.dumps(driver, ensure_ascii=False)
                        + '}, "columnKind": "unicodeCodePoints", "results": [')
 
-    def _result(self, finding: Finding) -> None:
+    def finding(self, finding: Finding) -> None:
         location = {"artifactLocation": {"uri": _uri(finding.path or "<input>")}}
         if finding.line is not None and finding.line >= 1:
             region = {"startLine": finding.line}
@@ -207,14 +222,6 @@ class SarifReport(Report):
                   "properties": {"game": finding.game, "action": finding.action}}
         self.out.write(("\n" if self._results == 0 else ",\n") + json.dumps(result, ensure_ascii=False))
         self._results += 1
-
-    def game(self, outcome):
-        if outcome.finding is not None:
-            self._result(outcome.finding)
-
-    def file_end(self, end):
-        if end.finding is not None:
-            self._result(end.finding)
 
     def finish(self):
         self.out.write("\n], \"invocations\": [{\"executionSuccessful\": true, \"exitCode\": "
@@ -280,10 +287,10 @@ def _xml_safe(text: str) -> str:
                    else f"\\x{ord(ch):02x}" for ch in text)
 
 
-class GithubReport(Report):
+class GithubReport(_FindingsReport):
     """GitHub Actions workflow commands: ``::error file=…,line=…,col=…,title=…::message``."""
 
-    def _annotate(self, finding: Finding) -> None:
+    def finding(self, finding: Finding) -> None:
         fields = [f"file={_gh_property(finding.path or '<input>')}"]
         if finding.line is not None and finding.line >= 1:
             fields.append(f"line={finding.line}")
@@ -291,14 +298,6 @@ class GithubReport(Report):
                 fields.append(f"col={finding.column}")
         fields.append(f"title={_gh_property(finding.rule)}")
         self.out.write(f"::error {','.join(fields)}::{_gh_data(finding.message)}\n")
-
-    def game(self, outcome):
-        if outcome.finding is not None:
-            self._annotate(outcome.finding)
-
-    def file_end(self, end):
-        if end.finding is not None:
-            self._annotate(end.finding)
 
 
 def _gh_data(text: str) -> str:
