@@ -476,3 +476,25 @@ def test_validate_on_a_pipe_writes_no_progress(club):
     result = invoke("validate", *club["paths"], "-j", "1")
     assert "\r" not in result.stderr and "files," not in result.stderr
     assert result.stdout.count(": ok, ") == 2
+
+
+# --------------------------------------------------------------------------- stdin and outputs
+
+def test_validate_reads_stdin_as_one_more_file(club):
+    text = Path(club["paths"][1]).read_text(encoding="utf-8")
+    result = invoke("validate", "--format", "jsonl", "-", input=text)
+    rows = [json.loads(line) for line in result.stdout.splitlines()]
+    assert result.exit_code == 1
+    assert [(r["path"], r["rule"], r["game"]) for r in rows if r["type"] == "finding"] == [("<stdin>", "R5", 4)]
+
+
+def test_an_output_that_cannot_be_written_is_one_line_and_exit_1(club, tmp_path):
+    target = tmp_path / "no-such-folder" / "out.tgn"
+    result = invoke("select", *club["paths"], "-o", target)
+    assert result.exit_code == 1
+    assert result.stderr.strip().splitlines()[-1].startswith(str(target))
+    assert not target.exists()
+
+
+def test_json_and_another_format_together_are_a_usage_error(club):
+    assert invoke("validate", "--json", "--format", "sarif", *club["paths"]).exit_code == 2
