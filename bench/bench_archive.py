@@ -126,10 +126,10 @@ def peaks(validate_args: list[str]) -> tuple[int, int, int, str]:
 
 
 def memory(args, work: Path) -> int:
-    big = work / "16mib.tgn"
-    make_archive(big, "--fill", "16")
+    big = work / f"{args.memory_mib:g}mib.tgn"
+    make_archive(big, "--fill", str(args.memory_mib))
     games = sum(1 for line in big.open(encoding="utf-8") if line.startswith("[White "))
-    print(f"16 MiB archive: {big.stat().st_size / MiB:.2f} MiB, {games:,} games")
+    print(f"archive of small games: {big.stat().st_size / MiB:.2f} MiB, {games:,} games")
     _code, base, _w, _err = peaks(["--help"])
     print(f"baseline (the command's --help): peak RSS {base / MiB:.1f} MiB")
     status = 0
@@ -138,7 +138,7 @@ def memory(args, work: Path) -> int:
         status = status or code
         note = "" if code == 0 else f" (exit {code}: {err.strip()[-300:]})"
         worker_text = f", largest worker {workers / MiB:.1f} MiB" if jobs > 1 else ""
-        print(f"validate -j {jobs} on 16 MiB: peak RSS {me / MiB:.1f} MiB{worker_text} "
+        print(f"validate -j {jobs} on {args.memory_mib:g} MiB: peak RSS {me / MiB:.1f} MiB{worker_text} "
               f"(target < 100 MiB){note}")
     return status
 
@@ -171,6 +171,7 @@ def main(argv=None) -> int:
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--repeat", type=int, default=1, help="runs of each timed command; the fastest counts")
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000, 100000])
+    parser.add_argument("--memory-mib", type=float, default=16, help="size of the memory test's archive")
     parser.add_argument("--skip", nargs="*", default=[], choices=["throughput", "memory", "linearity"])
     args = parser.parse_args(argv)
     args.validate = validate_command()
