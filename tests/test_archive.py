@@ -498,3 +498,11 @@ def test_an_output_that_cannot_be_written_is_one_line_and_exit_1(club, tmp_path)
 
 def test_json_and_another_format_together_are_a_usage_error(club):
     assert invoke("validate", "--json", "--format", "sarif", *club["paths"]).exit_code == 2
+
+
+def test_without_worker_processes_the_walk_runs_in_this_process(club, monkeypatch):
+    def refused(jobs):
+        raise OSError("no semaphores here")
+
+    monkeypatch.setattr(archive, "_executor", refused)
+    assert list(archive.walk(club["paths"], None, 2)) == list(archive.walk(club["paths"], None, 1))

@@ -412,11 +412,16 @@ def walk(paths: Iterable[str], probe: Probe | None = None, jobs: int = 1,
     """Every event of every file, in order (see the module docstring)."""
     paths = list(paths)
     tasks = _tasks(paths, probe, split_chars)
-    if jobs <= 1:
+    executor = None
+    if jobs > 1:
+        try:
+            executor = _executor(jobs)
+        except (OSError, NotImplementedError, ImportError):
+            executor = None      # no worker processes here (a sandbox): the same tasks, here
+    if executor is None:
         results = ((task, _run_here(task)) for task in tasks)
         yield from _assemble(results, progress)
         return
-    executor = _executor(jobs)
     try:
         yield from _assemble(_ordered(executor, tasks, 2 * jobs), progress)
     finally:
