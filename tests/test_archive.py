@@ -123,7 +123,7 @@ def test_two_workers_write_exactly_what_one_process_writes(club, fmt, tmp_path):
     paths = club["paths"] + [str(many), str(tmp_path / "missing.tgn")] + club["paths"]
     outputs = {}
     for jobs in (1, 2):
-        events = list(archive.walk(paths, None, jobs, split_chars=4096))
+        events = list(archive.walk(paths, None, jobs, split_chars=4096, piece_chars=2000))
         outputs[jobs] = render(events, fmt)
     assert outputs[1] == outputs[2]
     assert outputs[1][0]          # something was written
@@ -148,8 +148,9 @@ def test_pieces_of_a_big_file_are_numbered_and_located_as_in_one_piece(club, tmp
     many.write_text("\n".join(Path(p).read_text(encoding="utf-8") for p in club["paths"] * 5),
                     encoding="utf-8")
     whole = list(archive.walk([str(many)], None, 1, split_chars=1 << 30))
-    pieces = list(archive.walk([str(many)], None, 2, split_chars=1000))
+    pieces = list(archive.walk([str(many)], None, 2, split_chars=1000, piece_chars=1500))
     assert whole == pieces
+    assert len(list(archive.plan(many.read_text(encoding="utf-8"), "many", 1500))) > 5
     bad = [e for e in whole if isinstance(e, archive.GameOutcome) and e.finding]
     assert [e.number for e in bad] == [6, 15, 24, 33, 42]
     assert [e.finding.message.split(",")[0] for e in bad] == [f"game {n}" for n in (6, 15, 24, 33, 42)]
@@ -173,7 +174,7 @@ def test_the_games_limit_still_holds_when_a_file_is_cut_into_pieces(monkeypatch,
     monkeypatch.setattr(record, "MAX_GAMES_PER_FILE", 5)
     many = tmp_path / "many.tgn"
     many.write_text("*\n" * 8, encoding="utf-8")
-    events = list(archive.walk([str(many)], None, 1, split_chars=4))
+    events = list(archive.walk([str(many)], None, 1, split_chars=4, piece_chars=3))
     outcomes = [e for e in events if isinstance(e, archive.GameOutcome)]
     assert len(outcomes) == 6
     assert outcomes[-1].finding.rule == "N-limit"
@@ -506,3 +507,17 @@ def test_without_worker_processes_the_walk_runs_in_this_process(club, monkeypatc
 
     monkeypatch.setattr(archive, "_executor", refused)
     assert list(archive.walk(club["paths"], None, 2)) == list(archive.walk(club["paths"], None, 1))
+
+
+def test_pieces_of_a_pasted_email_point_into_the_message(club, tmp_path):
+    body = "\n".join(Path(p).read_text(encoding="utf-8") for p in club["paths"] * 3)
+    mail = tmp_path / "mail.txt"
+    mail.write_text("Hi all,\nthe games of the autumn cup:\n\n" + body + "\nSee you Friday,\nAna\n",
+                    encoding="utf-8")
+    whole = list(archive.walk([str(mail)], None, 1, split_chars=1 << 30))
+    pieces = list(archive.walk([str(mail)], None, 2, split_chars=1000, piece_chars=1500))
+    assert whole == pieces
+    assert any("skipped 3 line(s) of mail text" in note for note in whole[0].notes)
+    lines = mail.read_text(encoding="utf-8").splitlines()
+    bad = [e.finding for e in whole if isinstance(e, archive.GameOutcome) and e.finding]
+    assert len(bad) == 3 and all(lines[f.line - 1] == "1. B@e1 B@e1 *" and f.column == 9 for f in bad)

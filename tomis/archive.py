@@ -408,10 +408,14 @@ def default_jobs() -> int:
 
 
 def walk(paths: Iterable[str], probe: Probe | None = None, jobs: int = 1,
-         progress: Progress | None = None, split_chars: int = SPLIT_CHARS) -> Iterator[Event]:
-    """Every event of every file, in order (see the module docstring)."""
+         progress: Progress | None = None, split_chars: int = SPLIT_CHARS,
+         piece_chars: int = PIECE_CHARS) -> Iterator[Event]:
+    """Every event of every file, in order (see the module docstring).
+
+    ``split_chars`` and ``piece_chars`` size the sharing of big files (tests make them small).
+    """
     paths = list(paths)
-    tasks = _tasks(paths, probe, split_chars)
+    tasks = _tasks(paths, probe, split_chars, piece_chars)
     executor = None
     if jobs > 1:
         try:
@@ -438,7 +442,7 @@ class _Task:
     value: object = None
 
 
-def _tasks(paths: list[str], probe: Probe | None, split_chars: int) -> Iterator[_Task]:
+def _tasks(paths: list[str], probe: Probe | None, split_chars: int, piece_chars: int) -> Iterator[_Task]:
     batch: list[str] = []
     batch_bytes = 0
     for path in paths:
@@ -453,18 +457,18 @@ def _tasks(paths: list[str], probe: Probe | None, split_chars: int) -> Iterator[
         if batch:
             yield _Task("files", check_files, (batch, probe))
             batch, batch_bytes = [], 0
-        yield from _big_file_tasks(path, probe)
+        yield from _big_file_tasks(path, probe, piece_chars)
     if batch:
         yield _Task("files", check_files, (batch, probe))
 
 
-def _big_file_tasks(path: str, probe: Probe | None) -> Iterator[_Task]:
+def _big_file_tasks(path: str, probe: Probe | None, piece_chars: int) -> Iterator[_Task]:
     opened = _open(path)
     if isinstance(opened, FileEnd):
         yield _Task("tail", value=opened)
         return
     yield _Task("head", file=opened)
-    for item in plan(opened.text, opened.name):
+    for item in plan(opened.text, opened.name, piece_chars):
         if isinstance(item, TooMany):
             yield _Task("too-many", file=opened, value=item)
         else:
