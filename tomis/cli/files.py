@@ -125,13 +125,6 @@ def load_game(source: Source):
     return Game.from_record(source.read(record.read_game))
 
 
-def load_games(source: Source) -> list:
-    """Every game of the record as the reader checked it (``Checked`` items)."""
-    from .. import record
-
-    return source.read(record.read)
-
-
 def pick_game(source: Source, number: int):
     """Game ``number`` (1-based) of the file as a :class:`tomis.Game`, refusing a number
     the file does not have."""
@@ -186,8 +179,9 @@ def write_new(path: str, text: str) -> None:
     safefile.create_new(path, text)
 
 
-def write_over(path: str, text: str, pinned=None) -> None:
-    """Replace ``path`` atomically: readers see the old text or the new, never half.
+def write_over(path: str, text, pinned=None) -> None:
+    """Replace ``path`` with ``text`` (a string, or pieces of one) atomically: readers see
+    the old text or the new, never half.
 
     With ``pinned``, only if the name still holds the file that was read (finding 2).
     """

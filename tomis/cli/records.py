@@ -8,7 +8,7 @@ import click
 
 from . import EXIT_INVALID, Failure
 from .files import (
-    load_game, load_games, located, new_game, no_game_error, pinned_and_locked, read_record,
+    load_game, located, new_game, no_game_error, pinned_and_locked, read_record,
     read_text, shown, write_new, write_over,
 )
 from .output import use_colour
@@ -175,32 +175,55 @@ def fmt(files, check):
 
 
 def format_file(path: str, check: bool) -> int:
-    """Format one file; the exit code it earns (1: --check found a difference)."""
-    from .. import record
+    """Format one file; the exit code it earns (1: --check found a difference).
 
+    The file is read one game at a time, twice when it changes: once to check every game
+    and compare, once to write. So nothing is written, even to stdout, before every game
+    is known valid, and no more than one game is held (a 16 MiB archive is not kept whole).
+    """
     source = read_record(path, extract=False)
-    checked = load_games(source)
-    if not checked:             # else an empty or blank file would be "formatted" to nothing
-        raise source.failure(no_game_error())
-    for item in checked:
-        if item.error is not None:
-            raise source.failure(item.error)
-    canonical = record.write_all([item.game for item in checked])
-    changed = canonical != source.raw
+    changed = _differs(source)
     if check:
         if changed:
             click.echo(f"{source.name}: would reformat", err=True)
         return EXIT_INVALID if changed else 0
     if path == "-":
-        click.echo(canonical, nl=False)
+        for part in _canonical(source):
+            click.echo(part, nl=False)
     elif changed:
-        _replace_if_unchanged(path, source.raw, canonical)
+        _replace_if_unchanged(path, source.raw, _canonical(source))
         click.echo(f"{shown(path)}: reformatted", err=True)
     return 0
 
 
-def _replace_if_unchanged(path: str, seen: str, text: str) -> None:
-    """Write ``text`` over ``path`` under the lock, unless someone changed it meanwhile."""
+def _canonical(source):
+    """The canonical text of every game, game by game (``record.write_all`` in pieces);
+    the first invalid game, or a file without any, raises its located failure."""
+    from .. import record
+
+    count = 0
+    for count, item in enumerate(record.iter_read(source.text, source.name), 1):
+        if item.error is not None:
+            raise source.failure(item.error)
+        yield ("\n" if count > 1 else "") + record.write(item.game)
+    if count == 0:              # else an empty or blank file would be "formatted" to nothing
+        raise source.failure(no_game_error())
+
+
+def _differs(source) -> bool:
+    """Whether the canonical text differs from the file; checks every game on the way."""
+    raw, at, same = source.raw, 0, True
+    for part in _canonical(source):
+        if same and raw.startswith(part, at):
+            at += len(part)
+        else:
+            same = False        # read on all the same: every game must be valid
+    return not (same and at == len(raw))
+
+
+def _replace_if_unchanged(path: str, seen: str, text) -> None:
+    """Write ``text`` (a string, or pieces of one) over ``path`` under the lock, unless
+    someone changed it meanwhile."""
     from ..errors import FileError
 
     with pinned_and_locked(path) as pinned:
