@@ -142,14 +142,18 @@ def no_game_error() -> RecordError:
 def read_game(text: str, path: str | None = None) -> Game:
     """Exactly one game; raise its first error, or a :class:`RecordError` if the text
     holds no game or more than one."""
+    games = _read(text, path)
     with _collector_paused():
-        games = list(_read(text, path))
-    if not games:
+        first = next(games, None)
+        second = next(games, None)
+        # Only counted, not kept: a whole archive given where one game is expected.
+        count = 0 if first is None else 1 if second is None else 2 + sum(1 for _ in games)
+    if first is None:
         raise _located(no_game_error(), path, None, None)
-    if len(games) > 1:
-        raise _located(RecordError(f"expected one game, found {len(games)}; game 2 starts here",
-                                   *games[1][0]), path, 2, None)
-    checked = games[0][1]
+    if second is not None:
+        raise _located(RecordError(f"expected one game, found {count}; game 2 starts here",
+                                   *second[0]), path, 2, None)
+    checked = first[1]
     if checked.error is not None:
         raise checked.error
     return checked.game
