@@ -164,19 +164,52 @@ class Source:
 
 
 def read_record(path: str, *, extract: bool = True) -> Source:
-    """Read ``path`` (``-`` is stdin); with ``extract``, dig the record out of an email.
+    """Read ``path`` (``-`` is stdin); with ``extract``, dig the record out of whatever was
+    saved: plain text, a pasted email, a saved message, one message of a mailbox (see
+    tomis.mail; ``--message`` picks it).
 
-    What extraction removed is said on stderr as a note, so nobody is surprised.
+    What was taken, skipped or repaired is said on stderr as a note, so nobody is surprised.
     """
-    from . import textio
+    from . import mail
+    from .errors import FileError, TomisError
 
-    raw = read_text(path)
     if not extract:
+        raw = read_text(path)
         return Source(path, raw, raw)
-    extracted = textio.extract_record(raw)
-    for note in extracted.notes:
+    try:
+        found = mail.read_source(path, message=_message_option(path), stream=sys.stdin)
+    except FileError as error:
+        raise Failure(_located(error, _shown(path)), EXIT_USAGE) from None
+    except TomisError as error:
+        raise Failure(_located(error, _shown(path)), EXIT_INVALID,
+                      getattr(error, "source_text", None)) from None
+    for note in found.notes:
         click.echo(f"{_shown(path)}: note: {note}", err=True)
-    return Source(path, raw, extracted)
+    source = Source(path, found.raw, found.text)
+    source.origin = found.origin      # the message it came from, for a reply (--mail)
+    return source
+
+
+def _message_option(path: str) -> str | None:
+    """``--message`` of the running command, for the FILE(s) it names (not for --since)."""
+    ctx = click.get_current_context(silent=True)
+    if ctx is None or ctx.meta.get("tomis.message") is None:
+        return None
+    named = ctx.params.get("file"), *ctx.params.get("files", ())
+    return ctx.meta["tomis.message"] if path in named else None
+
+
+def _remember_message(ctx, _param, value):
+    ctx.meta["tomis.message"] = value
+    return value
+
+
+def message_option(command):
+    """Give a command that reads records ``--message N|ID`` (which message of a mailbox)."""
+    command.params.append(click.Option(
+        ["--message"], metavar="N|ID", expose_value=False, callback=_remember_message,
+        help="For an mbox or a Maildir: the message to read (1-based number or Message-ID)."))
+    return command
 
 
 def load_game(source: Source):
@@ -1022,6 +1055,10 @@ def replay_without_last(game):
     # An earlier position of a game cannot be decided: an action followed it.
     return dataclasses.replace(game, tags=tags, nodes=game.nodes[:keep],
                                states=game.states[:keep + 1], result="*")
+
+
+for _command in (move, show, moves, replay, validate):
+    message_option(_command)
 
 
 def main(argv=None) -> None:

@@ -1,0 +1,791 @@
+"""A game record out of whatever a player saved from their mail program.
+
+A layer above :mod:`tomis.textio` and :mod:`tomis.record`, below the CLI; it prints
+nothing. :func:`read_source` takes a path (``-`` for a stream) and gives a :class:`Found`:
+the record text for the reader, the text that error places count in, notes on what was
+taken and repaired, and the message it came from (for a reply).
+
+What it reads:
+
+- plain text (a ``.tgn`` file or a pasted email): decoded strictly as UTF-8, as before;
+- a saved message (``.eml``, or a pasted message with its headers), one message of an
+  ``mbox`` file or a Maildir folder (``message``: 1-based number, or Message-ID, or Maildir
+  key). MIME is left to the standard :mod:`email` package: a ``.tgn`` attachment is
+  preferred, then the text/plain body, then text derived from text/html;
+  quoted-printable, base64 and declared charsets are decoded by it, and
+  ``format=flowed`` (RFC 3676) is undone here, since :mod:`email` keeps the wrapping;
+- every quoting style: top-posted, bottom-posted, interleaved, nested ``> >``, Outlook's
+  unquoted "-----Original Message-----". When the text holds several records separated by
+  mail text, the one that extends all others (same game, their actions a prefix of its
+  own) is taken; two that diverge are refused, naming both places;
+- webmail debris (:func:`repair`): Unicode spaces, zero-width characters and soft hyphens
+  anywhere; curly double quotes, dashes and full-width letters on record lines outside
+  tag values and comments. Anything left that the reader trips over is explained by
+  name and cause (:func:`describe`).
+
+Line numbers: errors count lines of the saved file when the record's part is stored
+as-is (plain text, 7bit or 8bit); for a quoted-printable, base64, flowed or HTML part
+they count lines of the decoded text, and a note says so.
+"""
+
+from __future__ import annotations
+
+import email
+import email.policy
+import mailbox
+import os
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from datetime import datetime
+from html.parser import HTMLParser
+
+from . import textio
+from .errors import FileError, RecordError, TomisError
+
+# Headers that show a text is a message and not a pasted record ("Note: ..." is not one).
+MAIL_HEADERS = frozenset({
+    "from", "to", "cc", "subject", "date", "message-id", "mime-version", "content-type",
+    "received", "return-path", "in-reply-to", "references", "reply-to", "delivered-to",
+    "user-agent", "x-mailer", "content-transfer-encoding", "sender",
+})
+RECORD_SUFFIX = ".tgn"
+_MBOX_FROM = re.compile(rb"From \S+ ")
+_VERBATIM = ("7bit", "8bit", "binary")
+
+
+# --------------------------------------------------------------------------- results
+
+@dataclass(frozen=True)
+class Origin:
+    """The message a record came from, as far as a reply needs it."""
+
+    message_id: str | None = None
+    references: tuple[str, ...] = ()
+    reply_to: str | None = None        # Reply-To, else From: where an answer goes
+    sender: str | None = None          # From
+    subject: str | None = None
+    date: datetime | None = None
+
+
+@dataclass
+class Found:
+    """What :func:`read_source` found.
+
+    ``text`` goes to the record reader; it has ``relocate(error)`` whenever it differs from
+    what was saved, mapping places back to ``raw``, the text error places count in.
+    """
+
+    text: str
+    raw: str
+    notes: list[str] = field(default_factory=list)
+    origin: Origin | None = None
+
+
+@dataclass
+class Body:
+    """The text a record is looked for in, and where it came from."""
+
+    text: str
+    what: str                      # for notes: "the text/plain part", "the attachment a.tgn"
+    first_line: int | None         # the saved file's line holding text line 1; None if decoded
+    notes: list[str] = field(default_factory=list)
+
+
+# --------------------------------------------------------------------------- debris
+
+@dataclass(frozen=True)
+class _Kind:
+    words: str                     # "a non-breaking space"
+    cause: str                     # "usually added by a webmail editor"
+    becomes: str | None            # the repair; None when its meaning is never certain
+
+
+_WEBMAIL = "usually added by a webmail editor"
+_EAST_ASIAN = "usually typed with an East Asian input method"
+_SMART = "usually made from a straight quote by an editor's smart quotes"
+_AUTOCORRECT = "usually made from '-' by an editor's autocorrect"
+_INVISIBLE = "invisible, usually left by a webmail editor or a copy from a web page"
+
+_KINDS: dict[str, _Kind] = {
+    "\u00a0": _Kind("a non-breaking space", _WEBMAIL, " "),
+    "\u202f": _Kind("a narrow non-breaking space", _WEBMAIL, " "),
+    "\u2007": _Kind("a figure space", _WEBMAIL, " "),
+    "\u2009": _Kind("a thin space", _WEBMAIL, " "),
+    "\u200a": _Kind("a hair space", _WEBMAIL, " "),
+    "\u205f": _Kind("a mathematical space", _WEBMAIL, " "),
+    "\u3000": _Kind("a full-width space", _EAST_ASIAN, " "),
+    "\u200b": _Kind("a zero-width space", _INVISIBLE, ""),
+    "\u200c": _Kind("a zero-width non-joiner", _INVISIBLE, ""),
+    "\u200d": _Kind("a zero-width joiner", _INVISIBLE, ""),
+    "\u2060": _Kind("a word joiner", _INVISIBLE, ""),
+    "\ufeff": _Kind("a zero-width no-break space (byte order mark)", _INVISIBLE, ""),
+    "\u00ad": _Kind("a soft hyphen", "invisible, usually added by a mail program that hyphenates", ""),
+    "\u201c": _Kind("a curly quote", _SMART, '"'),
+    "\u201d": _Kind("a curly quote", _SMART, '"'),
+    "\u201e": _Kind("a low curly quote", _SMART, '"'),
+    "\u201f": _Kind("a curly quote", _SMART, '"'),
+    "\u2033": _Kind("a double prime", _SMART, '"'),
+    "\u2018": _Kind("a curly apostrophe", _SMART + "; the notation has no apostrophe", None),
+    "\u2019": _Kind("a curly apostrophe", _SMART + "; the notation has no apostrophe", None),
+    "\u2010": _Kind("a hyphen", _AUTOCORRECT, "-"),
+    "\u2011": _Kind("a non-breaking hyphen", _AUTOCORRECT, "-"),
+    "\u2012": _Kind("a figure dash", _AUTOCORRECT, "-"),
+    "\u2013": _Kind("an en dash", _AUTOCORRECT, "-"),
+    "\u2014": _Kind("an em dash", _AUTOCORRECT, "-"),
+    "\u2212": _Kind("a minus sign", _AUTOCORRECT, "-"),
+    "\ufffd": _Kind("a replacement character",
+                    "put where the message's bytes did not fit its declared charset", None),
+}
+for _code in range(0x2000, 0x2007):      # en quad ... six-per-em space
+    _KINDS[chr(_code)] = _Kind("a Unicode space", _WEBMAIL, " ")
+_KINDS["\u2008"] = _Kind("a punctuation space", _WEBMAIL, " ")
+# Invisible characters are repaired even inside tag values: nobody types them on purpose.
+# Joiners are left alone there, as some scripts need them in names.
+_ANYWHERE = frozenset(ch for ch, kind in _KINDS.items()
+                      if kind.becomes in (" ", "") and ch not in "\u200c\u200d")
+_FULL_WIDTH = range(0xFF01, 0xFF5F)      # full-width ASCII: subtract 0xFEE0
+
+
+def _kind(char: str) -> _Kind | None:
+    kind = _KINDS.get(char)
+    if kind is None and ord(char) in _FULL_WIDTH:
+        plain = chr(ord(char) - 0xFEE0)
+        return _Kind(f"a full-width '{plain}'", _EAST_ASIAN, plain)
+    return kind
+
+
+def describe(char: str) -> str | None:
+    """``a non-breaking space (U+00A0), usually added by a webmail editor``, or None for an
+    ordinary character."""
+    kind = _kind(char)
+    if kind is None:
+        return None
+    return f"{kind.words} (U+{ord(char):04X}), {kind.cause}"
+
+
+@dataclass(frozen=True)
+class Repair:
+    """One character replaced (``becomes`` one character) or removed (``becomes`` empty)."""
+
+    line: int
+    column: int
+    char: str
+    becomes: str
+
+
+@dataclass
+class Repaired:
+    """Text after :func:`repair`, the repairs, and the way back to the original columns."""
+
+    text: str
+    repairs: list[Repair]
+
+    def __post_init__(self):
+        self._removed: dict[int, list[int]] = {}
+        for item in self.repairs:
+            if not item.becomes:
+                self._removed.setdefault(item.line, []).append(item.column)
+
+    def original_column(self, line: int, column: int) -> int:
+        """Repaired text's ``column`` on ``line`` as a column of the original line."""
+        shift = 0
+        for removed in self._removed.get(line, ()):
+            if removed <= column + shift:
+                shift += 1
+        return column + shift
+
+    def on_lines(self, first: int, last: int) -> list[Repair]:
+        return [item for item in self.repairs if first <= item.line <= last]
+
+
+_QUOTE_PREFIX = re.compile(r"(?:[>\uff1e][ \u00a0]?)+")
+_TAG_LINE = re.compile(r'\s*\[\s*([A-Za-z][A-Za-z0-9_]*)(?:\s*"|\s*$)')
+_MOVETEXT_LINE = re.compile(r"\s*(?:\d+\.|[BGFSTQM](?:@|[a-h][1-8])|1-0|0-1|1/2-1/2|\*|\{)")
+_OPEN_QUOTES = '"\u201c\u201d\u201e\u201f\u2033\uff02'
+
+
+def _full_fold(text: str) -> str:
+    out = []
+    for char in text:
+        kind = _kind(char)
+        out.append(char if kind is None or kind.becomes is None else kind.becomes)
+    return "".join(out)
+
+
+def repair(text: str, visible: bool = True) -> Repaired:
+    """Repair webmail debris where its meaning is certain.
+
+    Invisible characters (Unicode spaces, zero-width characters, soft hyphens) become a
+    space or nothing on every line. With ``visible`` (text that came through mail), on
+    lines that read as a tag or as movetext once repaired, curly double quotes, dashes and
+    full-width letters also become their ASCII selves, except inside tag values (only the
+    ``Result`` value is repaired: it has one meaning) and comments, which are free text.
+    What is left is explained by :func:`describe` when the reader stumbles on it.
+    """
+    lines = text.split("\n")
+    repairs: list[Repair] = []
+    in_comment = False
+    out = []
+    for number, line in enumerate(lines, 1):
+        prefix = _QUOTE_PREFIX.match(line)
+        start = prefix.end() if prefix else 0
+        folded = _full_fold(line[start:])
+        tag = _TAG_LINE.match(folded) if visible else None
+        if not visible:
+            fixed = _fix(line, number, repairs, keep_from=(0, len(line)))
+        elif tag:
+            in_comment = False
+            keep = _tag_value_span(line, start) if tag[1] != "Result" else None
+            fixed = _fix(line, number, repairs, keep_from=keep, quote_end=start)
+        elif in_comment or _MOVETEXT_LINE.match(folded):
+            fixed, in_comment = _fix_movetext(line, number, repairs, start, in_comment)
+        else:
+            fixed = _fix(line, number, repairs, keep_from=(start, len(line)), quote_end=start)
+        out.append(fixed)
+    return Repaired("\n".join(out), repairs)
+
+
+def _tag_value_span(line: str, start: int) -> tuple[int, int] | None:
+    """(first, end) index of a tag's value inside its quotes, or None if it has no quotes."""
+    opening = next((i for i in range(start, len(line)) if line[i] in _OPEN_QUOTES), None)
+    if opening is None:
+        return None
+    close_bracket = max(line.rfind("]"), line.rfind("\uff3d"))
+    end = close_bracket if close_bracket > opening else len(line)
+    closing = next((i for i in range(end - 1, opening, -1) if line[i] in _OPEN_QUOTES), None)
+    return opening + 1, closing if closing is not None else len(line)
+
+
+def _fix(line: str, number: int, repairs: list[Repair], keep_from=None, quote_end: int = 0,
+         begin: int = 0) -> str:
+    """Repair ``line[begin:]``; inside ``keep_from`` (a span) and the quote marks only the
+    invisible characters."""
+    out = []
+    for index in range(begin, len(line)):
+        char = line[index]
+        inside = keep_from is not None and keep_from[0] <= index < keep_from[1]
+        if (inside or index < quote_end) and char not in _ANYWHERE:
+            out.append(char)
+            continue
+        out.append(_fix_char(char, number, index, repairs))
+    return "".join(out)
+
+
+def _fix_char(char: str, number: int, index: int, repairs: list[Repair]) -> str:
+    kind = _kind(char)
+    if kind is None or kind.becomes is None:
+        return char
+    repairs.append(Repair(number, index + 1, char, kind.becomes))
+    return kind.becomes
+
+
+def _fix_movetext(line, number, repairs, start, in_comment) -> tuple[str, bool]:
+    """Repair a movetext line outside its comments; say whether a brace comment stays open."""
+    out = list(line[:start])
+    for index in range(start, len(line)):
+        char = line[index]
+        plain = _full_fold(char)
+        if in_comment:
+            out.append(_fix_char(char, number, index, repairs) if char in _ANYWHERE else char)
+            in_comment = plain != "}"
+            continue
+        if plain == ";":       # a line comment: the rest is free text
+            out.append(_fix_char(char, number, index, repairs))
+            out.append(_fix(line, number, repairs, keep_from=(index + 1, len(line)),
+                            begin=index + 1))
+            return "".join(out), False
+        out.append(_fix_char(char, number, index, repairs))
+        in_comment = plain == "{"
+    return "".join(out), in_comment
+
+
+def repair_note(repairs: list[Repair]) -> str | None:
+    """One line naming what was repaired, grouped by kind, or None."""
+    if not repairs:
+        return None
+    counts: dict[str, int] = {}
+    for item in repairs:
+        kind = _kind(item.char)
+        becomes = f"read as {item.becomes!r}" if item.becomes else "removed"
+        key = f"{kind.words} (U+{ord(item.char):04X}) {becomes}"
+        counts[key] = counts.get(key, 0) + 1
+    parts = [f"{count} x {key}" for key, count in counts.items()]
+    return "repaired webmail debris in the record: " + ", ".join(parts)
+
+
+# --------------------------------------------------------------------------- records in a text
+
+@dataclass
+class _Region:
+    """One record found in the text: the extracted text and the body lines it spans."""
+
+    extracted: textio.Extracted
+    offset: int            # body lines before the slice the extraction ran on
+    first: int             # body line of its first line
+    last: int              # body line of its last line (the result's)
+
+    def locate(self, line: int, column: int | None) -> tuple[int, int | None]:
+        line, column = self.extracted.locate(line, column)
+        return line + self.offset, column
+
+    @property
+    def span(self) -> str:
+        return f"lines {self.first}-{self.last}"
+
+
+_TAIL_NOTE = "ignored the text after the last result"
+
+
+def find_regions(text: str) -> list[_Region]:
+    """The records in ``text``: the first as :func:`textio.extract_record` finds it, then one
+    more after each result that mail text follows, as long as another record starts."""
+    lines = text.split("\n")
+    regions: list[_Region] = []
+    offset = 0
+    while offset < len(lines):
+        part = "\n".join(lines[offset:])
+        if regions and textio.record_start_line(part) is None:
+            break
+        extracted = textio.extract_record(part)
+        rows = str(extracted).split("\n")
+        cut = any(note.startswith(_TAIL_NOTE) for note in extracted.notes)
+        content_rows = len(rows) - 1 if cut else len(rows)
+        while content_rows > 1 and not rows[content_rows - 1].strip():
+            content_rows -= 1
+        first = extracted.locate(1)[0] + offset
+        last = extracted.locate(max(content_rows, 1))[0] + offset
+        regions.append(_Region(extracted, offset, first, last))
+        if not cut or last <= offset:
+            break
+        offset = last
+    return regions
+
+
+def _same_game(one, other) -> bool:
+    from .position import to_string
+
+    names = ("White", "Black", "Event", "Site", "Round", "Date")
+    return (to_string(one.start) == to_string(other.start)
+            and all(one.tags.get(n) == other.tags.get(n) for n in names))
+
+
+def _first_difference(short, long) -> int | None:
+    """0-based index of the first action where ``short`` leaves ``long``, or None if a prefix."""
+    for index, (a, b) in enumerate(zip(short.nodes, long.nodes)):
+        if str(a.action) != str(b.action):
+            return index
+    return None if len(short.nodes) <= len(long.nodes) else len(long.nodes)
+
+
+def choose_region(regions: list[_Region], locate_body) -> tuple[_Region, list[str]]:
+    """The record to take among several, and notes on why; a divergence is a RecordError.
+
+    ``locate_body(line, column)`` maps a body place to the saved file's (for messages).
+    """
+    from . import record
+
+    if len(regions) == 1:
+        return regions[0], []
+    read = [(region, record.read(str(region.extracted))) for region in regions]
+    for region, checked in read:
+        if len(checked) != 1 or checked[0].error is not None:
+            spans = ", ".join(r.span for r in regions)
+            return region, [f"found {len(regions)} records ({spans}); the one at {region.span} "
+                            f"does not read as one valid game, so it is the one checked"]
+    games = [(region, checked[0].game) for region, checked in read]
+    newest_region, newest = max(games, key=lambda pair: len(pair[1].nodes))
+    for region, game in games:
+        if region is newest_region:
+            continue
+        difference = None if _same_game(game, newest) else 0
+        if difference is None:
+            difference = _first_difference(game, newest)
+        if difference is not None:
+            raise _divergence(region, game, newest_region, newest, difference, locate_body)
+    others = [r.span for r, _ in games if r is not newest_region]
+    shorter = sum(1 for _, g in games if len(g.nodes) < len(newest.nodes))
+    why = ("it extends the other record(s): their actions are its first ones"
+           if shorter else "all hold the same actions; the first is taken")
+    return newest_region, [f"found {len(games)} records of this game; took the one at "
+                           f"{newest_region.span} ({len(newest.nodes)} actions), not "
+                           f"{', '.join(others)}: {why}, and its Digest checks"]
+
+
+def _divergence(region, game, newest_region, newest, index, locate_body) -> RecordError:
+    if index >= len(game.nodes) or index >= len(newest.nodes) or not _same_game(game, newest):
+        where = newest_region.locate(newest.line, 1)
+        what = "are records of different games"
+    else:
+        action = newest.nodes[index].action
+        where = newest_region.locate(action.line, action.column)
+        what = (f"diverge at action {index + 1}: {action} at {newest_region.span}, "
+                f"{game.nodes[index].action} at {region.span}")
+    line, column = locate_body(*where)
+    return RecordError(f"the records at {region.span} and {newest_region.span} {what}; "
+                       f"keep the one you mean and delete the other", line, column)
+
+
+# --------------------------------------------------------------------------- the text handed on
+
+class MailRecord(str):
+    """The record text, with ``locate``/``relocate`` back to the saved file, like
+    :class:`tomis.textio.Extracted`, through the extraction, the repairs and the message."""
+
+    def __new__(cls, text: str, region: _Region, repaired: Repaired, first_line: int):
+        self = super().__new__(cls, text)
+        self._region, self._repaired, self._shift = region, repaired, first_line - 1
+        self.notes = ()
+        return self
+
+    def locate(self, line: int, column: int | None = None) -> tuple[int, int | None]:
+        return self._to_file(*self._region.locate(line, column))
+
+    def _to_file(self, line: int, column: int | None) -> tuple[int, int | None]:
+        if column is not None:
+            column = self._repaired.original_column(line, column)
+        return line + self._shift, column
+
+    def relocate(self, error):
+        if error.line is None or error.line < 1:
+            return error
+        seen = _char_at(self, error.line, error.column)
+        body_line, _ = self._region.locate(error.line, error.column)
+        error.line, error.column = self.locate(error.line, error.column)
+        hint = describe(seen) if seen else None
+        if hint is None:
+            hint = self._repaired_hint(body_line)
+        if hint:
+            error.message = f"{error.message}; {hint}"
+        return error
+
+    def _repaired_hint(self, body_line: int) -> str | None:
+        near = self._repaired.on_lines(body_line, body_line)
+        if not near:
+            return None
+        item = near[0]
+        return (f"this line had {describe(item.char)}, read as "
+                f"{repr(item.becomes) if item.becomes else 'nothing'}")
+
+
+def _char_at(text: str, line: int, column: int | None) -> str | None:
+    if not column or column < 1:
+        return None
+    lines = text.split("\n")
+    if line > len(lines) or column > len(lines[line - 1]):
+        return None
+    return lines[line - 1][column - 1]
+
+
+# --------------------------------------------------------------------------- messages
+
+def read_source(path: str, message: str | None = None, stream=None) -> Found:
+    """Read ``path`` (``-``: ``stream``) and find the record in it; see the module docstring.
+
+    Raises :class:`FileError` for what cannot be read (exit 2 in the CLI: a missing file,
+    no such ``message``, an unknown charset, bytes that are not text) and
+    :class:`RecordError` for two records that diverge. Errors carry ``.path``;
+    ``.source_text`` is the text their place counts in.
+    """
+    name = "<stdin>" if path == "-" else path
+    try:
+        if path != "-" and os.path.isdir(path) and _is_maildir(path):
+            msg, label = _pick(mailbox.Maildir(path, factory=None, create=False), message, name)
+            return _from_message(msg, None, name, label)
+        data = textio.read_stream_bytes(stream, name) if path == "-" else textio.read_bytes(path)
+        if _MBOX_FROM.match(data):
+            if path == "-":
+                raise FileError("an mbox is read from its file, not from stdin")
+            box = mailbox.mbox(path, factory=None, create=False)
+            msg, label = _pick(box, message, name)
+            return _from_message(msg, None, name, label)
+        msg = _as_message(data)
+        if msg is None:
+            if message is not None:
+                raise FileError(f"--message {message}: this file is not a mailbox")
+            return _found(Body(textio.decode(data, name), "the text", 1), None, name, None)
+        return _from_message(msg, data, name, None)
+    except TomisError as error:
+        if error.path is None:
+            error.path = name
+        raise
+
+
+def _is_maildir(path: str) -> bool:
+    return all(os.path.isdir(os.path.join(path, sub)) for sub in ("cur", "new"))
+
+
+def _as_message(data: bytes):
+    msg = email.message_from_bytes(data, policy=email.policy.default)
+    if not any(key.lower() in MAIL_HEADERS for key in msg.keys()):
+        return None
+    return msg
+
+
+def mailbox_messages(box) -> list[tuple[str, object]]:
+    """The keys of ``box`` in order: an mbox's own, a Maildir's by delivery (its keys
+    start with the delivery time)."""
+    keys = list(box.keys())
+    if isinstance(box, mailbox.Maildir):
+        keys.sort()
+    return keys
+
+
+def message_of(box, key):
+    return email.message_from_bytes(box.get_bytes(key), policy=email.policy.default)
+
+
+def _pick(box, wanted: str | None, name: str):
+    """The message ``wanted`` names (number, Message-ID or Maildir key) and a label for it."""
+    keys = mailbox_messages(box)
+    count = len(keys)
+    if count == 0:
+        raise FileError("this mailbox holds no message")
+    if wanted is None:
+        if count > 1:
+            raise FileError(f"this mailbox holds {count} messages; choose one with "
+                            f"--message N (1-{count}) or --message MESSAGE-ID")
+        return message_of(box, keys[0]), "message 1"
+    if wanted.isdigit():
+        number = int(wanted)
+        if not 1 <= number <= count:
+            raise FileError(f"--message {wanted}: this mailbox holds {count} message(s)")
+        return message_of(box, keys[number - 1]), f"message {number}"
+    bare = wanted.strip("<>")
+    for number, key in enumerate(keys, 1):
+        msg = message_of(box, key)
+        if key == wanted or str(msg.get("Message-ID", "")).strip().strip("<>") == bare:
+            return msg, f"message {number}"
+    raise FileError(f"--message {wanted}: no message with this Message-ID in the mailbox")
+
+
+def origin_of(msg) -> Origin:
+    """The headers a reply needs; a malformed header is simply absent."""
+    def header(name: str):
+        try:
+            return msg.get(name)
+        except Exception:      # a header the email package cannot parse at all
+            return None
+
+    def address(name: str) -> str | None:
+        value = header(name)
+        addresses = getattr(value, "addresses", ()) if value is not None else ()
+        return addresses[0].addr_spec if addresses else None
+
+    date = getattr(header("Date"), "datetime", None)
+    message_id = str(header("Message-ID") or "").strip() or None
+    references = tuple(str(header("References") or "").split())
+    subject = str(header("Subject") or "").strip() or None
+    sender = address("From")
+    return Origin(message_id, references, address("Reply-To") or sender, sender, subject, date)
+
+
+def _from_message(msg, data: bytes | None, name: str, label: str | None) -> Found:
+    file_text = data.decode("ascii", "surrogateescape") if data is not None else None
+    body = message_body(msg, name, file_text)
+    if label:
+        body.notes.insert(0, f"read {label} of the mailbox")
+    return _found(body, data, name, origin_of(msg))
+
+
+def message_body(msg, name: str, file_text: str | None = None) -> Body:
+    """The part to read: a ``.tgn`` attachment, else the text/plain body, else the HTML one."""
+    attachments = [part for part in msg.iter_attachments()
+                   if (part.get_filename() or "").lower().endswith(RECORD_SUFFIX)]
+    if attachments:
+        part = attachments[0]
+        notes = [f"took the record from the attachment {part.get_filename()}"]
+        if len(attachments) > 1:
+            notes[0] += f" (the first of {len(attachments)} .tgn attachments)"
+        return Body(_part_text(part, name), f"the attachment {part.get_filename()}",
+                    _verbatim_line(part, file_text), notes)
+    part = msg.get_body(preferencelist=("plain", "html"))
+    if part is None:
+        raise FileError("the message has no text part and no .tgn attachment")
+    text = _part_text(part, name)
+    notes = []
+    first_line = _verbatim_line(part, file_text)
+    kind = part.get_content_subtype()
+    if kind == "html":
+        text = html_to_text(text)
+        notes.append("the message has no text/plain part; read the text of its HTML part "
+                     "(line numbers count lines of that text)")
+        first_line = None
+    elif str(part.get_param("format", "")).lower() == "flowed":
+        text = unflow(text, str(part.get_param("delsp", "")).lower() == "yes")
+        notes.append("undid format=flowed line wrapping (RFC 3676); line numbers count "
+                     "lines of the unwrapped text")
+        first_line = None
+    elif first_line is None:
+        notes.append("line numbers count lines of the message's decoded text/plain part")
+    if "\ufffd" in text:
+        notes.append(f"some bytes of the message do not fit its declared charset "
+                     f"{part.get_content_charset()!r} and were replaced by U+FFFD")
+    return Body(text, f"the text/{kind} part", first_line, notes)
+
+
+def _part_text(part, name: str) -> str:
+    """A part's decoded text: its declared charset, or strict UTF-8 when it declares none."""
+    charset = part.get_param("charset")
+    if charset is None or part.get_content_maintype() != "text":
+        data = part.get_payload(decode=True) or b""
+        return textio.decode(data, name)
+    try:
+        text = part.get_content()
+    except LookupError:
+        raise FileError(f"the message declares the charset {str(charset)!r}, which is not "
+                        f"known; save the message as UTF-8 text") from None
+    # The same limits and line ends as a file: long lines, NUL bytes, CRLF.
+    return textio.decode(text.encode("utf-8", "surrogateescape"), name)
+
+
+def _verbatim_line(part, file_text: str | None) -> int | None:
+    """The saved file's line where a part stored as-is starts, or None (encoded, or unknown)."""
+    if file_text is None:
+        return None
+    encoding = str(part.get("Content-Transfer-Encoding", "7bit")).strip().lower()
+    payload = part.get_payload(decode=False)
+    if encoding not in _VERBATIM or not isinstance(payload, str) or not payload.strip():
+        return None
+    at = file_text.find(payload)
+    return None if at < 0 else file_text.count("\n", 0, at) + 1
+
+
+def _found(body: Body, data: bytes | None, name: str, origin: Origin | None) -> Found:
+    # A record file edited by hand is read literally but for invisible characters (its
+    # typos get the reader's own hints); text that came through mail gets every repair.
+    repaired = repair(body.text, visible=origin is not None)
+    regions = find_regions(repaired.text)
+    if origin is None and (len(regions) > 1 or regions[0].extracted.notes):
+        repaired = repair(body.text)
+        regions = find_regions(repaired.text)
+    shift = (body.first_line or 1) - 1
+
+    def locate_body(line, column):
+        if column is not None:
+            column = repaired.original_column(line, column)
+        return line + shift, column
+
+    raw = body.text
+    if body.first_line is not None and data is not None:
+        raw = data.decode("utf-8", "replace").replace("\r\n", "\n").replace("\r", "\n")
+    try:
+        region, choice_notes = choose_region(regions, locate_body)
+    except RecordError as error:
+        error.source_text = raw
+        raise
+    repairs = repaired.on_lines(region.first, region.last)
+    plain = not repaired.repairs and len(regions) == 1 and shift == 0
+    if plain:
+        text = region.extracted
+    else:
+        text = MailRecord(str(region.extracted), region, repaired, shift + 1)
+    notes = list(body.notes) + choice_notes
+    if len(regions) == 1 or not choice_notes:
+        notes += list(region.extracted.notes)
+    else:
+        notes += [note for note in region.extracted.notes if note.startswith("removed mail")]
+    note = repair_note(repairs)
+    if note:
+        notes.append(note)
+    return Found(text, raw, notes, origin)
+
+
+# --------------------------------------------------------------------------- text transforms
+
+def unflow(text: str, delsp: bool = False) -> str:
+    """Undo RFC 3676 ``format=flowed``: a line ending in a space continues on the next line
+    of the same quote depth; space-stuffing is removed; ``-- `` (a signature) never flows.
+    Quote marks are written back as ``>`` per level and one space."""
+    out: list[str] = []
+    paragraph: str | None = None
+    depth_open = 0
+
+    def flush():
+        nonlocal paragraph
+        if paragraph is not None:
+            out.append((">" * depth_open + " " if depth_open else "") + paragraph)
+            paragraph = None
+
+    for line in text.split("\n"):
+        depth = len(line) - len(line.lstrip(">"))
+        content = line[depth:]
+        if content.startswith(" "):
+            content = content[1:]
+        if paragraph is not None and depth != depth_open:
+            flush()
+        if paragraph is None:
+            paragraph, depth_open = content, depth
+        else:
+            paragraph += content
+        flowed = content.endswith(" ") and content != "-- "
+        if flowed:
+            if delsp:
+                paragraph = paragraph[:-1]
+        else:
+            flush()
+    flush()
+    return "\n".join(out)
+
+
+class _HtmlText(HTMLParser):
+    """Text of an HTML mail body: a line per block or <br>, ``> `` per <blockquote> level."""
+
+    BLOCKS = frozenset({"p", "div", "tr", "li", "ul", "ol", "table", "pre", "blockquote",
+                        "h1", "h2", "h3", "h4", "h5", "h6", "hr"})
+    HIDDEN = frozenset({"style", "script", "head", "title"})
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.lines: list[str] = []
+        self.buffer: list[str] = []
+        self.depth = self.pre = self.hidden = 0
+
+    def handle_starttag(self, tag, attrs):
+        if tag in self.HIDDEN:
+            self.hidden += 1
+        elif tag == "br":
+            self.end_line(always=True)
+        elif tag in self.BLOCKS:
+            self.end_line()
+            self.depth += tag == "blockquote"
+            self.pre += tag == "pre"
+
+    def handle_endtag(self, tag):
+        if tag in self.HIDDEN:
+            self.hidden = max(0, self.hidden - 1)
+        elif tag in self.BLOCKS:
+            self.end_line()
+            if tag == "blockquote":
+                self.depth = max(0, self.depth - 1)
+            if tag == "pre":
+                self.pre = max(0, self.pre - 1)
+
+    def handle_data(self, data):
+        if self.hidden:
+            return
+        if not self.pre:
+            self.buffer.append(re.sub(r"[ \t\r\n\f]+", " ", data))
+            return
+        pieces = data.replace("\r\n", "\n").split("\n")
+        for index, piece in enumerate(pieces):
+            if index:
+                self.end_line(always=True)
+            self.buffer.append(piece)
+
+    def end_line(self, always: bool = False):
+        line = "".join(self.buffer)
+        if not self.pre:
+            line = line.strip(" ")
+        self.buffer = []
+        if line or always:
+            self.lines.append(("> " * self.depth) + line)
+
+
+def html_to_text(html: str) -> str:
+    """The text of an HTML body, a line per block, quoted blocks marked ``> ``."""
+    parser = _HtmlText()
+    parser.feed(html)
+    parser.close()
+    parser.end_line()
+    return "\n".join(parser.lines) + "\n"
