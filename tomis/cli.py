@@ -187,6 +187,7 @@ def read_record(path: str, *, extract: bool = True) -> Source:
         click.echo(f"{_shown(path)}: note: {note}", err=True)
     source = Source(path, found.raw, found.text)
     source.origin = found.origin      # the message it came from, for a reply (--mail)
+    source.mailbox = found.mailbox
     return source
 
 
@@ -204,8 +205,23 @@ def _remember_message(ctx, _param, value):
     return value
 
 
+class _RecordPath(click.Path):
+    """A file, or a Maildir folder (any other folder is refused as click refuses it)."""
+
+    def convert(self, value, param, ctx):
+        from .mail import is_maildir
+
+        if isinstance(value, str) and os.path.isdir(value) and is_maildir(value):
+            return value
+        return super().convert(value, param, ctx)
+
+
 def message_option(command):
-    """Give a command that reads records ``--message N|ID`` (which message of a mailbox)."""
+    """Give a command that reads records ``--message N|ID`` (which message of a mailbox),
+    and let its FILE be a Maildir folder."""
+    for param in command.params:
+        if param.name in ("file", "files"):
+            param.type = _RecordPath(dir_okay=False, allow_dash=True)
     command.params.append(click.Option(
         ["--message"], metavar="N|ID", expose_value=False, callback=_remember_message,
         help="For an mbox or a Maildir: the message to read (1-based number or Message-ID)."))
@@ -408,6 +424,9 @@ class MoveStep:
         from . import record
 
         source = read_record(self.file)
+        if getattr(source, "mailbox", False):
+            raise click.UsageError(f"{source.name} is a mailbox, and move writes the record "
+                                   f"back to FILE: save the message as a file first")
         game = load_game(source)
         self.check_since(game, source)
         self.check_turn(game)
@@ -750,7 +769,7 @@ def validate_file(path: str) -> FileResult:
     try:
         source = read_record(path)
     except Failure as failure:
-        return FileResult(name, error=failure.error, unreadable=True)
+        return FileResult(name, error=failure.error, unreadable=failure.code == EXIT_USAGE)
     try:
         checked = load_games(source)
     except Failure as failure:
@@ -1057,7 +1076,7 @@ def replay_without_last(game):
                                states=game.states[:keep + 1], result="*")
 
 
-for _command in (move, show, moves, replay, validate):
+for _command in (show, moves, replay, validate):
     message_option(_command)
 
 

@@ -80,6 +80,7 @@ class Found:
     raw: str
     notes: list[str] = field(default_factory=list)
     origin: Origin | None = None
+    mailbox: bool = False          # one message of an mbox or a Maildir, not a file of its own
 
 
 @dataclass
@@ -413,16 +414,19 @@ def choose_region(regions: list[_Region], locate_body) -> tuple[_Region, list[st
 
 
 def _divergence(region, game, newest_region, newest, index, locate_body) -> RecordError:
+    """Both places, the earlier first; located at the differing action of ``newest``."""
+    upper, lower = sorted((region, newest_region), key=lambda r: r.first)
     if index >= len(game.nodes) or index >= len(newest.nodes) or not _same_game(game, newest):
         where = newest_region.locate(newest.line, 1)
-        what = "are records of different games"
+        what = "hold different games"
     else:
         action = newest.nodes[index].action
         where = newest_region.locate(action.line, action.column)
-        what = (f"diverge at action {index + 1}: {action} at {newest_region.span}, "
-                f"{game.nodes[index].action} at {region.span}")
+        by_region = {id(region): game.nodes[index].action, id(newest_region): action}
+        what = (f"diverge at action {index + 1}: {by_region[id(upper)]} at {upper.span} "
+                f"but {by_region[id(lower)]} at {lower.span}")
     line, column = locate_body(*where)
-    return RecordError(f"the records at {region.span} and {newest_region.span} {what}; "
+    return RecordError(f"the records at {upper.span} and {lower.span} {what}; "
                        f"keep the one you mean and delete the other", line, column)
 
 
@@ -489,7 +493,7 @@ def read_source(path: str, message: str | None = None, stream=None) -> Found:
     """
     name = "<stdin>" if path == "-" else path
     try:
-        if path != "-" and os.path.isdir(path) and _is_maildir(path):
+        if path != "-" and os.path.isdir(path) and is_maildir(path):
             msg, label = _pick(mailbox.Maildir(path, factory=None, create=False), message, name)
             return _from_message(msg, None, name, label)
         data = textio.read_stream_bytes(stream, name) if path == "-" else textio.read_bytes(path)
@@ -511,7 +515,8 @@ def read_source(path: str, message: str | None = None, stream=None) -> Found:
         raise
 
 
-def _is_maildir(path: str) -> bool:
+def is_maildir(path: str) -> bool:
+    """A folder with ``cur`` and ``new`` inside, as every Maildir has."""
     return all(os.path.isdir(os.path.join(path, sub)) for sub in ("cur", "new"))
 
 
@@ -581,14 +586,15 @@ def origin_of(msg) -> Origin:
 
 
 def _from_message(msg, data: bytes | None, name: str, label: str | None) -> Found:
-    file_text = data.decode("ascii", "surrogateescape") if data is not None else None
-    body = message_body(msg, name, file_text)
+    body = message_body(msg, name, data)
     if label:
         body.notes.insert(0, f"read {label} of the mailbox")
-    return _found(body, data, name, origin_of(msg))
+    found = _found(body, data, name, origin_of(msg))
+    found.mailbox = label is not None
+    return found
 
 
-def message_body(msg, name: str, file_text: str | None = None) -> Body:
+def message_body(msg, name: str, data: bytes | None = None) -> Body:
     """The part to read: a ``.tgn`` attachment, else the text/plain body, else the HTML one."""
     attachments = [part for part in msg.iter_attachments()
                    if (part.get_filename() or "").lower().endswith(RECORD_SUFFIX)]
@@ -598,13 +604,13 @@ def message_body(msg, name: str, file_text: str | None = None) -> Body:
         if len(attachments) > 1:
             notes[0] += f" (the first of {len(attachments)} .tgn attachments)"
         return Body(_part_text(part, name), f"the attachment {part.get_filename()}",
-                    _verbatim_line(part, file_text), notes)
+                    _verbatim_line(part, data), notes)
     part = msg.get_body(preferencelist=("plain", "html"))
     if part is None:
         raise FileError("the message has no text part and no .tgn attachment")
     text = _part_text(part, name)
     notes = []
-    first_line = _verbatim_line(part, file_text)
+    first_line = _verbatim_line(part, data)
     kind = part.get_content_subtype()
     if kind == "html":
         text = html_to_text(text)
@@ -617,7 +623,8 @@ def message_body(msg, name: str, file_text: str | None = None) -> Body:
                      "lines of the unwrapped text")
         first_line = None
     elif first_line is None:
-        notes.append("line numbers count lines of the message's decoded text/plain part")
+        notes.append("line numbers count lines of the message's text/plain part, "
+                     "not of the saved file")
     if "\ufffd" in text:
         notes.append(f"some bytes of the message do not fit its declared charset "
                      f"{part.get_content_charset()!r} and were replaced by U+FFFD")
@@ -639,16 +646,22 @@ def _part_text(part, name: str) -> str:
     return textio.decode(text.encode("utf-8", "surrogateescape"), name)
 
 
-def _verbatim_line(part, file_text: str | None) -> int | None:
+def _verbatim_line(part, data: bytes | None) -> int | None:
     """The saved file's line where a part stored as-is starts, or None (encoded, or unknown)."""
-    if file_text is None:
+    if data is None:
         return None
     encoding = str(part.get("Content-Transfer-Encoding", "7bit")).strip().lower()
     payload = part.get_payload(decode=False)
     if encoding not in _VERBATIM or not isinstance(payload, str) or not payload.strip():
         return None
-    at = file_text.find(payload)
-    return None if at < 0 else file_text.count("\n", 0, at) + 1
+    # The email package hands an 8bit payload back decoded with its charset; encoding it
+    # again gives the bytes as stored, to be found in the file.
+    try:
+        stored = payload.encode(part.get_content_charset() or "ascii", "surrogateescape")
+    except (LookupError, UnicodeError):
+        return None
+    at = data.find(stored)
+    return None if at < 0 else data.count(b"\n", 0, at) + 1
 
 
 def _found(body: Body, data: bytes | None, name: str, origin: Origin | None) -> Found:
@@ -675,7 +688,9 @@ def _found(body: Body, data: bytes | None, name: str, origin: Origin | None) -> 
         error.source_text = raw
         raise
     repairs = repaired.on_lines(region.first, region.last)
-    plain = not repaired.repairs and len(regions) == 1 and shift == 0
+    # A record file read as before keeps the reader's own messages; mail gets MailRecord,
+    # which also names debris the reader stumbles on.
+    plain = origin is None and not repaired.repairs and len(regions) == 1
     if plain:
         text = region.extracted
     else:
