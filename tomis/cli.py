@@ -393,7 +393,12 @@ def new_game(**fields):
 @click.option("--since", "since", type=click.Path(dir_okay=False, allow_dash=False),
               help="The record you sent last: refuse unless FILE is exactly it plus the "
                    "opponent's new action(s) (play-by-email safety).")
-def move(file, action, as_side, dry_run, since):
+@click.option("--mail", "mail_out", type=click.Path(dir_okay=False),
+              help="Also write the reply as a ready-to-send message (.eml) to this file.")
+@click.option("--to", "to", help="The opponent's address (remembered beside FILE for this game).")
+@click.option("--send", "send", is_flag=True,
+              help="Also send the reply by SMTP (settings: TOMIS_SMTP_* or the config file).")
+def move(file, action, as_side, dry_run, since, mail_out, to, send):
     """Play ACTION in the game in FILE and write the record back.
 
     The whole record is checked first. The new record is written atomically under a file
@@ -404,12 +409,16 @@ def move(file, action, as_side, dry_run, since):
     if since == "-":
         raise click.BadParameter("the record you sent must be a file you kept, not - (stdin)",
                                  param_hint="--since")
+    from . import mail_cli
+
+    mailing = mail_cli.MoveMail(file, mail_out, to, send, dry_run)
     step = MoveStep(file, action, as_side, dry_run, since)
     if file == "-" or dry_run:
         step.run()
-        return
-    with _locked(file):
-        step.run()
+    else:
+        with _locked(file):
+            step.run()
+    mailing.after(step)
 
 
 class MoveStep:
@@ -434,6 +443,8 @@ class MoveStep:
         new_text = record.write(game)
         self.save(new_text)
         self.summarise(game, report, new_text)
+        # Kept for what follows the move (--mail, --send).
+        self.game, self.new_text, self.origin = game, new_text, getattr(source, "origin", None)
 
     def check_since(self, game, source: Source) -> None:
         """With ``--since``: the received record must extend the one we sent, exactly."""

@@ -37,7 +37,7 @@ import os
 import re
 import unicodedata
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timezone
 from html.parser import HTMLParser
 
 from . import textio
@@ -562,6 +562,64 @@ def _pick(box, wanted: str | None, name: str):
         if key == wanted or str(msg.get("Message-ID", "")).strip().strip("<>") == bare:
             return msg, f"message {number}"
     raise FileError(f"--message {wanted}: no message with this Message-ID in the mailbox")
+
+
+@dataclass
+class Item:
+    """One record-holding thing of a place (a file, or one message of a mailbox)."""
+
+    label: str
+    found: Found | None
+    when: datetime | None          # the message's Date, else the file's last change
+    error: TomisError | None = None
+
+
+def place_items(place: str):
+    """Every file of a folder, every message of an mbox or a Maildir, or the one file, each
+    read with :func:`read_source` rules; what cannot be read comes with its ``error``.
+    Hidden files and ``.json`` files (what tomis keeps beside records) are passed over."""
+    if os.path.isdir(place):
+        if is_maildir(place):
+            yield from _box_items(mailbox.Maildir(place, factory=None, create=False), place)
+            return
+        for name in sorted(os.listdir(place)):
+            path = os.path.join(place, name)
+            if os.path.isfile(path) and not name.startswith(".") and not name.endswith(".json"):
+                yield _file_item(path)
+        return
+    data = textio.read_bytes(place)
+    if _MBOX_FROM.match(data):
+        yield from _box_items(mailbox.mbox(place, factory=None, create=False), place)
+    else:
+        yield _file_item(place)
+
+
+def _file_item(path: str) -> Item:
+    try:
+        found = read_source(path)
+    except TomisError as error:
+        return Item(path, None, None, error)
+    when = found.origin.date if found.origin is not None else None
+    if when is None:
+        when = datetime.fromtimestamp(os.stat(path).st_mtime, timezone.utc)
+    return Item(path, found, _aware(when))
+
+
+def _box_items(box, place: str):
+    for number, key in enumerate(mailbox_messages(box), 1):
+        label = f"{place} message {number}"
+        try:
+            msg = message_of(box, key)
+            found = _from_message(msg, None, label, None)
+        except TomisError as error:
+            yield Item(label, None, None, error)
+            continue
+        yield Item(label, found, _aware(found.origin.date) if found.origin.date else None)
+
+
+def _aware(when: datetime) -> datetime:
+    """A Date header without a zone ("-0000") is taken as UTC, so all times compare."""
+    return when if when.tzinfo is not None else when.replace(tzinfo=timezone.utc)
 
 
 def origin_of(msg) -> Origin:
