@@ -330,9 +330,11 @@ class _Region:
         line, column = self.extracted.locate(line, column)
         return line + self.offset, column
 
+    shown_shift: int = 0   # saved-file lines before the body, when they are known
+
     @property
     def span(self) -> str:
-        return f"lines {self.first}-{self.last}"
+        return f"lines {self.first + self.shown_shift}-{self.last + self.shown_shift}"
 
 
 _TAIL_NOTE = "ignored the text after the last result"
@@ -666,9 +668,9 @@ def message_body(msg, name: str, data: bytes | None = None) -> Body:
     part = msg.get_body(preferencelist=("plain", "html"))
     if part is None:
         raise FileError("the message has no text part and no .tgn attachment")
-    text = _part_text(part, name)
-    notes = []
     first_line = _verbatim_line(part, data)
+    text = _part_text(part, name, first_line)
+    notes = []
     kind = part.get_content_subtype()
     if kind == "html":
         text = html_to_text(text)
@@ -689,12 +691,18 @@ def message_body(msg, name: str, data: bytes | None = None) -> Body:
     return Body(text, f"the text/{kind} part", first_line, notes)
 
 
-def _part_text(part, name: str) -> str:
-    """A part's decoded text: its declared charset, or strict UTF-8 when it declares none."""
+def _part_text(part, name: str, first_line: int | None = None) -> str:
+    """A part's decoded text: its declared charset, or strict UTF-8 when it declares none
+    (RFC 2045 says US-ASCII then; UTF-8 is its superset and what clients mean)."""
     charset = part.get_param("charset")
     if charset is None or part.get_content_maintype() != "text":
         data = part.get_payload(decode=True) or b""
-        return textio.decode(data, name)
+        try:
+            return textio.decode(data, name)
+        except FileError as error:
+            if error.line is None or not data or data[:1] == b"\x00":
+                raise
+            raise _undeclared(error, first_line) from None
     try:
         text = part.get_content()
     except LookupError:
@@ -704,19 +712,26 @@ def _part_text(part, name: str) -> str:
     return textio.decode(text.encode("utf-8", "surrogateescape"), name)
 
 
+def _undeclared(error: FileError, first_line: int | None) -> FileError:
+    """A byte that is not UTF-8 in a part without a charset, placed in the saved file."""
+    shift = (first_line or 1) - 1
+    line = error.line + shift
+    what = error.message.split(" at line ")[0]
+    return FileError(f"{what} at line {line}, column {error.column} is not UTF-8 and the "
+                     f"message declares no charset; save the message as UTF-8",
+                     line, error.column)
+
+
 def _verbatim_line(part, data: bytes | None) -> int | None:
     """The saved file's line where a part stored as-is starts, or None (encoded, or unknown)."""
     if data is None:
         return None
     encoding = str(part.get("Content-Transfer-Encoding", "7bit")).strip().lower()
-    payload = part.get_payload(decode=False)
-    if encoding not in _VERBATIM or not isinstance(payload, str) or not payload.strip():
+    if encoding not in _VERBATIM or part.is_multipart():
         return None
-    # The email package hands an 8bit payload back decoded with its charset; encoding it
-    # again gives the bytes as stored, to be found in the file.
-    try:
-        stored = payload.encode(part.get_content_charset() or "ascii", "surrogateescape")
-    except (LookupError, UnicodeError):
+    # For a part stored as-is, the "decoded" payload is exactly the bytes in the file.
+    stored = part.get_payload(decode=True)
+    if not stored or not stored.strip():
         return None
     at = data.find(stored)
     return None if at < 0 else data.count(b"\n", 0, at) + 1
@@ -737,6 +752,8 @@ def _found(body: Body, data: bytes | None, name: str, origin: Origin | None) -> 
             column = repaired.original_column(line, column)
         return line + shift, column
 
+    for region in regions:
+        region.shown_shift = shift
     raw = body.text
     if body.first_line is not None and data is not None:
         raw = data.decode("utf-8", "replace").replace("\r\n", "\n").replace("\r", "\n")

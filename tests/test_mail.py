@@ -1,0 +1,289 @@
+"""Reading records out of saved mail (tomis/mail.py), always through the CLI.
+
+The corpus in tests/data/mail/ holds messages in the shapes Thunderbird, Gmail, Outlook,
+Apple Mail and mutt save: every quoting style, every transfer encoding, declared
+charsets, format=flowed, HTML-only mail, attachments, webmail debris. expected.txt has
+the exact stderr of `tomis validate NAME` for each; takes.txt the record tomis takes.
+"""
+
+from __future__ import annotations
+
+import email
+import email.policy
+import json
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from tomis import mail_cli
+from tomis.cli import cli
+
+MAIL = Path(__file__).resolve().parent / "data" / "mail"
+RECORDS = MAIL / "records"
+MESSAGES = sorted(p.name for p in MAIL.iterdir()
+                  if p.suffix in (".eml", ".txt") and p.name not in ("expected.txt", "takes.txt",
+                                                                       "README.txt"))
+
+
+def runner() -> CliRunner:
+    try:
+        return CliRunner(mix_stderr=False)
+    except TypeError:           # click 8.2 keeps stderr apart by itself
+        return CliRunner()
+
+
+def run(*args, env=None, input=None):
+    return runner().invoke(cli, [str(a) for a in args], env=env, input=input,
+                           catch_exceptions=False)
+
+
+def run_mail(*args, env=None):
+    return runner().invoke(mail_cli.group, [str(a) for a in args], env=env,
+                           catch_exceptions=False)
+
+
+def table(name: str, columns: int) -> list[list[str]]:
+    rows = []
+    for line in (MAIL / name).read_text(encoding="utf-8").splitlines():
+        if line.strip() and not line.startswith("#"):
+            rows.append([part.strip() if i < columns - 1 else part
+                         for i, part in enumerate(line.split(" | ", columns - 1))])
+    return rows
+
+
+def expectations() -> dict[str, tuple[int, list[str]]]:
+    codes: dict[str, int] = {}
+    lines: dict[str, list[str]] = defaultdict(list)
+    for name, code, message in table("expected.txt", 3):
+        assert codes.setdefault(name, int(code)) == int(code), f"{name}: two exit codes"
+        if message:
+            lines[name].append(message)
+    return {name: (codes[name], lines[name]) for name in codes}
+
+
+EXPECTED = expectations()
+TAKES = [(source, record) for source, record in table("takes.txt", 2)]
+
+
+def test_the_corpus_has_at_least_thirty_messages_each_with_an_expectation():
+    assert len(MESSAGES) >= 30
+    assert sorted(EXPECTED) == MESSAGES
+    assert {source.split()[0] for source, _ in TAKES} <= set(MESSAGES) | {"thread.mbox", "maildir"}
+
+
+@pytest.mark.parametrize("name", MESSAGES)
+def test_validate_says_exactly_what_it_took_repaired_or_refused(name, monkeypatch):
+    monkeypatch.chdir(MAIL)
+    before = (MAIL / name).read_bytes()
+    result = run("validate", name)
+    code, lines = EXPECTED[name]
+    assert (result.exit_code, result.stderr.splitlines()) == (code, lines)
+    if code == 0:
+        assert result.stdout == f"{name}: ok, 1 game(s)\n"
+    assert (MAIL / name).read_bytes() == before
+
+
+@pytest.mark.parametrize("source, expected", TAKES, ids=[s for s, _ in TAKES])
+def test_extract_gives_the_record_taken(source, expected, monkeypatch):
+    monkeypatch.chdir(MAIL)
+    name, *options = source.split(" ", 2)
+    args = ["extract", name] + (options[0:1] + [options[1]] if options else [])
+    result = run_mail(*args)
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout == (RECORDS / expected).read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("name", ["thread.mbox", "maildir"])
+def test_a_mailbox_of_several_messages_wants_one_chosen(name, monkeypatch):
+    monkeypatch.chdir(MAIL)
+    count = {"thread.mbox": 3, "maildir": 2}[name]
+    result = run("show", name)
+    assert result.exit_code == 2
+    assert result.stderr == (f"{name}:0:0: this mailbox holds {count} messages; choose one with "
+                             f"--message N (1-{count}) or --message MESSAGE-ID\n")
+    result = run("show", name, "--message", count + 1)
+    assert result.exit_code == 2
+    assert result.stderr == f"{name}:0:0: --message {count + 1}: this mailbox holds {count} message(s)\n"
+
+
+def test_every_reading_command_takes_the_newest_of_a_bottom_posted_reply(tmp_path):
+    """The issue's first symptom: the stale quoted record was taken, the new one dropped."""
+    mail = MAIL / "paste-bottom.txt"
+    moves = run("moves", mail)
+    assert moves.stdout.startswith("White to act (action 3)")
+    shown = run("show", mail, "--json")
+    assert json.loads(shown.stdout)["to_move"] == "white"
+    replay = run("replay", mail)
+    assert "Black played 1... B@d8 (action 2)" in replay.stdout
+    sent = tmp_path / "sent.tgn"
+    sent.write_bytes((RECORDS / "ladder-1.tgn").read_bytes())
+    reply = tmp_path / "reply.txt"
+    reply.write_bytes(mail.read_bytes())
+    moved = run("move", reply, "G@b1", "--as", "white", "--since", sent)
+    assert moved.exit_code == 0, moved.stderr
+    assert "1. B@e1 B@d8 2. G@b1 *" in reply.read_text(encoding="utf-8")
+
+
+def test_diverging_records_are_refused_and_nothing_is_written(tmp_path):
+    path = tmp_path / "reply.eml"
+    path.write_bytes((MAIL / "diverging-records.eml").read_bytes())
+    result = run("move", path, "G@b1")
+    assert result.exit_code == 1
+    assert "diverge at action 2: B@d8 at lines 38-48 but B@c8 at lines 80-90" in result.stderr
+    assert path.read_bytes() == (MAIL / "diverging-records.eml").read_bytes()
+
+
+def test_move_refuses_to_write_over_a_mailbox(tmp_path):
+    box = tmp_path / "one.mbox"
+    box.write_bytes((MAIL / "thread.mbox").read_bytes().split(b"\nFrom bo")[0] + b"\n")
+    before = box.read_bytes()
+    result = run("move", box, "B@d8")
+    assert result.exit_code == 2
+    assert "is a mailbox, and move writes the record back to FILE" in result.stderr
+    assert box.read_bytes() == before
+
+
+def test_a_plain_record_file_keeps_the_readers_own_hints():
+    """Visible debris (dashes, curly quotes) is repaired only in text that came by mail;
+    a hand-edited .tgn gets the reader's message, as before (tests/data/bad)."""
+    bad = MAIL.parent / "bad" / "typographic-dash.tgn"
+    result = run("validate", bad)
+    assert result.exit_code == 1
+    assert "did you mean 'Fa1-a2'?" in result.stderr
+    assert "note:" not in result.stderr
+
+
+def test_a_non_breaking_space_in_a_plain_record_is_repaired_with_one_note(tmp_path):
+    text = (RECORDS / "ladder-2.tgn").read_text(encoding="utf-8").replace(
+        "1. B@e1 B@d8", "1.\u00a0B@e1\u00a0B@d8")
+    path = tmp_path / "g.tgn"
+    path.write_text(text, encoding="utf-8")
+    result = run("validate", path)
+    assert result.exit_code == 0
+    assert result.stderr == (f"{path}: note: repaired webmail debris in the record: "
+                             "2 x a non-breaking space (U+00A0) read as ' '\n")
+
+
+# --------------------------------------------------------------------------- --mail
+
+SENDER = {"TOMIS_SMTP_FROM": "Ana Lee <ana@example.org>", "TOMIS_MAIL_CONFIG": "/nonexistent/mail.ini"}
+
+
+def parse(path: Path):
+    with open(path, "rb") as stream:
+        return email.message_from_binary_file(stream, policy=email.policy.default)
+
+
+def test_move_mail_writes_a_message_that_reads_back_to_the_same_game(tmp_path):
+    game = tmp_path / "ladder.tgn"
+    game.write_bytes((MAIL / "apple-top-qp.eml").read_bytes())     # Bo's reply, as saved
+    out = tmp_path / "reply.eml"
+    result = run("move", game, "G@f2", "--as", "white", "--mail", out, env=SENDER)
+    assert result.exit_code == 0, result.stderr
+    assert f"{out}: message to bo@example.net written" in result.stderr
+    message = parse(out)
+    assert message["Subject"] == "Tomis: Ana vs Bo — action 5 (G@f2)"
+    assert message["To"] == "bo@example.net"                    # Bo's From, remembered
+    assert message["In-Reply-To"] == "<ABCD-1234@example.net>"
+    assert message["References"] == "<ABCD-1234@example.net>"
+    body = message.get_body(("plain",)).get_content()
+    assert "White played 3. G@f2 (action 5)" in body
+    assert " 2 | .     .     .     .     .     .G-   .     .     | 2" in body
+    [attachment] = list(message.iter_attachments())
+    assert attachment.get_filename() == "ladder.tgn"
+    assert attachment.get_content() == game.read_text(encoding="utf-8")
+    extracted = run_mail("extract", out)
+    assert extracted.stdout == game.read_text(encoding="utf-8")
+    assert json.loads((tmp_path / "ladder.tgn.mail.json").read_text()) == {
+        "to": "bo@example.net", "in_reply_to": "<ABCD-1234@example.net>",
+        "references": []}
+    # The address is never written into the record itself.
+    assert "example" not in game.read_text(encoding="utf-8")
+
+
+def test_the_remembered_address_is_used_next_time(tmp_path):
+    game = tmp_path / "g.tgn"
+    game.write_bytes((RECORDS / "ladder-1.tgn").read_bytes())
+    first = run("move", game, "B@d8", "--mail", tmp_path / "1.eml", "--to", "ana@example.org",
+                env=SENDER)
+    assert first.exit_code == 0, first.stderr
+    second = run("move", game, "G@b1", "--mail", tmp_path / "2.eml", env=SENDER)
+    assert second.exit_code == 0, second.stderr
+    assert parse(tmp_path / "2.eml")["To"] == "ana@example.org"
+
+
+def test_mail_without_an_address_saves_the_move_and_says_how_to_send(tmp_path):
+    game = tmp_path / "g.tgn"
+    game.write_bytes((RECORDS / "ladder-1.tgn").read_bytes())
+    result = run("move", game, "B@d8", "--mail", tmp_path / "out.eml", env=SENDER)
+    assert result.exit_code == 1
+    assert result.stderr.splitlines()[-1] == (
+        f"{game}:0:0: the move is saved, but no message was written: no address to send to: "
+        f"give --to ADDRESS (it is remembered for this game) -- once that is fixed: "
+        f"tomis send {game} --to ADDRESS")
+    assert "1. B@e1 B@d8 *" in game.read_text(encoding="utf-8")
+    assert not (tmp_path / "out.eml").exists()
+
+
+@pytest.mark.parametrize("options, message", [
+    (["--dry-run", "--mail", "x.eml"], "--dry-run writes nothing, so it cannot go with --mail or --send"),
+    (["--to", "a@b.c"], "--to is the address for --mail or --send"),
+])
+def test_mail_options_that_do_not_go_together(tmp_path, options, message):
+    game = tmp_path / "g.tgn"
+    game.write_bytes((RECORDS / "ladder-1.tgn").read_bytes())
+    result = run("move", game, "B@d8", *options)
+    assert result.exit_code == 2
+    assert message in result.stderr
+    assert game.read_bytes() == (RECORDS / "ladder-1.tgn").read_bytes()
+
+
+# --------------------------------------------------------------------------- inbox
+
+def test_inbox_lists_the_games_waiting_for_me_oldest_first(tmp_path):
+    import os
+
+    folder = tmp_path / "games"
+    folder.mkdir()
+    for name in ("ladder-2.tgn", "ladder-3.tgn", "coast-3.tgn", "zoe-3.tgn"):
+        (folder / name).write_bytes((RECORDS / name).read_bytes())
+    (folder / "ladder-3.tgn.mail.json").write_text("{}")
+    (folder / "notes.txt").write_text("nothing here")
+    os.utime(folder / "coast-3.tgn", (1795336000, 1795336000))      # 2026-11-22 08:26:40 UTC
+    os.utime(folder / "ladder-3.tgn", (1795377600, 1795377600))     # 2026-11-22 20:00:00 UTC
+    now = ("--now", "2026-11-23T12:00:00+00:00")
+    result = run_mail("inbox", folder, "--me", "bo", *now)
+    assert result.exit_code == 0, result.stderr
+    # ladder-2 is an older stage of the ladder game (Ana's turn); zoe waits for Björn.
+    assert result.stdout.splitlines() == [
+        "2 game(s) waiting for bo, oldest first",
+        f"  {folder}/coast-3.tgn: vs Ana (Club ladder of the Tomis players of the Black Sea "
+        "coast, autumn season 2026), you play Black, action 4 after 3, waiting 1 d 3 h",
+        f"  {folder}/ladder-3.tgn: vs Ana (Club ladder), you play Black, action 4 after 3, "
+        "waiting 16 h 0 min",
+    ]
+    assert result.stderr == (f"{folder}: note: 1 file(s) or message(s) without a readable "
+                             "record were passed over\n")
+    # Once Bo's reply (4 actions) is in the folder, the ladder game waits for Ana.
+    (folder / "bo-reply.eml").write_bytes((MAIL / "mutt-bottom-signed.eml").read_bytes())
+    result = run_mail("inbox", folder, "--me", "bo", *now)
+    assert result.stdout.splitlines()[0] == "1 game(s) waiting for bo, oldest first"
+    result = run_mail("inbox", folder, "--me", "Ana", *now)
+    assert result.stdout.splitlines()[1:] == [
+        f"  {folder}/bo-reply.eml: vs Bo (Club ladder), you play White, action 5 after 4, "
+        "waiting 1 d 0 h"]   # its Date: 13:00 +0100
+
+
+def test_inbox_reads_an_mbox_and_a_maildir_by_their_dates():
+    result = run_mail("inbox", MAIL / "thread.mbox", "--me", "Bo", "--now", "2026-11-22T13:30:00+00:00")
+    assert result.stdout.splitlines() == [
+        "1 game(s) waiting for Bo, oldest first",
+        f"  {MAIL}/thread.mbox message 3: vs Ana (Club ladder), you play Black, action 4 "
+        "after 3, waiting 3 h 30 min"]
+    result = run_mail("inbox", MAIL / "maildir", "--me", "ana", "--now", "2026-11-22T10:05:00Z")
+    assert result.stdout.splitlines() == [
+        "1 game(s) waiting for ana, oldest first",
+        f"  {MAIL}/maildir message 2: vs Bo (Club ladder), you play White, action 5 after 4, "
+        "waiting 5 min"]
