@@ -287,3 +287,35 @@ def test_inbox_reads_an_mbox_and_a_maildir_by_their_dates():
         "1 game(s) waiting for ana, oldest first",
         f"  {MAIL}/maildir message 2: vs Bo (Club ladder), you play White, action 5 after 4, "
         "waiting 5 min"]
+
+
+def test_debris_in_comments_is_text_and_stays(tmp_path):
+    """Curly quotes and dashes are repaired in the notation only: a comment is free text,
+    even one that runs over two lines; the action after it is repaired again."""
+    record = (RECORDS / "ladder-2.tgn").read_text(encoding="utf-8")
+    text = record.replace("1. B@e1 B@d8 *",
+                          "1. B@e1 {Bo\u2019s \u201cgambit\u201d \u2013\nrisky} B\uff20d8 {fine} *")
+    message = tmp_path / "m.eml"
+    message.write_bytes(b"From: bo@example.net\nSubject: x\nContent-Type: text/plain; "
+                        b"charset=utf-8\n\nHi,\n\n" + text.encode("utf-8"))
+    result = run_mail("extract", message)
+    assert result.exit_code == 0, result.stderr
+    assert "1. B@e1 {Bo\u2019s \u201cgambit\u201d \u2013 risky} 1... B@d8 {fine} *" in result.stdout
+    assert result.stderr.splitlines()[-1].endswith(
+        "repaired webmail debris in the record: 1 x a full-width '@' (U+FF20) read as '@'")
+
+
+def test_a_curly_quoted_event_with_a_dash_keeps_its_dash(tmp_path):
+    game = tmp_path / "g.tgn"
+    assert run("new", game, "--white", "Ana", "--black", "Bo",
+               "--event", "Club ladder \u2013 round 2").exit_code == 0
+    text = game.read_text(encoding="utf-8").replace('"', "\u201c", 1).replace(
+        '2"]', "2\u201d]", 1)
+    message = tmp_path / "m.eml"
+    message.write_bytes(b"From: bo@example.net\nContent-Type: text/plain; charset=utf-8\n\n"
+                        + text.encode("utf-8"))
+    result = run_mail("extract", message)
+    assert result.exit_code == 0, result.stderr
+    assert '[Event "Club ladder \u2013 round 2"]' in result.stdout
+    assert result.stderr.splitlines()[-1].endswith(
+        "1 x a curly quote (U+201C) read as '\"', 1 x a curly quote (U+201D) read as '\"'")

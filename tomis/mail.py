@@ -30,18 +30,16 @@ they count lines of the decoded text, and a note says so.
 
 from __future__ import annotations
 
-import email
-import email.policy
-import mailbox
 import os
 import re
-import unicodedata
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from html.parser import HTMLParser
 
 from . import textio
 from .errors import FileError, RecordError, TomisError
+
+# email, mailbox and html.parser are imported where they are needed: a plain record file
+# (by far the most common input) must not pay for them (docs/PERFORMANCE.md, start-up).
 
 # Headers that show a text is a message and not a pasted record ("Note: ..." is not one).
 MAIL_HEADERS = frozenset({
@@ -51,6 +49,10 @@ MAIL_HEADERS = frozenset({
 })
 RECORD_SUFFIX = ".tgn"
 _MBOX_FROM = re.compile(rb"From \S+ ")
+# A first line that could start a message's header: a known name and a colon. Anything
+# else (a tag, a move, a greeting) is plain text and never reaches the email parser.
+_HEADER_START = re.compile(rb"[ \t]*(?:" + b"|".join(
+    name.encode("ascii") for name in sorted(MAIL_HEADERS)) + rb")[ \t]*:", re.IGNORECASE)
 _VERBATIM = ("7bit", "8bit", "binary")
 
 
@@ -224,11 +226,17 @@ def repair(text: str, visible: bool = True) -> Repaired:
     ``Result`` value is repaired: it has one meaning) and comments, which are free text.
     What is left is explained by :func:`describe` when the reader stumbles on it.
     """
+    if text.isascii():          # the common case, checked in C: nothing to repair
+        return Repaired(text, [])
     lines = text.split("\n")
     repairs: list[Repair] = []
     in_comment = False
     out = []
     for number, line in enumerate(lines, 1):
+        if line.isascii():
+            in_comment = visible and _comment_open_after(line, in_comment)
+            out.append(line)
+            continue
         prefix = _QUOTE_PREFIX.match(line)
         start = prefix.end() if prefix else 0
         folded = _full_fold(line[start:])
@@ -245,6 +253,25 @@ def repair(text: str, visible: bool = True) -> Repaired:
             fixed = _fix(line, number, repairs, keep_from=(start, len(line)), quote_end=start)
         out.append(fixed)
     return Repaired("\n".join(out), repairs)
+
+
+_COMMENT_MARKS = re.compile(r"[{};]")
+
+
+def _comment_open_after(line: str, in_comment: bool) -> bool:
+    """Is a brace comment open after this ASCII line (which needs no repair itself)?"""
+    prefix = _QUOTE_PREFIX.match(line)
+    content = line[prefix.end():] if prefix else line
+    if _TAG_LINE.match(content) or not (in_comment or _MOVETEXT_LINE.match(content)):
+        return False
+    for mark in _COMMENT_MARKS.finditer(content):
+        if in_comment:
+            in_comment = mark[0] != "}"
+        elif mark[0] == "{":
+            in_comment = True
+        elif mark[0] == ";":
+            return False
+    return in_comment
 
 
 def _tag_value_span(line: str, start: int) -> tuple[int, int] | None:
@@ -496,14 +523,13 @@ def read_source(path: str, message: str | None = None, stream=None) -> Found:
     name = "<stdin>" if path == "-" else path
     try:
         if path != "-" and os.path.isdir(path) and is_maildir(path):
-            msg, label = _pick(mailbox.Maildir(path, factory=None, create=False), message, name)
+            msg, label = _pick(_maildir(path), message, name)
             return _from_message(msg, None, name, label)
         data = textio.read_stream_bytes(stream, name) if path == "-" else textio.read_bytes(path)
         if _MBOX_FROM.match(data):
             if path == "-":
                 raise FileError("an mbox is read from its file, not from stdin")
-            box = mailbox.mbox(path, factory=None, create=False)
-            msg, label = _pick(box, message, name)
+            msg, label = _pick(_mbox(path), message, name)
             return _from_message(msg, None, name, label)
         msg = _as_message(data)
         if msg is None:
@@ -517,13 +543,27 @@ def read_source(path: str, message: str | None = None, stream=None) -> Found:
         raise
 
 
+def _maildir(path: str):
+    import mailbox
+
+    return mailbox.Maildir(path, factory=None, create=False)
+
+
+def _mbox(path: str):
+    import mailbox
+
+    return mailbox.mbox(path, factory=None, create=False)
+
+
 def is_maildir(path: str) -> bool:
     """A folder with ``cur`` and ``new`` inside, as every Maildir has."""
     return all(os.path.isdir(os.path.join(path, sub)) for sub in ("cur", "new"))
 
 
 def _as_message(data: bytes):
-    msg = email.message_from_bytes(data, policy=email.policy.default)
+    if not _HEADER_START.match(data.lstrip(b"\r\n")[:200].split(b"\n", 1)[0]):
+        return None
+    msg = _parse(data)
     if not any(key.lower() in MAIL_HEADERS for key in msg.keys()):
         return None
     return msg
@@ -532,6 +572,8 @@ def _as_message(data: bytes):
 def mailbox_messages(box) -> list[tuple[str, object]]:
     """The keys of ``box`` in order: an mbox's own, a Maildir's by delivery (its keys
     start with the delivery time)."""
+    import mailbox
+
     keys = list(box.keys())
     if isinstance(box, mailbox.Maildir):
         keys.sort()
@@ -539,7 +581,15 @@ def mailbox_messages(box) -> list[tuple[str, object]]:
 
 
 def message_of(box, key):
-    return email.message_from_bytes(box.get_bytes(key), policy=email.policy.default)
+    return _parse(box.get_bytes(key))
+
+
+def _parse(data: bytes):
+    """The standard library's parser, with the modern policy (EmailMessage, get_body)."""
+    import email
+    import email.policy
+
+    return email.message_from_bytes(data, policy=email.policy.default)
 
 
 def _pick(box, wanted: str | None, name: str):
@@ -582,7 +632,7 @@ def place_items(place: str):
     Hidden files and ``.json`` files (what tomis keeps beside records) are passed over."""
     if os.path.isdir(place):
         if is_maildir(place):
-            yield from _box_items(mailbox.Maildir(place, factory=None, create=False), place)
+            yield from _box_items(_maildir(place), place)
             return
         for name in sorted(os.listdir(place)):
             path = os.path.join(place, name)
@@ -591,7 +641,7 @@ def place_items(place: str):
         return
     data = textio.read_bytes(place)
     if _MBOX_FROM.match(data):
-        yield from _box_items(mailbox.mbox(place, factory=None, create=False), place)
+        yield from _box_items(_mbox(place), place)
     else:
         yield _file_item(place)
 
@@ -818,64 +868,70 @@ def unflow(text: str, delsp: bool = False) -> str:
     return "\n".join(out)
 
 
-class _HtmlText(HTMLParser):
-    """Text of an HTML mail body: a line per block or <br>, ``> `` per <blockquote> level."""
-
-    BLOCKS = frozenset({"p", "div", "tr", "li", "ul", "ol", "table", "pre", "blockquote",
-                        "h1", "h2", "h3", "h4", "h5", "h6", "hr"})
-    HIDDEN = frozenset({"style", "script", "head", "title"})
-
-    def __init__(self):
-        super().__init__(convert_charrefs=True)
-        self.lines: list[str] = []
-        self.buffer: list[str] = []
-        self.depth = self.pre = self.hidden = 0
-
-    def handle_starttag(self, tag, attrs):
-        if tag in self.HIDDEN:
-            self.hidden += 1
-        elif tag == "br":
-            self.end_line(always=True)
-        elif tag in self.BLOCKS:
-            self.end_line()
-            self.depth += tag == "blockquote"
-            self.pre += tag == "pre"
-
-    def handle_endtag(self, tag):
-        if tag in self.HIDDEN:
-            self.hidden = max(0, self.hidden - 1)
-        elif tag in self.BLOCKS:
-            self.end_line()
-            if tag == "blockquote":
-                self.depth = max(0, self.depth - 1)
-            if tag == "pre":
-                self.pre = max(0, self.pre - 1)
-
-    def handle_data(self, data):
-        if self.hidden:
-            return
-        if not self.pre:
-            self.buffer.append(re.sub(r"[ \t\r\n\f]+", " ", data))
-            return
-        pieces = data.replace("\r\n", "\n").split("\n")
-        for index, piece in enumerate(pieces):
-            if index:
-                self.end_line(always=True)
-            self.buffer.append(piece)
-
-    def end_line(self, always: bool = False):
-        line = "".join(self.buffer)
-        if not self.pre:
-            line = line.strip(" ")
-        self.buffer = []
-        if line or always:
-            self.lines.append(("> " * self.depth) + line)
-
-
 def html_to_text(html: str) -> str:
     """The text of an HTML body, a line per block, quoted blocks marked ``> ``."""
-    parser = _HtmlText()
+    parser = _html_text_class()()
     parser.feed(html)
     parser.close()
     parser.end_line()
     return "\n".join(parser.lines) + "\n"
+
+
+def _html_text_class():
+    """The HTML-to-text parser, defined on first use (html.parser stays unimported)."""
+    from html.parser import HTMLParser
+
+    class _HtmlText(HTMLParser):
+        """Text of an HTML mail body: a line per block or <br>, ``> `` per <blockquote> level."""
+
+        BLOCKS = frozenset({"p", "div", "tr", "li", "ul", "ol", "table", "pre", "blockquote",
+                            "h1", "h2", "h3", "h4", "h5", "h6", "hr"})
+        HIDDEN = frozenset({"style", "script", "head", "title"})
+
+        def __init__(self):
+            super().__init__(convert_charrefs=True)
+            self.lines: list[str] = []
+            self.buffer: list[str] = []
+            self.depth = self.pre = self.hidden = 0
+
+        def handle_starttag(self, tag, attrs):
+            if tag in self.HIDDEN:
+                self.hidden += 1
+            elif tag == "br":
+                self.end_line(always=True)
+            elif tag in self.BLOCKS:
+                self.end_line()
+                self.depth += tag == "blockquote"
+                self.pre += tag == "pre"
+
+        def handle_endtag(self, tag):
+            if tag in self.HIDDEN:
+                self.hidden = max(0, self.hidden - 1)
+            elif tag in self.BLOCKS:
+                self.end_line()
+                if tag == "blockquote":
+                    self.depth = max(0, self.depth - 1)
+                if tag == "pre":
+                    self.pre = max(0, self.pre - 1)
+
+        def handle_data(self, data):
+            if self.hidden:
+                return
+            if not self.pre:
+                self.buffer.append(re.sub(r"[ \t\r\n\f]+", " ", data))
+                return
+            pieces = data.replace("\r\n", "\n").split("\n")
+            for index, piece in enumerate(pieces):
+                if index:
+                    self.end_line(always=True)
+                self.buffer.append(piece)
+
+        def end_line(self, always: bool = False):
+            line = "".join(self.buffer)
+            if not self.pre:
+                line = line.strip(" ")
+            self.buffer = []
+            if line or always:
+                self.lines.append(("> " * self.depth) + line)
+
+    return _HtmlText
