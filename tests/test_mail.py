@@ -319,3 +319,62 @@ def test_a_curly_quoted_event_with_a_dash_keeps_its_dash(tmp_path):
     assert '[Event "Club ladder \u2013 round 2"]' in result.stdout
     assert result.stderr.splitlines()[-1].endswith(
         "1 x a curly quote (U+201C) read as '\"', 1 x a curly quote (U+201D) read as '\"'")
+
+
+# --------------------------------------------------------------------------- robustness
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+SEEDS = [(MAIL / name).read_bytes() for name in MESSAGES]
+
+
+def mutated(data: bytes, cuts: list[tuple[int, int, bytes]]) -> bytes:
+    for at, length, insert in cuts:
+        at %= max(len(data), 1)
+        data = data[:at] + insert + data[at + length:]
+    return data
+
+
+MUTATIONS = st.tuples(
+    st.sampled_from(SEEDS),
+    st.lists(st.tuples(st.integers(0, 10**6), st.integers(0, 40),
+                       st.sampled_from([b"", b"\n", b"=", b"=\n", b"--", b">", b"\xc3", b"\xff",
+                                        b"\xa0", "\u00a0".encode(), "\u201c".encode(),
+                                        b"charset=x", b"boundary=", b"\r\n\r\n", b"{", b"}",
+                                        b"[Event \"", b"1. ", b"From x y\n"])),
+             min_size=1, max_size=6))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(MUTATIONS)
+def test_a_damaged_message_gives_one_line_and_an_exit_code_never_a_traceback(tmp_path_factory, case):
+    seed, cuts = case
+    path = tmp_path_factory.mktemp("fuzz") / "m.eml"
+    path.write_bytes(mutated(seed, cuts))
+    result = run("validate", path)
+    assert result.exit_code in (0, 1, 2)
+    assert "internal error" not in result.stderr and "Traceback" not in result.stderr
+    for line in result.stderr.splitlines():
+        assert line.startswith(f"{path}:")
+
+
+@pytest.mark.slow
+@settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(MUTATIONS)
+def test_many_damaged_messages_never_break_the_reader(case):
+    from tomis import mail, record
+    from tomis.errors import TomisError
+
+    seed, cuts = case
+    import tempfile
+    with tempfile.NamedTemporaryFile(suffix=".eml") as handle:
+        handle.write(mutated(seed, cuts))
+        handle.flush()
+        try:
+            found = mail.read_source(handle.name)
+        except TomisError:
+            return
+        for checked in record.read(str(found.text)):
+            if checked.error is not None and hasattr(found.text, "relocate"):
+                found.text.relocate(checked.error)

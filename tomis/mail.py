@@ -148,6 +148,8 @@ _KINDS["\u2008"] = _Kind("a punctuation space", _WEBMAIL, " ")
 _ANYWHERE = frozenset(ch for ch, kind in _KINDS.items()
                       if kind.becomes in (" ", "") and ch not in "\u200c\u200d")
 _FULL_WIDTH = range(0xFF01, 0xFF5F)      # full-width ASCII: subtract 0xFEE0
+_DEBRIS = re.compile("[" + "".join(re.escape(ch) for ch in _KINDS) + "\uff01-\uff5e]")
+_INVISIBLE_DEBRIS = re.compile("[" + "".join(re.escape(ch) for ch in _ANYWHERE) + "]")
 
 
 def _kind(char: str) -> _Kind | None:
@@ -226,14 +228,16 @@ def repair(text: str, visible: bool = True) -> Repaired:
     ``Result`` value is repaired: it has one meaning) and comments, which are free text.
     What is left is explained by :func:`describe` when the reader stumbles on it.
     """
-    if text.isascii():          # the common case, checked in C: nothing to repair
+    # Most texts and most lines hold no debris at all: find that out in C.
+    debris = _DEBRIS if visible else _INVISIBLE_DEBRIS
+    if text.isascii() or not debris.search(text):
         return Repaired(text, [])
     lines = text.split("\n")
     repairs: list[Repair] = []
     in_comment = False
     out = []
     for number, line in enumerate(lines, 1):
-        if line.isascii():
+        if line.isascii() or not debris.search(line):
             in_comment = visible and _comment_open_after(line, in_comment)
             out.append(line)
             continue
@@ -370,25 +374,27 @@ _TAIL_NOTE = "ignored the text after the last result"
 def find_regions(text: str) -> list[_Region]:
     """The records in ``text``: the first as :func:`textio.extract_record` finds it, then one
     more after each result that mail text follows, as long as another record starts."""
-    lines = text.split("\n")
+    lines: list[str] | None = None          # split only when a second record is looked for
     regions: list[_Region] = []
     offset = 0
-    while offset < len(lines):
-        part = "\n".join(lines[offset:])
+    while True:
+        part = text if offset == 0 else "\n".join(lines[offset:])
         if regions and textio.record_start_line(part) is None:
             break
         extracted = textio.extract_record(part)
-        rows = str(extracted).split("\n")
         cut = any(note.startswith(_TAIL_NOTE) for note in extracted.notes)
-        content_rows = len(rows) - 1 if cut else len(rows)
-        while content_rows > 1 and not rows[content_rows - 1].strip():
-            content_rows -= 1
+        # The last row holding more than blanks (a cut leaves an empty row at the end).
+        content_rows = str(extracted).rstrip().count("\n") + 1
         first = extracted.locate(1)[0] + offset
-        last = extracted.locate(max(content_rows, 1))[0] + offset
+        last = extracted.locate(content_rows)[0] + offset
         regions.append(_Region(extracted, offset, first, last))
         if not cut or last <= offset:
             break
+        if lines is None:
+            lines = text.split("\n")
         offset = last
+        if offset >= len(lines):
+            break
     return regions
 
 
@@ -525,12 +531,12 @@ def read_source(path: str, message: str | None = None, stream=None) -> Found:
         if path != "-" and os.path.isdir(path) and is_maildir(path):
             msg, label = _pick(_maildir(path), message, name)
             return _from_message(msg, None, name, label)
-        data = textio.read_stream_bytes(stream, name) if path == "-" else textio.read_bytes(path)
-        if _MBOX_FROM.match(data):
-            if path == "-":
-                raise FileError("an mbox is read from its file, not from stdin")
+        if path != "-" and is_mbox(path):      # before reading: a mailbox may be big
             msg, label = _pick(_mbox(path), message, name)
             return _from_message(msg, None, name, label)
+        data = textio.read_stream_bytes(stream, name) if path == "-" else textio.read_bytes(path)
+        if _MBOX_FROM.match(data):
+            raise FileError("an mbox is read from its file, not from stdin")
         msg = _as_message(data)
         if msg is None:
             if message is not None:
@@ -553,6 +559,16 @@ def _mbox(path: str):
     import mailbox
 
     return mailbox.mbox(path, factory=None, create=False)
+
+
+def is_mbox(path: str) -> bool:
+    """Does the file start as an mbox does ("From " and an address)? Reads 64 bytes; a file
+    that cannot be opened is not one (reading it later says why)."""
+    try:
+        with open(path, "rb") as stream:
+            return _MBOX_FROM.match(stream.read(64)) is not None
+    except (OSError, ValueError):
+        return False
 
 
 def is_maildir(path: str) -> bool:
@@ -581,7 +597,12 @@ def mailbox_messages(box) -> list[tuple[str, object]]:
 
 
 def message_of(box, key):
-    return _parse(box.get_bytes(key))
+    """One message of a mailbox, refused when larger than a file may be."""
+    data = box.get_bytes(key)
+    if len(data) > textio.MAX_FILE_BYTES:
+        raise FileError(f"this message is larger than {textio.MAX_FILE_BYTES // 2**20} MiB; "
+                        "a game record is never that big")
+    return _parse(data)
 
 
 def _parse(data: bytes):
@@ -639,8 +660,7 @@ def place_items(place: str):
             if os.path.isfile(path) and not name.startswith(".") and not name.endswith(".json"):
                 yield _file_item(path)
         return
-    data = textio.read_bytes(place)
-    if _MBOX_FROM.match(data):
+    if is_mbox(place):
         yield from _box_items(_mbox(place), place)
     else:
         yield _file_item(place)
@@ -805,7 +825,7 @@ def _found(body: Body, data: bytes | None, name: str, origin: Origin | None) -> 
     for region in regions:
         region.shown_shift = shift
     raw = body.text
-    if body.first_line is not None and data is not None:
+    if body.first_line is not None and data is not None and origin is not None:
         raw = data.decode("utf-8", "replace").replace("\r\n", "\n").replace("\r", "\n")
     try:
         region, choice_notes = choose_region(regions, locate_body)
