@@ -15,33 +15,10 @@ from collections import defaultdict
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
-
-from tomis import mail_cli
-from tomis.cli import cli
-
-MAIL = Path(__file__).resolve().parent / "data" / "mail"
-RECORDS = MAIL / "records"
+from mail_support import MAIL, RECORDS, run, run_mail
 MESSAGES = sorted(p.name for p in MAIL.iterdir()
                   if p.suffix in (".eml", ".txt") and p.name not in ("expected.txt", "takes.txt",
                                                                        "README.txt"))
-
-
-def runner() -> CliRunner:
-    try:
-        return CliRunner(mix_stderr=False)
-    except TypeError:           # click 8.2 keeps stderr apart by itself
-        return CliRunner()
-
-
-def run(*args, env=None, input=None):
-    return runner().invoke(cli, [str(a) for a in args], env=env, input=input,
-                           catch_exceptions=False)
-
-
-def run_mail(*args, env=None):
-    return runner().invoke(mail_cli.group, [str(a) for a in args], env=env,
-                           catch_exceptions=False)
 
 
 def table(name: str, columns: int) -> list[list[str]]:

@@ -14,19 +14,14 @@ import socket
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
+from mail_support import RECORDS, run, run_mail
 
 aiosmtpd_controller = pytest.importorskip("aiosmtpd.controller")
 aiosmtpd_smtp = pytest.importorskip("aiosmtpd.smtp")
 
-from tomis import mail_cli  # noqa: E402
-from tomis.cli import cli  # noqa: E402
-
 # The test server takes AUTH without TLS on purpose (loopback only); aiosmtpd warns.
 pytestmark = pytest.mark.filterwarnings("ignore:Requiring AUTH while not requiring TLS")
 
-RECORDS = Path(__file__).resolve().parent / "data" / "mail" / "records"
-MAIL = RECORDS.parent
 USER, PASSWORD = "ana", "s3cret-Tomis"
 
 
@@ -85,23 +80,6 @@ def environment(port: int, user: str | None = None, password: str | None = None,
            "TOMIS_MAIL_CONFIG": "/nonexistent/mail.ini",
            "TOMIS_SMTP_USER": user, "TOMIS_SMTP_PASSWORD": password}
     return env
-
-
-def runner() -> CliRunner:
-    try:
-        return CliRunner(mix_stderr=False)
-    except TypeError:
-        return CliRunner()
-
-
-def run(*args, env=None, input=None):
-    return runner().invoke(cli, [str(a) for a in args], env=env, input=input,
-                           catch_exceptions=False)
-
-
-def run_mail(*args, env=None):
-    return runner().invoke(mail_cli.group, [str(a) for a in args], env=env,
-                           catch_exceptions=False)
 
 
 def game_file(tmp_path: Path, stage: str = "ladder-1.tgn") -> Path:

@@ -264,12 +264,8 @@ def _inbox_line(game, item, me: str, moment: datetime) -> str:
     about = f" ({event})" if event not in (None, "", "?") else ""
     waited = _duration(moment - item.when) if item.when else "since an unknown time"
     played = len(game.nodes)
-    return (f"  {one_line_label(item.label)}: vs {opponent}{about}, you play "
+    return (f"  {_shown(item.label)}: vs {opponent}{about}, you play "
             f"{('White', 'Black')[side]}, action {played + 1} after {played}, waiting {waited}")
-
-
-def one_line_label(label: str) -> str:
-    return _shown(label)
 
 
 def _duration(delta) -> str:

@@ -82,6 +82,12 @@ def head(sender, to, subject, msgid, date, extra="", reply_to=None, refs=None):
     return "\n".join(lines) + "\n" + extra
 
 
+def webmail(msgid: str, date: str, body: str) -> str:
+    """Bo's plain UTF-8 message from a web mail program, stored as-is (8bit)."""
+    return head(BO, ANA, "Tomis", msgid, date, "Content-Type: text/plain; charset=utf-8\n"
+                "Content-Transfer-Encoding: 8bit\n") + "\n" + "Hi,\n\n" + body
+
+
 def messages() -> dict[str, str | bytes]:
     m: dict[str, str | bytes] = {}
     L1, L2, L3, L4 = out("L", 1), out("L", 2), out("L", 3), out("L", 4)
@@ -277,26 +283,16 @@ def messages() -> dict[str, str | bytes]:
                                    "Date: Sun, 22 Nov 2026 10:00:00 +0100\n\n" + L2)
 
     # --- debris
-    m["debris-zero-width.eml"] = head(
-        BO, ANA, "Tomis", "zw@example.net", "Sun, 22 Nov 2026 14:00:00 +0000",
-        "Content-Type: text/plain; charset=utf-8\nContent-Transfer-Encoding: 8bit\n") + "\n" + (
-        "Hi,\n\n" + L4.replace("G@b1 G@g8", "G@b1\u200b G\u00ad@g8\u2060"))
-    m["debris-curly-tags.eml"] = head(
-        BO, ANA, "Tomis", "cq@example.net", "Sun, 22 Nov 2026 14:01:00 +0000",
-        "Content-Type: text/plain; charset=utf-8\nContent-Transfer-Encoding: 8bit\n") + "\n" + (
-        "Hi,\n\n" + L4.replace('"', "\u201c").replace("\u201c]", "\u201d]"))
-    m["debris-dashes.eml"] = head(
-        BO, ANA, "Tomis", "dash@example.net", "Mon, 23 Nov 2026 14:02:00 +0000",
-        "Content-Type: text/plain; charset=utf-8\nContent-Transfer-Encoding: 8bit\n") + "\n" + (
-        "Hi,\n\n" + out("L", 16).replace("Fa1-b1", "Fa1\u2013b1").replace("Fh8-g8", "Fh8\u2014g8"))
-    m["debris-apostrophe.eml"] = head(
-        BO, ANA, "Tomis", "apos@example.net", "Sun, 22 Nov 2026 14:03:00 +0000",
-        "Content-Type: text/plain; charset=utf-8\nContent-Transfer-Encoding: 8bit\n") + "\n" + (
-        "Hi,\n\n" + L4.replace("G@g8 *", "G@g8\u2019 *"))
-    m["debris-nbsp-in-action.eml"] = head(
-        BO, ANA, "Tomis", "nbsp2@example.net", "Sun, 22 Nov 2026 14:04:00 +0000",
-        "Content-Type: text/plain; charset=utf-8\nContent-Transfer-Encoding: 8bit\n") + "\n" + (
-        "Hi,\n\n" + L4.replace("G@g8 *", "G@\u00a0g8 *"))
+    m["debris-zero-width.eml"] = webmail("zw@example.net", "Sun, 22 Nov 2026 14:00:00 +0000",
+                                         L4.replace("G@b1 G@g8", "G@b1\u200b G\u00ad@g8\u2060"))
+    m["debris-curly-tags.eml"] = webmail("cq@example.net", "Sun, 22 Nov 2026 14:01:00 +0000",
+                                         L4.replace('"', "\u201c").replace("\u201c]", "\u201d]"))
+    m["debris-dashes.eml"] = webmail("dash@example.net", "Mon, 23 Nov 2026 14:02:00 +0000", out(
+        "L", 16).replace("Fa1-b1", "Fa1\u2013b1").replace("Fh8-g8", "Fh8\u2014g8"))
+    m["debris-apostrophe.eml"] = webmail("apos@example.net", "Sun, 22 Nov 2026 14:03:00 +0000",
+                                         L4.replace("G@g8 *", "G@g8\u2019 *"))
+    m["debris-nbsp-in-action.eml"] = webmail("nbsp2@example.net", "Sun, 22 Nov 2026 14:04:00 +0000",
+                                             L4.replace("G@g8 *", "G@\u00a0g8 *"))
 
     # --- several records
     m["diverging-records.eml"] = head(
