@@ -355,3 +355,17 @@ def test_many_damaged_messages_never_break_the_reader(case):
         for checked in record.read(str(found.text)):
             if checked.error is not None and hasattr(found.text, "relocate"):
                 found.text.relocate(checked.error)
+
+
+def test_the_mail_benchmark_runs_and_prints_every_figure():
+    """Smoke only (never a time): bench/bench_mail.py must not rot."""
+    import subprocess
+    import sys
+
+    bench = MAIL.parent.parent.parent / "bench" / "bench_mail.py"
+    proc = subprocess.run([sys.executable, str(bench), "--repeat", "1", "--loops", "1",
+                           "--games", "2"], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    for label in ("sample ", "archive, 2 games", "non-ASCII comment", "paste-bottom.txt",
+                  "import tomis.mail after tomis.record"):
+        assert label in proc.stdout

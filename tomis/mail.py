@@ -30,15 +30,19 @@ they count lines of the decoded text, and a note says so.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from typing import TYPE_CHECKING
 
 from . import textio
 from .errors import FileError, RecordError, TomisError
 
-# email, mailbox and html.parser are imported where they are needed: a plain record file
+if TYPE_CHECKING:
+    from datetime import datetime
+
+# email, mailbox, datetime and html.parser are imported where they are needed: a plain record file
 # (by far the most common input) must not pay for them (docs/PERFORMANCE.md, start-up).
 
 # Headers that show a text is a message and not a pasted record ("Note: ..." is not one).
@@ -51,8 +55,7 @@ RECORD_SUFFIX = ".tgn"
 _MBOX_FROM = re.compile(rb"From \S+ ")
 # A first line that could start a message's header: a known name and a colon. Anything
 # else (a tag, a move, a greeting) is plain text and never reaches the email parser.
-_HEADER_START = re.compile(rb"[ \t]*(?:" + b"|".join(
-    name.encode("ascii") for name in sorted(MAIL_HEADERS)) + rb")[ \t]*:", re.IGNORECASE)
+_HEADER_NAME = re.compile(rb"([A-Za-z][A-Za-z0-9-]*)[ \t]*:")
 _VERBATIM = ("7bit", "8bit", "binary")
 
 
@@ -148,8 +151,14 @@ _KINDS["\u2008"] = _Kind("a punctuation space", _WEBMAIL, " ")
 _ANYWHERE = frozenset(ch for ch, kind in _KINDS.items()
                       if kind.becomes in (" ", "") and ch not in "\u200c\u200d")
 _FULL_WIDTH = range(0xFF01, 0xFF5F)      # full-width ASCII: subtract 0xFEE0
-_DEBRIS = re.compile("[" + "".join(re.escape(ch) for ch in _KINDS) + "\uff01-\uff5e]")
-_INVISIBLE_DEBRIS = re.compile("[" + "".join(re.escape(ch) for ch in _ANYWHERE) + "]")
+
+
+@functools.lru_cache(maxsize=None)
+def _debris_pattern(visible: bool):
+    """A character class of the debris repaired, compiled on first use: a class reaching
+    past U+00FF costs milliseconds to compile, and an ASCII file never needs it."""
+    chars = "".join(re.escape(ch) for ch in (_KINDS if visible else _ANYWHERE))
+    return re.compile(f"[{chars}\uff01-\uff5e]" if visible else f"[{chars}]")
 
 
 def _kind(char: str) -> _Kind | None:
@@ -229,8 +238,10 @@ def repair(text: str, visible: bool = True) -> Repaired:
     What is left is explained by :func:`describe` when the reader stumbles on it.
     """
     # Most texts and most lines hold no debris at all: find that out in C.
-    debris = _DEBRIS if visible else _INVISIBLE_DEBRIS
-    if text.isascii() or not debris.search(text):
+    if text.isascii():
+        return Repaired(text, [])
+    debris = _debris_pattern(visible)
+    if not debris.search(text):
         return Repaired(text, [])
     lines = text.split("\n")
     repairs: list[Repair] = []
@@ -577,7 +588,8 @@ def is_maildir(path: str) -> bool:
 
 
 def _as_message(data: bytes):
-    if not _HEADER_START.match(data.lstrip(b"\r\n")[:200].split(b"\n", 1)[0]):
+    first = _HEADER_NAME.match(data.lstrip(b"\r\n")[:200])
+    if first is None or first[1].decode("ascii").lower() not in MAIL_HEADERS:
         return None
     msg = _parse(data)
     if not any(key.lower() in MAIL_HEADERS for key in msg.keys()):
@@ -673,6 +685,8 @@ def _file_item(path: str) -> Item:
         return Item(path, None, None, error)
     when = found.origin.date if found.origin is not None else None
     if when is None:
+        from datetime import datetime, timezone
+
         when = datetime.fromtimestamp(os.stat(path).st_mtime, timezone.utc)
     return Item(path, found, _aware(when))
 
@@ -691,6 +705,8 @@ def _box_items(box, place: str):
 
 def _aware(when: datetime) -> datetime:
     """A Date header without a zone ("-0000") is taken as UTC, so all times compare."""
+    from datetime import timezone
+
     return when if when.tzinfo is not None else when.replace(tzinfo=timezone.utc)
 
 
