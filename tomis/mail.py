@@ -367,12 +367,11 @@ class _Region:
     offset: int            # body lines before the slice the extraction ran on
     first: int             # body line of its first line
     last: int              # body line of its last line (the result's)
+    shown_shift: int = 0   # saved-file lines before the body, when they are known
 
     def locate(self, line: int, column: int | None) -> tuple[int, int | None]:
         line, column = self.extracted.locate(line, column)
         return line + self.offset, column
-
-    shown_shift: int = 0   # saved-file lines before the body, when they are known
 
     @property
     def span(self) -> str:
@@ -380,6 +379,7 @@ class _Region:
 
 
 _TAIL_NOTE = "ignored the text after the last result"
+_DIGEST_TAG = re.compile(r'^\s*\[\s*Digest\s+"', re.MULTILINE)
 
 
 def find_regions(text: str) -> list[_Region]:
@@ -454,9 +454,12 @@ def choose_region(regions: list[_Region], locate_body) -> tuple[_Region, list[st
     shorter = sum(1 for _, g in games if len(g.nodes) < len(newest.nodes))
     why = ("it extends the other record(s): their actions are its first ones"
            if shorter else "all hold the same actions; the first is taken")
+    # The reader checks a Digest tag and then drops it: look for the tag in the text.
+    digest = ("and its Digest checks" if _DIGEST_TAG.search(str(newest_region.extracted))
+              else "but it has no Digest tag to check")
     return newest_region, [f"found {len(games)} records of this game; took the one at "
                            f"{newest_region.span} ({len(newest.nodes)} actions), not "
-                           f"{', '.join(others)}: {why}, and its Digest checks"]
+                           f"{', '.join(others)}: {why}, {digest}"]
 
 
 def _divergence(region, game, newest_region, newest, index, locate_body) -> RecordError:

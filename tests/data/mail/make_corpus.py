@@ -282,6 +282,10 @@ def messages() -> dict[str, str | bytes]:
     m["paste-with-headers.txt"] = (f"From: {BO}\nTo: {ANA}\nSubject: Re: Tomis\n"
                                    "Date: Sun, 22 Nov 2026 10:00:00 +0100\n\n" + L2)
 
+    # --- hand-typed records without a Digest tag: taken, and the note says so
+    m["paste-no-digest.txt"] = ('Hi\n> [White "Ana"]\n> [Black "Bo"]\n>\n> 1. B@e1 *\n\nmine:\n\n'
+                                '[White "Ana"]\n[Black "Bo"]\n\n1. B@e1 B@d8 *\n')
+
     # --- debris
     m["debris-zero-width.eml"] = webmail("zw@example.net", "Sun, 22 Nov 2026 14:00:00 +0000",
                                          L4.replace("G@b1 G@g8", "G@b1\u200b G\u00ad@g8\u2060"))
