@@ -177,7 +177,8 @@ def read_record(path: str, *, extract: bool = True) -> Source:
         raw = read_text(path)
         return Source(path, raw, raw)
     try:
-        found = mail.read_source(path, message=_message_option(path), stream=sys.stdin)
+        found = mail.read_source(path, message=_message_option(path),
+                                 stream=sys.stdin if path == "-" else None, name=_shown(path))
     except FileError as error:
         raise Failure(_located(error, _shown(path)), EXIT_USAGE) from None
     except TomisError as error:

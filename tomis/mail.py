@@ -532,25 +532,32 @@ def _char_at(text: str, line: int, column: int | None) -> str | None:
 
 # --------------------------------------------------------------------------- messages
 
-def read_source(path: str, message: str | None = None, stream=None) -> Found:
-    """Read ``path`` (``-``: ``stream``) and find the record in it; see the module docstring.
+def read_source(path: str, message: str | None = None, stream=None,
+                name: str | None = None) -> Found:
+    """Read ``path`` and find the record in it; see the module docstring.
+
+    ``stream`` (binary, or text with ``.buffer``) is read instead of opening ``path``: stdin
+    for ``-``, or a file the caller opened already (and locked); mailboxes are looked for
+    only when ``path`` is opened here. ``name`` is how messages name the input (default
+    ``path``, ``<stdin>`` for ``-``).
 
     Raises :class:`FileError` for what cannot be read (exit 2 in the CLI: a missing file,
     no such ``message``, an unknown charset, bytes that are not text) and
     :class:`RecordError` for two records that diverge. Errors carry ``.path``;
     ``.source_text`` is the text their place counts in.
     """
-    name = "<stdin>" if path == "-" else path
+    if name is None:
+        name = "<stdin>" if path == "-" else path
     try:
-        if path != "-" and os.path.isdir(path) and is_maildir(path):
+        if stream is None and os.path.isdir(path) and is_maildir(path):
             msg, label = _pick(_maildir(path), message, name)
             return _from_message(msg, None, name, label)
-        if path != "-" and is_mbox(path):      # before reading: a mailbox may be big
+        if stream is None and is_mbox(path):      # before reading: a mailbox may be big
             msg, label = _pick(_mbox(path), message, name)
             return _from_message(msg, None, name, label)
-        data = textio.read_stream_bytes(stream, name) if path == "-" else textio.read_bytes(path)
+        data = textio.read_bytes(path) if stream is None else textio.read_stream_bytes(stream, name)
         if _MBOX_FROM.match(data):
-            raise FileError("an mbox is read from its file, not from stdin")
+            raise FileError("an mbox is read from its own file, not through a stream")
         msg = _as_message(data)
         if msg is None:
             if message is not None:
