@@ -143,6 +143,14 @@ def test_a_non_breaking_space_in_a_plain_record_is_repaired_with_one_note(tmp_pa
                              "2 x a non-breaking space (U+00A0) read as ' '\n")
 
 
+def test_a_message_on_stdin_is_read_like_a_file():
+    data = (MAIL / "gmail-base64.eml").read_bytes()
+    result = run("moves", "-", input=data)
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.startswith("White to act (action 5)")
+    assert "<stdin>: note: skipped 31 line(s) of mail text before the record" in result.stderr
+
+
 # --------------------------------------------------------------------------- --mail
 
 SENDER = {"TOMIS_SMTP_FROM": "Ana Lee <ana@example.org>", "TOMIS_MAIL_CONFIG": "/nonexistent/mail.ini"}

@@ -206,3 +206,18 @@ def test_there_is_no_password_option():
     result = run("move", "x.tgn", "B@e1", "--password", "x")
     assert result.exit_code == 2
     assert "No such option" in result.stderr and "--password" in result.stderr
+
+
+def test_send_turns_starttls_off_by_an_explicit_option(server, tmp_path):
+    inbox, port = server()
+    game = game_file(tmp_path)
+    assert run("move", game, "B@d8", "--mail", tmp_path / "out.eml", "--to", "bo@example.net",
+               env=environment(port)).exit_code == 0
+    env = environment(port, starttls="yes")
+    refused = run_mail("send", tmp_path / "out.eml", env=env)
+    assert refused.exit_code == 1
+    assert "does not offer STARTTLS" in refused.stderr
+    sent = run_mail("send", tmp_path / "out.eml", "--no-starttls", env=env)
+    assert sent.exit_code == 0, sent.stderr
+    assert len(inbox.envelopes) == 1
+

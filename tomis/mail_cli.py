@@ -99,12 +99,13 @@ def write_message(path: str, message) -> None:
     safefile.atomic_write(path, mailout.message_bytes(message).decode("ascii"))
 
 
-def send_now(message, address: str, failed) -> None:
-    """Send with the configured server; ``failed(error)`` gives the Failure to raise."""
+def send_now(message, address: str, failed, starttls: bool | None = None) -> None:
+    """Send with the configured server; ``failed(error)`` gives the Failure to raise;
+    ``starttls`` overrides the settings when not None."""
     from . import mailout
 
     try:
-        settings = mailout.smtp_settings()
+        settings = mailout.smtp_settings(starttls=starttls)
         mailout.send(message, settings, smtp_password(settings))
     except mailout.MailError as error:
         raise failed(error) from None
@@ -132,7 +133,9 @@ def smtp_password(settings) -> str | None:
 @click.command()
 @click.argument("file", type=click.Path(dir_okay=False, exists=False))
 @click.option("--to", "to", help="The address, for a record (remembered for this game).")
-def send(file, to):
+@click.option("--starttls/--no-starttls", "starttls", default=None,
+              help="Override the setting (default: STARTTLS, unless the settings say no).")
+def send(file, to, starttls):
     """Send FILE: a message written by move --mail, or a record (composed again, to --to or
     the address remembered for its game). SMTP settings: TOMIS_SMTP_* or the config file."""
     message = _saved_message(file)
@@ -150,7 +153,8 @@ def send(file, to):
         if to is not None:
             raise click.BadParameter("a written message keeps its own To: header", param_hint="--to")
         address = str(message["To"])
-    send_now(message, address, lambda error: Failure(_located(error, _shown(file)), EXIT_INVALID))
+    send_now(message, address, lambda error: Failure(_located(error, _shown(file)), EXIT_INVALID),
+             starttls)
 
 
 def _record_text(game) -> str:
