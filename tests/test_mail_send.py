@@ -14,7 +14,7 @@ import socket
 from pathlib import Path
 
 import pytest
-from mail_support import RECORDS, run, run_mail
+from mail_support import MAIL, RECORDS, run, run_mail
 
 aiosmtpd_controller = pytest.importorskip("aiosmtpd.controller")
 aiosmtpd_smtp = pytest.importorskip("aiosmtpd.smtp")
@@ -221,3 +221,11 @@ def test_send_turns_starttls_off_by_an_explicit_option(server, tmp_path):
     assert sent.exit_code == 0, sent.stderr
     assert len(inbox.envelopes) == 1
 
+
+
+def test_send_refuses_a_message_tomis_did_not_write(tmp_path):
+    received = tmp_path / "their-reply.eml"
+    received.write_bytes((MAIL / "gmail-base64.eml").read_bytes())
+    result = run_mail("send", received, env=environment(free_port()))
+    assert result.exit_code == 2
+    assert "is a message tomis did not write" in result.stderr

@@ -597,6 +597,12 @@ def is_maildir(path: str) -> bool:
     return all(os.path.isdir(os.path.join(path, sub)) for sub in ("cur", "new"))
 
 
+def parse_message(data: bytes):
+    """``data`` as an :class:`email.message.EmailMessage` when it starts with mail
+    headers, else None (a record, or pasted text)."""
+    return _as_message(data)
+
+
 def _as_message(data: bytes):
     first = _HEADER_NAME.match(data.lstrip(b"\r\n")[:200])
     if first is None or first[1].decode("ascii").lower() not in MAIL_HEADERS:

@@ -164,19 +164,25 @@ def _record_text(game) -> str:
 
 
 def _saved_message(path: str):
-    """The message in ``path`` when it is one with a To: header (else None: a record)."""
-    import email
-    import email.policy
+    """The message in ``path`` when tomis wrote it (``move --mail``), None for a record.
 
-    from . import textio
+    A message some mail program wrote (the opponent's reply, say) is refused: sending it
+    as it is would send someone else's mail again.
+    """
+    from . import mail, mailout, textio
     from .errors import FileError
 
     try:
         data = textio.read_bytes(path)
     except FileError as error:
         raise Failure(_located(error, _shown(path)), EXIT_USAGE) from None
-    message = email.message_from_bytes(data, policy=email.policy.default)
-    return message if message.get("To") and message.get("From") else None
+    message = mail.parse_message(data)
+    if message is None:
+        return None
+    if str(message.get("X-Mailer", "")) != mailout.MAILER:
+        raise click.UsageError(f"{_shown(path)} is a message tomis did not write; send a "
+                               "record (tomis send RECORD) or a message from move --mail")
+    return message
 
 
 @click.command()

@@ -32,6 +32,7 @@ from email.utils import format_datetime, localtime, make_msgid
 from .errors import FileError, TomisError
 
 SIDECAR_SUFFIX = ".mail.json"
+MAILER = "tomis"                # X-Mailer of the messages tomis writes (and alone resends)
 DEFAULT_PORT = 587              # the submission port, where STARTTLS is the rule
 SMTP_TIMEOUT = 30.0
 ENV = {"host": "TOMIS_SMTP_HOST", "port": "TOMIS_SMTP_PORT", "user": "TOMIS_SMTP_USER",
@@ -92,7 +93,7 @@ def compose(game, record_text: str, *, sender: str, to: str, attachment_name: st
         message["In-Reply-To"] = in_reply_to
         thread = [ref for ref in references if ref != in_reply_to] + [in_reply_to]
         message["References"] = " ".join(thread)
-    message["X-Mailer"] = "tomis"
+    message["X-Mailer"] = MAILER
     message.set_content(body_text(game, record_text))
     message.add_attachment(record_text, subtype="plain", filename=attachment_name)
     return message
