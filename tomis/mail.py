@@ -17,7 +17,9 @@ What it reads:
 - every quoting style: top-posted, bottom-posted, interleaved, nested ``> >``, Outlook's
   unquoted "-----Original Message-----". When the text holds several records separated by
   mail text, the one that extends all others (same game, their actions a prefix of its
-  own) is taken; two that diverge are refused, naming both places;
+  own) is taken; two that diverge are refused, naming both places; a quoted record that
+  no longer reads (an answer typed inside it) is passed over, with a note, when an
+  unquoted one reads;
 - webmail debris (:func:`repair`): Unicode spaces, zero-width characters and soft hyphens
   anywhere; curly double quotes, dashes and full-width letters on record lines outside
   tag values and comments. Anything left that the reader trips over is explained by
@@ -374,6 +376,11 @@ class _Region:
         return line + self.offset, column
 
     @property
+    def quoted(self) -> bool:
+        """Was it quoted mail (``>``), i.e. part of an earlier message?"""
+        return any(note.startswith("removed mail quoting") for note in self.extracted.notes)
+
+    @property
     def span(self) -> str:
         return f"lines {self.first + self.shown_shift}-{self.last + self.shown_shift}"
 
@@ -435,11 +442,15 @@ def choose_region(regions: list[_Region], locate_body) -> tuple[_Region, list[st
     if len(regions) == 1:
         return regions[0], []
     read = [(region, record.read(str(region.extracted))) for region in regions]
+    read, notes = _pass_over_broken_quotes(read)
     for region, checked in read:
-        if len(checked) != 1 or checked[0].error is not None:
-            spans = ", ".join(r.span for r in regions)
-            return region, [f"found {len(regions)} records ({spans}); the one at {region.span} "
-                            f"does not read as one valid game, so it is the one checked"]
+        if not _one_valid_game(checked):
+            spans = ", ".join(r.span for r, _ in read)
+            return region, notes + [
+                f"found {len(read)} records ({spans}); the one at {region.span} does not "
+                f"read as one valid game, so it is the one checked"]
+    if len(read) == 1:
+        return read[0][0], notes
     games = [(region, checked[0].game) for region, checked in read]
     newest_region, newest = max(games, key=lambda pair: len(pair[1].nodes))
     for region, game in games:
@@ -457,9 +468,33 @@ def choose_region(regions: list[_Region], locate_body) -> tuple[_Region, list[st
     # The reader checks a Digest tag and then drops it: look for the tag in the text.
     digest = ("and its Digest checks" if _DIGEST_TAG.search(str(newest_region.extracted))
               else "but it has no Digest tag to check")
-    return newest_region, [f"found {len(games)} records of this game; took the one at "
-                           f"{newest_region.span} ({len(newest.nodes)} actions), not "
-                           f"{', '.join(others)}: {why}, {digest}"]
+    return newest_region, notes + [
+        f"found {len(games)} records of this game; took the one at {newest_region.span} "
+        f"({len(newest.nodes)} actions), not {', '.join(others)}: {why}, {digest}"]
+
+
+def _one_valid_game(checked) -> bool:
+    return len(checked) == 1 and checked[0].error is None
+
+
+def _pass_over_broken_quotes(read):
+    """Drop quoted records that do not read when an unquoted one does: a quote is an old
+    message, often damaged by the reply (an answer typed inside it, a client re-wrapping
+    it), while the unquoted record is the new one. Each dropped record gets a note."""
+    fresh = [region for region, checked in read
+             if not region.quoted and _one_valid_game(checked)]
+    if not fresh:
+        return read, []
+    kept, notes = [], []
+    for region, checked in read:
+        if region.quoted and not _one_valid_game(checked):
+            problem = next((c.error for c in checked if c.error is not None), None)
+            why = f" ({problem.message})" if problem is not None else ""
+            notes.append(f"passed over the quoted record at {region.span}: it does not read "
+                         f"as one valid game{why}")
+        else:
+            kept.append((region, checked))
+    return kept, notes
 
 
 def _divergence(region, game, newest_region, newest, index, locate_body) -> RecordError:

@@ -116,6 +116,14 @@ def messages() -> dict[str, str | bytes]:
         ANA, BO, "Re: Tomis", "tb3@example.org", "Mon, 23 Nov 2026 08:03:00 +0100",
         "Content-Type: text/plain; charset=UTF-8\nContent-Transfer-Encoding: 8bit\n") + "\n" + body
 
+    # --- interleaved inside the quoted record itself: the quote no longer reads
+    old = quote(L2).split("> 1. ")
+    body = ("On 22/11/2026, Bo Berg wrote:\n" + old[0] + "\nWhy d8 and not c8?\n\n> 1. " + old[1]
+            + "\nAnyway, my gate:\n\n" + L3)
+    m["thunderbird-interleaved-inside-record.eml"] = head(
+        ANA, BO, "Re: Tomis", "tb6@example.org", "Mon, 23 Nov 2026 08:06:00 +0100",
+        "Content-Type: text/plain; charset=UTF-8\nContent-Transfer-Encoding: 8bit\n") + "\n" + body
+
     # --- nested quoting: the newest record quoted once, an older one twice
     body = ("Forwarding our game to the club.\n\nOn 23/11/2026, Ana wrote:\n" +
             quote(L3 + "\nOn 22/11/2026, Bo wrote:\n" + quote(L2, ">")) )
