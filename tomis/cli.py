@@ -136,8 +136,10 @@ class Source:
     ``raw`` so that line numbers and the caret point at what the user has open.
     """
 
-    def __init__(self, path: str, raw: str, text: str):
+    def __init__(self, path: str, raw: str, text: str, origin=None, mailbox: bool = False):
         self.path, self.raw, self.text = path, raw, text
+        self.origin = origin        # the message it came from (tomis.mail.Origin), for a reply
+        self.mailbox = mailbox      # one message of an mbox or Maildir: never written back
 
     @property
     def name(self) -> str:
@@ -186,10 +188,7 @@ def read_record(path: str, *, extract: bool = True) -> Source:
                       getattr(error, "source_text", None)) from None
     for note in found.notes:
         click.echo(f"{_shown(path)}: note: {note}", err=True)
-    source = Source(path, found.raw, found.text)
-    source.origin = found.origin      # the message it came from, for a reply (--mail)
-    source.mailbox = found.mailbox
-    return source
+    return Source(path, found.raw, found.text, found.origin, found.mailbox)
 
 
 def _message_option(path: str) -> str | None:
@@ -434,7 +433,7 @@ class MoveStep:
         from . import record
 
         source = read_record(self.file)
-        if getattr(source, "mailbox", False):
+        if source.mailbox:
             raise click.UsageError(f"{source.name} is a mailbox, and move writes the record "
                                    f"back to FILE: save the message as a file first")
         game = load_game(source)
@@ -445,7 +444,7 @@ class MoveStep:
         self.save(new_text)
         self.summarise(game, report, new_text)
         # Kept for what follows the move (--mail, --send).
-        self.game, self.new_text, self.origin = game, new_text, getattr(source, "origin", None)
+        self.game, self.new_text, self.origin = game, new_text, source.origin
 
     def check_since(self, game, source: Source) -> None:
         """With ``--since``: the received record must extend the one we sent, exactly."""

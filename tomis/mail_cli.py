@@ -146,7 +146,7 @@ def send(file, to, starttls):
         from .errors import TomisError
 
         try:
-            message, address = compose_reply(file, game, text, getattr(source, "origin", None), to)
+            message, address = compose_reply(file, game, text, source.origin, to)
         except TomisError as error:
             raise Failure(_located(error, _shown(file)), EXIT_INVALID) from None
     else:
