@@ -215,11 +215,12 @@ def test_mail_without_an_address_saves_the_move_and_says_how_to_send(tmp_path):
 @pytest.mark.parametrize("options, message", [
     (["--dry-run", "--mail", "x.eml"], "--dry-run writes nothing, so it cannot go with --mail or --send"),
     (["--to", "a@b.c"], "--to is the address for --mail or --send"),
+    (["--mail", "{game}"], "the message would be written over FILE, which keeps the record"),
 ])
 def test_mail_options_that_do_not_go_together(tmp_path, options, message):
     game = tmp_path / "g.tgn"
     game.write_bytes((RECORDS / "ladder-1.tgn").read_bytes())
-    result = run("move", game, "B@d8", *options)
+    result = run("move", game, "B@d8", *[o.format(game=game) for o in options])
     assert result.exit_code == 2
     assert message in result.stderr
     assert game.read_bytes() == (RECORDS / "ladder-1.tgn").read_bytes()

@@ -34,6 +34,9 @@ class MoveMail:
             raise click.UsageError("--dry-run writes nothing, so it cannot go with --mail or --send")
         if to is not None and not wanted:
             raise click.BadParameter("--to is the address for --mail or --send", param_hint="--to")
+        if mail_out is not None and file != "-" and _same_file(mail_out, file):
+            raise click.BadParameter("the message would be written over FILE, which keeps the "
+                                     "record; name another file", param_hint="--mail")
         self.wanted = wanted
 
     def after(self, step) -> None:
@@ -53,6 +56,13 @@ class MoveMail:
             again = self.mail_out if self.mail_out is not None else self.file
             send_now(message, address, lambda error: _not_sent(
                 self.file, error, "the message was NOT sent", f"tomis send {again}"))
+
+
+def _same_file(one: str, other: str) -> bool:
+    try:
+        return os.path.samefile(one, other)
+    except OSError:             # one of them does not exist yet
+        return os.path.abspath(one) == os.path.abspath(other)
 
 
 def _not_sent(file: str, error, what: str, again: str) -> Failure:
