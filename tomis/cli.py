@@ -395,7 +395,8 @@ def new_game(**fields):
                    "opponent's new action(s) (play-by-email safety).")
 @click.option("--mail", "mail_out", type=click.Path(dir_okay=False),
               help="Also write the reply as a ready-to-send message (.eml) to this file.")
-@click.option("--to", "to", help="The opponent's address (remembered beside FILE for this game).")
+@click.option("--to", "to", metavar="ADDR",
+              help="The opponent's address (remembered beside FILE for this game).")
 @click.option("--send", "send", is_flag=True,
               help="Also send the reply by SMTP (settings: TOMIS_SMTP_* or the config file).")
 def move(file, action, as_side, dry_run, since, mail_out, to, send):

@@ -142,7 +142,8 @@ def smtp_password(settings) -> str | None:
 
 @click.command()
 @click.argument("file", type=click.Path(dir_okay=False, exists=False))
-@click.option("--to", "to", help="The address, for a record (remembered for this game).")
+@click.option("--to", "to", metavar="ADDR",
+              help="The address, for a record (remembered for this game).")
 @click.option("--starttls/--no-starttls", "starttls", default=None,
               help="Override the setting (default: STARTTLS, unless the settings say no).")
 def send(file, to, starttls):
@@ -197,7 +198,7 @@ def _saved_message(path: str):
 
 @click.command()
 @click.argument("place", type=click.Path(exists=True, allow_dash=False))
-@click.option("--me", "me", required=True, help="Your name as on the White or Black tag.")
+@click.option("--me", "me", required=True, metavar="NAME", help="Your name as on the White or Black tag.")
 @click.option("--now", "now", hidden=True, help="ISO time to measure waiting from (tests).")
 def inbox(place, me, now):
     """Games waiting for you in PLACE (a folder of records or saved messages, an mbox or a
