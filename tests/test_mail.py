@@ -378,3 +378,34 @@ def test_the_mail_benchmark_runs_and_prints_every_figure():
     for label in ("sample ", "archive, 2 games", "non-ASCII comment", "paste-bottom.txt",
                   "import tomis.mail after tomis.record"):
         assert label in proc.stdout
+
+
+def test_accented_names_travel_as_7bit_quoted_printable(tmp_path):
+    game = tmp_path / "zoe.tgn"
+    game.write_bytes((RECORDS / "zoe-3.tgn").read_bytes())
+    out = tmp_path / "out.eml"
+    env = dict(SENDER, TOMIS_SMTP_FROM="Björn Åberg <bjorn@example.se>")
+    result = run("move", game, "G@f8", "--mail", out, "--to", "Zoë <zoe@example.fr>", env=env)
+    assert result.exit_code == 0, result.stderr
+    assert out.read_bytes().isascii()          # any SMTP server takes it, 8BITMIME or not
+    message = parse(out)
+    assert message["To"].addresses[0].display_name == "Zoë"
+    assert message["From"].addresses[0].display_name == "Björn Åberg"
+    assert message["Subject"] == "Tomis: Zoë vs Björn — action 4 (G@f8)"
+    assert run_mail("extract", out).stdout == game.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("option, value, words", [
+    ("--to", "Ana <ana@", "the address to send to 'Ana <ana@' is not a list of mail addresses"),
+    ("--to", "bo@example.net\nBcc: all@example.com", "the address to send to 'bo@example.net\\nBcc"),
+])
+def test_a_bad_address_is_refused_after_the_move_is_saved(tmp_path, option, value, words):
+    game = tmp_path / "g.tgn"
+    game.write_bytes((RECORDS / "ladder-1.tgn").read_bytes())
+    result = run("move", game, "B@d8", "--mail", tmp_path / "o.eml", option, value, env=SENDER)
+    assert result.exit_code == 1
+    assert words in result.stderr
+    assert result.stderr.splitlines()[-1].startswith(
+        f"{game}:0:0: the move is saved, but no message was written: ")
+    assert "1. B@e1 B@d8 *" in game.read_text(encoding="utf-8")
+    assert not (tmp_path / "o.eml").exists() and not (tmp_path / "g.tgn.mail.json").exists()

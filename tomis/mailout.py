@@ -23,6 +23,7 @@ from __future__ import annotations
 import configparser
 import json
 import os
+import re
 import smtplib
 import ssl
 from dataclasses import dataclass, field
@@ -82,10 +83,14 @@ def body_text(game, record_text: str) -> str:
 def compose(game, record_text: str, *, sender: str, to: str, attachment_name: str,
             in_reply_to: str | None = None, references: tuple[str, ...] = (),
             date=None) -> EmailMessage:
-    """A complete RFC 5322 message carrying ``game`` (its text ``record_text``)."""
+    """A complete RFC 5322 message carrying ``game`` (its text ``record_text``).
+
+    Raises :class:`MailError` when ``sender`` is not one address or ``to`` not a list of
+    addresses (``Name <local@domain>`` or ``local@domain``).
+    """
     message = EmailMessage()
-    message["From"] = sender
-    message["To"] = to
+    message["From"] = addresses(sender, "the sender", single=True)
+    message["To"] = addresses(to, "the address to send to")
     message["Subject"] = subject(game)
     message["Date"] = format_datetime(date or localtime())
     message["Message-ID"] = make_msgid(domain=_domain(sender))
@@ -94,9 +99,34 @@ def compose(game, record_text: str, *, sender: str, to: str, attachment_name: st
         thread = [ref for ref in references if ref != in_reply_to] + [in_reply_to]
         message["References"] = " ".join(thread)
     message["X-Mailer"] = MAILER
-    message.set_content(body_text(game, record_text))
-    message.add_attachment(record_text, subtype="plain", filename=attachment_name)
+    body = body_text(game, record_text)
+    message.set_content(body, cte=_transfer_encoding(body))
+    message.add_attachment(record_text, subtype="plain", filename=attachment_name,
+                           cte=_transfer_encoding(record_text))
     return message
+
+
+def _transfer_encoding(text: str) -> str:
+    """7bit for ASCII; quoted-printable for accented names, so the message stays 7-bit
+    (the email package would choose raw 8bit, which a server may refuse)."""
+    return "7bit" if text.isascii() else "quoted-printable"
+
+
+_ADDR_SPEC = re.compile(r"[^@\s<>()\[\],;:\"]+@[^@\s<>()\[\],;:\"]+")
+
+
+def addresses(text: str, what: str, single: bool = False) -> str:
+    """``text`` as a header value of mail addresses, each checked; a MailError names the
+    one that is not an address (a line break never reaches a header)."""
+    from email.utils import formataddr, getaddresses
+
+    shown = " ".join(text.split())
+    pairs = getaddresses([shown]) if not any(c in text for c in "\r\n") else [("", "")]
+    if not pairs or (single and len(pairs) > 1) or not all(
+            _ADDR_SPEC.fullmatch(addr) for _name, addr in pairs):
+        raise MailError(f"{what} {text!r} is not {'a mail address' if single else 'a list of mail addresses'} "
+                        "like Ana <ana@example.org>")
+    return ", ".join(formataddr(pair) for pair in pairs)
 
 
 def _domain(address: str) -> str | None:
