@@ -603,6 +603,10 @@ def read_source(path: str, message: str | None = None, stream=None,
         if error.path is None:
             error.path = name
         raise
+    except OSError as exc:      # a mailbox's own files: permissions, a message gone meanwhile
+        error = FileError(f"cannot read this mailbox: {exc.strerror or exc}")
+        error.path = name
+        raise error from None
 
 
 def _maildir(path: str):
@@ -713,7 +717,17 @@ class Item:
 def place_items(place: str):
     """Every file of a folder, every message of an mbox or a Maildir, or the one file, each
     read with :func:`read_source` rules; what cannot be read comes with its ``error``.
-    Hidden files and ``.json`` files (what tomis keeps beside records) are passed over."""
+    Hidden files and ``.json`` files (what tomis keeps beside records) are passed over.
+    A place that cannot be listed at all is a :class:`FileError`."""
+    try:
+        yield from _place_items(place)
+    except OSError as exc:
+        error = FileError(f"cannot read this place: {exc.strerror or exc}")
+        error.path = place
+        raise error from None
+
+
+def _place_items(place: str):
     if os.path.isdir(place):
         if is_maildir(place):
             yield from _box_items(_maildir(place), place)
@@ -750,6 +764,9 @@ def _box_items(box, place: str):
             found = _from_message(msg, None, label, None)
         except TomisError as error:
             yield Item(label, None, None, error)
+            continue
+        except (OSError, KeyError) as exc:      # removed or unreadable meanwhile
+            yield Item(label, None, None, FileError(f"cannot read this message: {exc}"))
             continue
         yield Item(label, found, _aware(found.origin.date) if found.origin.date else None)
 

@@ -50,7 +50,11 @@ class MoveMail:
             raise _not_sent(self.file, error, "no message was written",
                             f"tomis send {self.file} --to ADDRESS") from None
         if self.mail_out is not None:
-            write_message(self.mail_out, message)
+            try:
+                write_message(self.mail_out, message)
+            except TomisError as error:
+                raise _not_sent(self.file, error, "the message was not written",
+                                f"tomis send {self.file} --to ADDRESS") from None
             click.echo(f"{_shown(self.mail_out)}: message to {address} written", err=True)
         if self.send:
             again = self.mail_out if self.mail_out is not None else self.file
