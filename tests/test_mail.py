@@ -409,3 +409,12 @@ def test_a_bad_address_is_refused_after_the_move_is_saved(tmp_path, option, valu
         f"{game}:0:0: the move is saved, but no message was written: ")
     assert "1. B@e1 B@d8 *" in game.read_text(encoding="utf-8")
     assert not (tmp_path / "o.eml").exists() and not (tmp_path / "g.tgn.mail.json").exists()
+
+
+def test_a_control_character_in_a_name_is_escaped_in_the_subject(tmp_path):
+    game = tmp_path / "g.tgn"
+    assert run("new", game, "--white", "A\x1db", "--black", "Bo").exit_code == 0
+    out = tmp_path / "o.eml"
+    result = run("move", game, "B@e1", "--mail", out, "--to", "bo@example.net", env=SENDER)
+    assert result.exit_code == 0, result.stderr
+    assert parse(out)["Subject"] == "Tomis: A\\x1db vs Bo — action 1 (B@e1)"

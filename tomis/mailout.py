@@ -59,8 +59,13 @@ def players(game) -> tuple[str, str]:
 
 
 def subject(game) -> str:
-    """``Tomis: White vs Black — action N (ACTION)`` for the last action of ``game``."""
-    white, black = players(game)
+    """``Tomis: White vs Black — action N (ACTION)`` for the last action of ``game``.
+
+    A control character in a name is shown escaped (``\\x1d``): a header is one line.
+    """
+    from .errors import one_line
+
+    white, black = (one_line(name) for name in players(game))
     if not game.nodes:
         return f"Tomis: {white} vs {black} — new game"
     return f"Tomis: {white} vs {black} — action {len(game.nodes)} ({game.nodes[-1].action})"
@@ -143,7 +148,7 @@ def _domain(address: str) -> str | None:
 def attachment_name(record_path: str) -> str:
     """The record's own file name when it is a .tgn file, else ``game.tgn``."""
     base = os.path.basename(record_path)
-    return base if base.lower().endswith(".tgn") else "game.tgn"
+    return base if base.lower().endswith(".tgn") and base.isprintable() else "game.tgn"
 
 
 def message_bytes(message: EmailMessage) -> bytes:
