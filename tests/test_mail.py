@@ -418,3 +418,29 @@ def test_a_control_character_in_a_name_is_escaped_in_the_subject(tmp_path):
     result = run("move", game, "B@e1", "--mail", out, "--to", "bo@example.net", env=SENDER)
     assert result.exit_code == 0, result.stderr
     assert parse(out)["Subject"] == "Tomis: A\\x1db vs Bo — action 1 (B@e1)"
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.text(min_size=1, max_size=40), st.text(min_size=0, max_size=40))
+def test_any_names_compose_into_a_7bit_message_that_reads_back(white, sender_name):
+    """Whatever the players are called, the message is built, is 7-bit, and its attachment
+    is the record (or the sender is refused with a MailError, never anything else)."""
+    from tomis import mailout, record
+    from tomis.errors import TomisError
+
+    try:
+        game = record.new_record(white=white, black="Bo")
+    except TomisError:
+        return                  # a name the record itself refuses
+    record.append(game, "B@e1")
+    text = record.write(game)
+    try:
+        message = mailout.compose(game, text, sender=f"{sender_name} <ana@example.org>",
+                                  to="bo@example.net", attachment_name="g.tgn")
+    except mailout.MailError:
+        return
+    data = mailout.message_bytes(message)
+    assert data.isascii()
+    back = email.message_from_bytes(data, policy=email.policy.default)
+    [attachment] = list(back.iter_attachments())
+    assert attachment.get_content().replace("\r\n", "\n") == text
