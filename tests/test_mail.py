@@ -444,3 +444,47 @@ def test_any_names_compose_into_a_7bit_message_that_reads_back(white, sender_nam
     back = email.message_from_bytes(data, policy=email.policy.default)
     [attachment] = list(back.iter_attachments())
     assert attachment.get_content().replace("\r\n", "\n") == text
+
+
+INVISIBLE = st.sampled_from(["\u200b", "\u00ad", "\u2060", "\ufeff", "\u200c"])
+SPACES = st.sampled_from(["\u00a0", "\u2009", "\u202f", "\u3000", " "])
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.data())
+def test_invisible_debris_anywhere_in_a_mailed_record_gives_back_the_same_game(data):
+    """Webmail may put zero-width characters anywhere and turn any space into a Unicode
+    one: the record read back is the record sent (its Digest proves it)."""
+    from tomis import mail, record
+
+    sent = (RECORDS / "ladder-16.tgn").read_text(encoding="utf-8")
+    chars = []
+    for char in sent:
+        if char == " ":
+            char = data.draw(SPACES)
+        elif char != "\n" and data.draw(st.integers(0, 30)) == 0:
+            char = data.draw(INVISIBLE) + char
+        chars.append(char)
+    body = "Hi Ana,\n\n" + "".join(chars)
+    import tempfile
+    with tempfile.NamedTemporaryFile("wb", suffix=".eml") as handle:
+        handle.write(b"From: bo@example.net\nContent-Type: text/plain; charset=utf-8\n"
+                     b"Content-Transfer-Encoding: 8bit\n\n" + body.encode("utf-8"))
+        handle.flush()
+        found = mail.read_source(handle.name)
+    [checked] = record.read(str(found.text))
+    assert checked.error is None
+    assert record.write(checked.game) == sent
+
+
+def test_a_joiner_inside_a_persian_name_is_kept(tmp_path):
+    name = "\u0645\u0647\u0631\u200c\u0646\u0648\u0634"        # Mehr-noush, with a ZWNJ
+    game = tmp_path / "g.tgn"
+    assert run("new", game, "--white", name, "--black", "Bo").exit_code == 0
+    message = tmp_path / "m.eml"
+    message.write_bytes(b"From: bo@example.net\nContent-Type: text/plain; charset=utf-8\n\n"
+                        + game.read_bytes())
+    result = run_mail("extract", message)
+    assert result.exit_code == 0, result.stderr
+    assert f'[White "{name}"]' in result.stdout
+    assert "repaired" not in result.stderr

@@ -149,9 +149,12 @@ for _code in range(0x2000, 0x2007):      # en quad ... six-per-em space
     _KINDS[chr(_code)] = _Kind("a Unicode space", _WEBMAIL, " ")
 _KINDS["\u2008"] = _Kind("a punctuation space", _WEBMAIL, " ")
 # Invisible characters are repaired even inside tag values: nobody types them on purpose.
-# Joiners are left alone there, as some scripts need them in names.
+# Joiners are the exception where they sit between two letters of a script that uses
+# them (a Persian or Indic name); between ASCII characters they are debris too.
+_JOINERS = "\u200c\u200d"
 _ANYWHERE = frozenset(ch for ch, kind in _KINDS.items()
-                      if kind.becomes in (" ", "") and ch not in "\u200c\u200d")
+                      if kind.becomes in (" ", "") and ch not in _JOINERS)
+_WHOLE_VALUE_TAGS = ("Result", "Digest")    # values with one meaning: repaired like notation
 _FULL_WIDTH = range(0xFF01, 0xFF5F)      # full-width ASCII: subtract 0xFEE0
 
 
@@ -262,7 +265,7 @@ def repair(text: str, visible: bool = True) -> Repaired:
             fixed = _fix(line, number, repairs, keep_from=(0, len(line)))
         elif tag:
             in_comment = False
-            keep = _tag_value_span(line, start) if tag[1] != "Result" else None
+            keep = None if tag[1] in _WHOLE_VALUE_TAGS else _tag_value_span(line, start)
             fixed = _fix(line, number, repairs, keep_from=keep, quote_end=start)
         elif in_comment or _MOVETEXT_LINE.match(folded):
             fixed, in_comment = _fix_movetext(line, number, repairs, start, in_comment)
@@ -310,11 +313,18 @@ def _fix(line: str, number: int, repairs: list[Repair], keep_from=None, quote_en
     for index in range(begin, len(line)):
         char = line[index]
         inside = keep_from is not None and keep_from[0] <= index < keep_from[1]
-        if (inside or index < quote_end) and char not in _ANYWHERE:
+        if (inside or index < quote_end) and char not in _ANYWHERE and not (
+                char in _JOINERS and not _joiner_meant(line, index)):
             out.append(char)
             continue
         out.append(_fix_char(char, number, index, repairs))
     return "".join(out)
+
+
+def _joiner_meant(line: str, index: int) -> bool:
+    """Is the joiner at ``index`` between two characters outside ASCII (so maybe meant)?"""
+    return 0 < index < len(line) - 1 and not line[index - 1].isascii() \
+        and not line[index + 1].isascii()
 
 
 def _fix_char(char: str, number: int, index: int, repairs: list[Repair]) -> str:
