@@ -488,3 +488,40 @@ def test_a_joiner_inside_a_persian_name_is_kept(tmp_path):
     assert result.exit_code == 0, result.stderr
     assert f'[White "{name}"]' in result.stdout
     assert "repaired" not in result.stderr
+
+
+def full_width(char: str) -> str:
+    return chr(ord(char) + 0xFEE0) if "!" <= char <= "~" else char
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.randoms(use_true_random=False))
+def test_smart_quotes_dashes_and_full_width_letters_give_back_the_same_game(rng):
+    """What editors and input methods make of a pasted record: curly quotes around tag
+    values, dashes for '-', full-width letters and brackets; the same record comes back."""
+    from tomis import mail, record
+
+    sent = (RECORDS / "ladder-16.tgn").read_text(encoding="utf-8")
+    lines = []
+    for line in sent.split("\n"):
+        if line.startswith("["):
+            name, _, rest = line.partition(' "')
+            opening, closing = rng.choice([("\u201c", "\u201d"), ("\u201e", "\u201c"),
+                                           ('"', "\u201d"), ("\uff02", "\uff02")])
+            name = "".join(full_width(c) if rng.random() < 0.2 else c for c in name)
+            bracket = rng.choice(["]", "\uff3d"])
+            line = f"{name} {opening}{rest[:-2]}{closing}{bracket}"
+        else:
+            line = "".join(rng.choice("\u2013\u2014\u2212\u2011") if c == "-" else
+                           full_width(c) if c != " " and rng.random() < 0.15 else c
+                           for c in line)
+        lines.append(line)
+    import tempfile
+    with tempfile.NamedTemporaryFile("wb", suffix=".eml") as handle:
+        handle.write(b"From: bo@example.net\nContent-Type: text/plain; charset=utf-8\n\nHi,\n\n"
+                     + "\n".join(lines).encode("utf-8"))
+        handle.flush()
+        found = mail.read_source(handle.name)
+    [checked] = record.read(str(found.text))
+    assert checked.error is None
+    assert record.write(checked.game) == sent
