@@ -282,11 +282,30 @@ def _gate(frame: _Frame, palette: dict, gate) -> tuple[list[str], list[str]]:
         f'<circle cx="{cx}" cy="{cy}" r="{GATE_RADIUS}" fill="none" stroke="{palette["gate line"]}" '
         f'stroke-width="7"{dash}/>',
         f'<circle cx="{cx}" cy="{cy}" r="{GATE_RADIUS}" fill="none" stroke="{fill}" stroke-width="4"{dash}/>',
-        "</g>",
     ]
     if state != JUMP:
-        return ring, []
-    return ring, [_pointers(frame, palette, gate)]
+        return ring + ["</g>"], []
+    # a shaft from the centre toward the direction: an empty jump gate reads as an arrow
+    ux, uy = _unit_step(frame, direction)
+    end_x, end_y = cx + ux * (_pointer_reach(frame, direction) - 12), cy + uy * (_pointer_reach(frame, direction) - 12)
+    for colour, width in ((palette["gate line"], 7), (fill, 4)):
+        ring.append(f'<line x1="{cx}" y1="{cy}" x2="{_num(end_x)}" y2="{_num(end_y)}" stroke="{colour}" '
+                    f'stroke-width="{width}" stroke-linecap="round"/>')
+    return ring + ["</g>"], [_pointers(frame, palette, gate)]
+
+
+def _unit_step(frame: _Frame, direction: int) -> tuple[float, float]:
+    """A direction as a unit vector on the screen."""
+    dx, dy = frame.screen_step(direction)
+    length = math.hypot(dx, dy)
+    return dx / length, dy / length
+
+
+def _pointer_reach(frame: _Frame, direction: int) -> float:
+    """How far from the centre a pointer's tip goes: to the square's edge, or further
+    along a diagonal, where the corner leaves room."""
+    dx, dy = frame.screen_step(direction)
+    return SQUARE / 2 if dx == 0 or dy == 0 else SQUARE / 2 + 5
 
 
 def _pointers(frame: _Frame, palette: dict, gate) -> str:
@@ -294,19 +313,16 @@ def _pointers(frame: _Frame, palette: dict, gate) -> str:
     square, owner, _state, markers, direction = gate
     fill, stroke = _side_paint(palette, owner)
     cx, cy = frame.centre(square)
-    dx, dy = frame.screen_step(direction)
-    length = math.hypot(dx, dy)
-    ux, uy = dx / length, dy / length          # unit vector toward the direction
+    ux, uy = _unit_step(frame, direction)      # toward the direction
     px, py = -uy, ux                           # perpendicular, for the arrowhead's width
-    # to the square's edge, or further along a diagonal, where the corner leaves room
-    reach = SQUARE / 2 if dx == 0 or dy == 0 else SQUARE / 2 + 5
+    reach = _pointer_reach(frame, direction)
     heads = []
     for index in range(markers):
-        tip = reach - 9 * index                # a second marker: a second head behind the first
-        base = tip - 13
+        tip = reach - 10 * index               # a second marker: a second head behind the first
+        base = tip - 14
         points = [(cx + ux * tip, cy + uy * tip),
-                  (cx + ux * base + px * 10, cy + uy * base + py * 10),
-                  (cx + ux * base - px * 10, cy + uy * base - py * 10)]
+                  (cx + ux * base + px * 11, cy + uy * base + py * 11),
+                  (cx + ux * base - px * 11, cy + uy * base - py * 11)]
         heads.append(f'<polygon points="{_polygon(points)}" fill="{fill}" stroke="{stroke}" '
                      f'stroke-width="1.5" stroke-linejoin="round"/>')
     return (f'<g class="pointer" data-square="{SQUARE_NAMES[square]}" '
