@@ -52,8 +52,12 @@ def write_output(path: str, data: bytes) -> None:
             os.unlink(temp)
             raise
     except OSError as error:
-        reason = error.strerror or type(error).__name__
-        _fail(f"{path}: cannot write the picture: {reason.lower()}; nothing was written")
+        from .errors import FileError
+
+        reason = (error.strerror or type(error).__name__).lower()
+        failure = FileError(f"cannot write the picture: {reason}; nothing was written")
+        failure.path = path
+        raise failure from None
 
 
 def _mode_for(path: str) -> int:
