@@ -90,14 +90,17 @@ def _movetext(game) -> str:
         move = (number + 1) // 2
         side = SIDE_TITLES[node.report.side]
         if number % 2:
-            parts.append(f'<span class="num">{move}.</span>')
+            label = f'<span class="num">{move}.</span> '
         elif numbered:
-            parts.append(f'<span class="num">{move}...</span>')
+            label = f'<span class="num">{move}...</span> '
+        else:
+            label = ""
         nags = "".join(f' <span class="nag">${nag}</span>' for nag in node.nags)
+        # one unbreakable unit, so a line never ends between a move number and its action
         parts.append(
-            f'<a class="action" href="#action={index}" data-action="{index}" '
+            f'<span class="ply">{label}<a class="action" href="#action={index}" data-action="{index}" '
             f'aria-label="action {number}, {side}: {escape(str(node.action))}{escape(node.glyphs)}">'
-            f'{escape(_action_label(game, index - 1))}</a>{nags}')
+            f'{escape(_action_label(game, index - 1))}</a>{nags}</span>')
         parts += [f'<p class="comment">{escape(text)}</p>' for text in node.comments]
         numbered = bool(node.comments)
     return "\n".join(parts)
@@ -175,7 +178,8 @@ a.action:focus-visible { outline-offset: 1px; }
 #announce { min-height: 3em; margin: .4rem 0; padding: .4rem .6rem; background: #eef1f5; border-radius: .35rem; }
 .position { font: .85rem/1.3 ui-monospace, "DejaVu Sans Mono", monospace; word-break: break-all; }
 .moves { flex: 1 1 18rem; max-height: 80vh; overflow-y: auto; padding: .2rem .4rem; line-height: 1.9; }
-.num { color: #555; margin-left: .3rem; }
+.ply { white-space: nowrap; margin-right: .25rem; }
+.num { color: #555; }
 a.action { color: var(--ink); text-decoration: none; padding: .05rem .25rem; border-radius: .25rem; }
 a.action:hover { background: #eef3fa; }
 a.action.current { background: var(--accent); color: #fff; }
@@ -205,6 +209,7 @@ _SCRIPT = r"""
   var playButton = document.getElementById("play");
   var speed = document.getElementById("speed");
   var flipButton = document.getElementById("flip");
+  var moves = document.querySelector("nav.moves");
   var links = Array.prototype.slice.call(document.querySelectorAll("a.action"));
   var current = -1, flipped = false, timer = null;
 
@@ -224,11 +229,18 @@ _SCRIPT = r"""
       var here = Number(link.getAttribute("data-action")) === n;
       link.classList.toggle("current", here);
       if (here) { link.setAttribute("aria-current", "step"); } else { link.removeAttribute("aria-current"); }
-      if (here && changed) { link.scrollIntoView({block: "nearest"}); }
+      if (here && changed) { reveal(link); }
     });
     if (speak !== false) { announce.textContent = data.said[n]; }
     if (location.hash !== "#action=" + n) { history.replaceState(null, "", "#action=" + n); }
     if (n === last) { stop(); }
+  }
+
+  // Scroll only the action list, never the page: the board must stay where the reader put it.
+  function reveal(link) {
+    var box = moves.getBoundingClientRect(), spot = link.getBoundingClientRect();
+    if (spot.top < box.top) { moves.scrollTop -= box.top - spot.top + 8; }
+    else if (spot.bottom > box.bottom) { moves.scrollTop += spot.bottom - box.bottom + 8; }
   }
 
   function fromHash() {
