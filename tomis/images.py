@@ -73,7 +73,7 @@ def gif(game, *, delay: float = 1.0, **options) -> bytes:
     durations[-1] = step * FINAL_HOLD
     out = io.BytesIO()
     indexed[0].save(out, format="GIF", save_all=True, append_images=indexed[1:], duration=durations,
-                    loop=0, optimize=False, disposal=1)
+                    loop=0, optimize=True, disposal=1)
     return out.getvalue()
 
 

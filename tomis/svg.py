@@ -214,9 +214,9 @@ def _squares(frame: _Frame, palette: dict) -> list[str]:
 
 def _coordinates(frame: _Frame, palette: dict) -> list[str]:
     """File letters above and below, rank numbers left and right, as in the text board."""
-    lines = []
-    font = (f'font-family="DejaVu Sans, Verdana, Arial, sans-serif" font-size="11" '
-            f'text-anchor="middle" fill="{palette["coord"]}"')
+    # the font is said once, on the group, not on each of the 32 labels
+    lines = [f'<g class="coords" font-family="DejaVu Sans, Verdana, Arial, sans-serif" font-size="11" '
+             f'text-anchor="middle" fill="{palette["coord"]}">']
     far = frame.extent - frame.margin / 2
     near = frame.margin / 2
     for index in range(8):
@@ -224,10 +224,10 @@ def _coordinates(frame: _Frame, palette: dict) -> list[str]:
         _, rank_y = frame.centre(index * 8)      # squares a1..a8 give each rank's row
         letter, number = "abcdefgh"[index], str(index + 1)
         for y in (near, far):
-            lines.append(f'<text class="coord file" x="{_num(file_x)}" y="{_num(y + 4)}" {font}>{letter}</text>')
+            lines.append(f'<text class="coord file" x="{_num(file_x)}" y="{_num(y + 4)}">{letter}</text>')
         for x in (near, far):
-            lines.append(f'<text class="coord rank" x="{_num(x)}" y="{_num(rank_y + 4)}" {font}>{number}</text>')
-    return lines
+            lines.append(f'<text class="coord rank" x="{_num(x)}" y="{_num(rank_y + 4)}">{number}</text>')
+    return lines + ["</g>"]
 
 
 def _action_squares(action) -> list[tuple[str, int]]:
