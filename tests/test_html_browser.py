@@ -311,3 +311,19 @@ def test_the_page_carries_no_reference_outside_itself(pages):
         assert " src=" not in text
         assert "http://" not in text
         assert "https://" not in text and "@import" not in text and "url(" not in text
+
+
+def test_a_hostile_record_stays_text_in_the_browser(browser, tmp_path):
+    """A comment holding a script is shown as text; nothing runs (no alert, no error)."""
+    from selenium.common.exceptions import NoAlertPresentException
+
+    text = '[Event "<img src=x onerror=alert(1)>"]\n\n1. B@e1 {</script><script>alert(2)</script>} *\n'
+    page = tmp_path / "hostile.html"
+    page.write_text(html.page(record.read_game(text)), encoding="utf-8")
+    open_page(browser, page)
+    with pytest.raises(NoAlertPresentException):
+        browser.switch_to.alert.text
+    comment = browser.find_element(By.CSS_SELECTOR, "p.comment").text
+    assert comment == "</script><script>alert(2)</script>"
+    assert browser.find_element(By.CSS_SELECTOR, "h1").text == "<img src=x onerror=alert(1)>"
+    assert browser.execute_script(READ_BOARD)["action"] == 1

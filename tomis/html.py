@@ -56,9 +56,8 @@ def _boards(game) -> tuple[list[str], dict[str, list[list[int]]], str]:
     count = len(game.nodes)
     for number, state in enumerate(game.states):
         last = game.nodes[number - 1].report if number else None
-        result = game.result if number == count else "*"
         for orientation in ("white", "black"):
-            text = svg.board(state, orientation=orientation, last=last, result=result)
+            text = svg.board(state, orientation=orientation, last=last)
             boards[orientation].append(lines.indexes(text))
             if number == count and orientation == "white":
                 final_svg = text
@@ -115,9 +114,10 @@ def _tags(game) -> str:
 def _heading(game) -> str:
     tags = game.tags
     known = [tags[t] for t in ("White", "Black") if tags.get(t) not in (None, "", "?")]
-    heading = " vs ".join(known) or "A game of Tomis"
-    event = tags.get("Event")
-    return f"{heading}, {event}" if event not in (None, "", "?") else heading
+    parts = [" vs ".join(known)] if known else []
+    if tags.get("Event") not in (None, "", "?"):
+        parts.append(tags["Event"])
+    return ", ".join(parts) or "A game of Tomis"
 
 
 def _ending(game) -> str:

@@ -52,8 +52,7 @@ def game_frames(game, **options) -> list[str]:
     """One SVG per position of ``game``: the start, then after each action (with its report)."""
     boards = [svg.board(game.states[0], **options)]
     for number, node in enumerate(game.nodes, 1):
-        result = game.result if number == len(game.nodes) else "*"
-        boards.append(svg.board(game.states[number], last=node.report, result=result, **options))
+        boards.append(svg.board(game.states[number], last=node.report, **options))
     return boards
 
 

@@ -112,8 +112,7 @@ def show_picture(game, at: int | None, *, picture: str | None, output: str | Non
     state = state_at(game, at)
     number = len(game.nodes) if at is None else at
     last = game.nodes[number - 1].report if number else None
-    result = game.result if number == len(game.nodes) else "*"
-    options = dict(size=size, orientation="black" if flip else "white", last=last, result=result)
+    options = dict(size=size, orientation="black" if flip else "white", last=last)
     if picture == "svg":
         text = svg.board(state, **options)
         if output in (None, "-"):

@@ -135,16 +135,15 @@ def _state_of(position):
 
 
 def board(position, *, size: int = 400, orientation: str = "white", last=None, arrows=(), marks=(),
-          coordinates: bool = True, colors: dict | None = None, style: str | None = None,
-          result: str = "*") -> str:
+          coordinates: bool = True, colors: dict | None = None, style: str | None = None) -> str:
     """The SVG picture of ``position`` (a rules ``State`` or a ``Position``).
 
     ``last``: the last action's :class:`~tomis.rules.Report` (its squares are tinted and
     what its combat destroyed is crossed out), or a bare action (squares only).
     ``arrows``: ``(from, to)`` square pairs; ``marks``: squares to ring. Squares are
     names or indexes. ``colors`` overrides keys of :data:`COLORS`; ``style`` is CSS
-    added in a ``<style>`` element. ``result`` is the record's result, for the words of
-    a game ended by resignation or agreement (R23).
+    added in a ``<style>`` element. The words describe the position itself: a game a
+    record ends by resignation or agreement (R23) still reads as "to act" here.
     """
     from .position import to_string
     from .words import position_words
@@ -163,7 +162,7 @@ def board(position, *, size: int = 400, orientation: str = "white", last=None, a
         f'data-position={quoteattr(to_string(state))} data-to-move="{to_move}" '
         f'data-result={quoteattr(state.result)}>',
         f'<title id="tomis-title">{escape(_title(state, report, action))}</title>',
-        f'<desc id="tomis-desc">{escape(position_words(state, result))}</desc>',
+        f'<desc id="tomis-desc">{escape(position_words(state))}</desc>',
     ]
     if style:
         lines.append(f"<style>{escape(style)}</style>")

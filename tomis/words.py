@@ -52,7 +52,7 @@ def _gates_of(state, side: int) -> str:
     return "; ".join(gate_words(g) for g in gates) or "no gates"
 
 
-def position_words(state, result: str = "*") -> str:
+def position_words(state) -> str:
     """The whole position in sentences: units, gates, reserves, flagships, whose turn."""
     sentences = []
     for side in (WHITE, BLACK):
@@ -62,7 +62,7 @@ def position_words(state, result: str = "*") -> str:
     for side in (WHITE, BLACK):
         sentences.append(" ".join(reserve_words(state, side).split()) + ".")
     sentences.append(unlock_words(state) + ".")
-    sentences.append(turn_words(state, result) + ".")
+    sentences.append(turn_words(state) + ".")
     return " ".join(sentences)
 
 
