@@ -220,3 +220,33 @@ def test_bad_options_raise_value_error(options, words):
 def test_position_string_on_the_root_round_trips():
     state = sample_game("readme-win.tgn").final
     assert parse(svg.board(state)).get("data-position") == to_string(state)
+
+
+def test_last_in_the_public_api_shape_draws_the_same():
+    """``Position.last`` of the public API names squares, sides and pieces; the picture
+    must not depend on which of the two shapes it was given."""
+    from typing import NamedTuple
+
+    from tomis.board import PIECE_NAMES, SIDE_NAMES, SQUARE_NAMES
+
+    class Removed(NamedTuple):
+        square: str
+        side: str
+        piece: str
+
+    class LastAction(NamedTuple):
+        number: int
+        side: str
+        action: object
+        captured: tuple
+        destroyed: tuple
+
+    def named(items):
+        return tuple(Removed(SQUARE_NAMES[d.square], SIDE_NAMES[d.side], PIECE_NAMES[d.piece]) for d in items)
+
+    game = sample_game("every-action.tgn")
+    for number in (21, 50):
+        report = game.nodes[number - 1].report
+        public = LastAction(number, SIDE_NAMES[report.side], report.action, named(report.captured),
+                            named(report.destroyed))
+        assert svg.board(game.states[number], last=public) == svg.board(game.states[number], last=report)

@@ -27,7 +27,7 @@ import math
 from xml.sax.saxutils import escape, quoteattr
 
 from .board import (
-    BASE, DIRECTION_NAMES, DIRECTION_STEPS, FLAGSHIP, FRIGATE, FORWARD, GATE, PIECE_NAMES, SENTRY,
+    BASE, DIRECTION_NAMES, DIRECTION_STEPS, FLAGSHIP, FRIGATE, FORWARD, PIECE_NAMES, SENTRY,
     SIDE_NAMES, SQUARE_NAMES, TOWER, WHITE, parse_square,
 )
 from .combat import INACTIVE, JUMP
@@ -138,8 +138,9 @@ def board(position, *, size: int = 400, orientation: str = "white", last=None, a
           coordinates: bool = True, colors: dict | None = None, style: str | None = None) -> str:
     """The SVG picture of ``position`` (a rules ``State`` or a ``Position``).
 
-    ``last``: the last action's :class:`~tomis.rules.Report` (its squares are tinted and
-    what its combat destroyed is crossed out), or a bare action (squares only).
+    ``last``: the last action's :class:`~tomis.rules.Report` or the public API's
+    ``Position.last`` (its squares are tinted and what it and its combat destroyed is
+    crossed out), or a bare action (squares only).
     ``arrows``: ``(from, to)`` square pairs; ``marks``: squares to ring. Squares are
     names or indexes. ``colors`` overrides keys of :data:`COLORS`; ``style`` is CSS
     added in a ``<style>`` element. The words describe the position itself: a game a
@@ -187,13 +188,19 @@ def board(position, *, size: int = 400, orientation: str = "white", last=None, a
     return "\n".join(lines) + "\n"
 
 
-def _title(state, report, action) -> str:
-    from .render import action_heading
+def _side_name(side) -> str:
+    """``"white"``/``"black"`` from the engine's 0/1 or from a name (the public API's)."""
+    return side if isinstance(side, str) else SIDE_NAMES[side]
 
+
+def _title(state, report, action) -> str:
     if state.ply == 0:
         return "Tomis: the empty board before action 1"
     if report is not None:
-        return f"Tomis after action {state.ply}: {action_heading(report, state.ply)}"
+        number = state.ply
+        dots = "." if number % 2 else "..."
+        side = _side_name(report.side).title()
+        return f"Tomis after action {number}: {side} played {(number + 1) // 2}{dots} {action} (action {number})"
     if action is not None:
         return f"Tomis after action {state.ply}: {action}"
     return f"Tomis after action {state.ply}"
@@ -346,15 +353,21 @@ def _unit(frame: _Frame, palette: dict, square: int, code: int) -> str:
 
 
 def _crosses(frame: _Frame, palette: dict, report) -> list[str]:
-    """An X on every square the action and its combat cleared (R12, R13, R15-R19)."""
+    """An X on every square the action and its combat cleared (R12, R13, R15-R19).
+
+    ``report`` is the engine's Report (squares, sides and pieces as ints) or the public
+    API's last action (the same as names); a destroyed jump gate is ``piece="gate"``.
+    """
     lines = []
     for role, lost in (("captured", report.captured), ("destroyed", report.destroyed)):
         for item in lost:
-            x, y = frame.corner(item.square)
+            square = _square_of(item.square)
+            piece = item.piece if isinstance(item.piece, str) else PIECE_NAMES[item.piece]
+            x, y = frame.corner(square)
             a, b = 8, SQUARE - 8
             lines.append(
-                f'<g class="{role}" data-square="{SQUARE_NAMES[item.square]}" data-side="{SIDE_NAMES[item.side]}" '
-                f'data-piece="{"jump gate" if item.piece == GATE else PIECE_NAMES[item.piece]}" '
+                f'<g class="{role}" data-square="{SQUARE_NAMES[square]}" data-side="{_side_name(item.side)}" '
+                f'data-piece="{piece}" '
                 f'transform="translate({x},{y})" stroke="{palette["destroyed"]}" stroke-width="5" '
                 f'stroke-linecap="round"><line x1="{a}" y1="{a}" x2="{b}" y2="{b}"/>'
                 f'<line x1="{b}" y1="{a}" x2="{a}" y2="{b}"/></g>')
