@@ -78,12 +78,6 @@ def _binary_to(output: str | None, what: str) -> str:
     return target
 
 
-def _images():
-    from . import images
-
-    return images
-
-
 def picture_options(command):
     """The picture options of ``tomis show``: ``--svg|--png [-o OUT] [--flip] [--size PX]``."""
     options = [
@@ -120,10 +114,12 @@ def show_picture(game, at: int | None, *, picture: str | None, output: str | Non
         else:
             write_output(output, text.encode("utf-8"))
         return True
+    from . import images       # light: resvg and Pillow load only when a picture is made
+
     target = _binary_to(output, "PNG")
     try:
-        data = _images().png(state, **options)
-    except _images().MissingExtra as error:
+        data = images.png(state, **options)
+    except images.MissingExtra as error:
         _fail(str(error))
     write_output(target, data)
     return True
@@ -172,10 +168,12 @@ def export(file, kind, output, game_number, delay):
         else:
             write_output(output, text.encode("utf-8"))
         return
+    from . import images
+
     target = _binary_to(output, "GIF")
     try:
-        data = _images().gif(game, delay=delay, size=DEFAULT_SIZE)
-    except _images().MissingExtra as error:
+        data = images.gif(game, delay=delay, size=DEFAULT_SIZE)
+    except images.MissingExtra as error:
         _fail(str(error))
     write_output(target, data)
 
