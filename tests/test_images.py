@@ -72,3 +72,16 @@ def test_missing_extra_names_what_to_install(monkeypatch):
     monkeypatch.setitem(sys.modules, "PIL", None)
     with pytest.raises(images.MissingExtra, match=r"pip install 'tomis\[images\]'"):
         images.gif(sample_game("every-action.tgn"))
+
+
+def test_gif_frames_after_the_first_store_only_what_changed():
+    """As lichess does: a frame holds the rectangle that changed, not the whole board."""
+    game = sample_game("resignation.tgn")
+    animation = Image.open(io.BytesIO(images.gif(game, size=200)))
+    extents = []
+    for index in range(animation.n_frames):
+        animation.seek(index)
+        left, top, right, bottom = animation.dispose_extent
+        extents.append((right - left) * (bottom - top))
+    assert extents[0] == 200 * 200
+    assert max(extents[1:]) < 200 * 200 / 2
