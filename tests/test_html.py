@@ -42,6 +42,7 @@ def test_page_holds_tags_comments_glyphs_and_the_ending():
     assert '<span class="num">18.</span>' in page
     assert "A marker turns c3 into a jump gate." in page
     assert page.count('class="action"') == len(game.nodes) + 1     # every action, and the start
+    assert '<span class="result">1-0</span>' in page
 
 
 def test_a_hostile_record_cannot_break_out_of_the_page():

@@ -102,6 +102,7 @@ def _movetext(game) -> str:
             f'{escape(_action_label(game, index - 1))}</a>{nags}</span>')
         parts += [f'<p class="comment">{escape(text)}</p>' for text in node.comments]
         numbered = bool(node.comments)
+    parts.append(f'<span class="result">{escape(game.result)}</span>')
     return "\n".join(parts)
 
 
@@ -184,6 +185,7 @@ a.action { color: var(--ink); text-decoration: none; padding: .05rem .25rem; bor
 a.action:hover { background: #eef3fa; }
 a.action.current { background: var(--accent); color: #fff; }
 .nag { color: #555; font-size: .85em; }
+.result { font-weight: 700; margin-left: .3rem; }
 .comment { margin: .15rem 0 .3rem; color: #35506b; font-style: italic; line-height: 1.4; }
 #status { margin-left: .3rem; font-size: .9rem; }
 @media print {
