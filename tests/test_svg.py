@@ -250,3 +250,16 @@ def test_last_in_the_public_api_shape_draws_the_same():
         public = LastAction(number, SIDE_NAMES[report.side], report.action, named(report.captured),
                             named(report.destroyed))
         assert svg.board(game.states[number], last=public) == svg.board(game.states[number], last=report)
+
+
+def test_position_repr_svg_is_the_board_with_its_last_action():
+    """A notebook shows ``Position._repr_svg_``: the picture svg.board draws, last action included."""
+    import tomis
+
+    game = tomis.read_game(str(SAMPLES[0]))
+    [checked] = record.read(SAMPLES[0].read_text(encoding="utf-8"))
+    positions = game.positions()
+    for number in (0, 21, 50):
+        last = checked.game.nodes[number - 1].report if number else None
+        assert positions[number]._repr_svg_() == svg.board(checked.game.states[number], last=last)
+    assert "data-position" in tomis.Position()._repr_svg_()

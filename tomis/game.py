@@ -285,6 +285,11 @@ class Position:
     def __repr__(self) -> str:
         return f"Position.from_string({self.to_string()!r})"
 
+    def _repr_svg_(self) -> str:
+        """The board as SVG (:func:`tomis.svg.board`), with the last action: notebooks show this."""
+        from .svg import board        # only for a notebook or a script that draws
+        return board(self, last=self._last)
+
     def __eq__(self, other) -> bool:
         if not isinstance(other, Position):
             return NotImplemented

@@ -101,10 +101,11 @@ def main(argv=None) -> None:
 from .check import validate  # noqa: E402
 from .output import caret_lines, is_terminal  # noqa: E402
 from .play import HumanPlayer, Player, PlaySession, play  # noqa: E402
+from .pictures import export  # noqa: E402
 from .records import fmt, move, new  # noqa: E402
 from .views import moves, replay, show  # noqa: E402
 
-for _command in (new, move, fmt, show, moves, replay, validate, play):
+for _command in (new, move, fmt, show, moves, replay, export, validate, play):
     cli.add_command(_command)
 del _command
 

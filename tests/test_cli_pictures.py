@@ -1,4 +1,4 @@
-"""The picture commands (tomis.pictures_cli): show --svg/--png and export --html/--gif."""
+"""The picture commands (tomis.cli.pictures): show --svg/--png and export --html/--gif."""
 
 from __future__ import annotations
 
@@ -8,30 +8,30 @@ import sys
 import xml.etree.ElementTree as ET
 
 import pytest
-from click.testing import CliRunner
-
+from conftest import invoke
 from svg_cases import ROOT, sample_game
-from tomis import pictures_cli, svg
+from tomis import svg
+from tomis.cli import pictures
 from tomis.position import to_string
 
 SAMPLE = str(ROOT / "samples" / "every-action.tgn")
 
 
 def run(*args):
-    return CliRunner().invoke(pictures_cli.group, list(args))
+    return invoke(*args, catch_exceptions=False)
 
 
 def test_show_svg_to_stdout_is_the_board_at_n():
     game = sample_game("every-action.tgn")
     result = run("show", SAMPLE, "--svg", "--at", "50")
     assert result.exit_code == 0, result.output
-    assert result.output == svg.board(game.states[50], last=game.nodes[49].report)
+    assert result.stdout == svg.board(game.states[50], last=game.nodes[49].report)
 
 
 def test_show_svg_flip_size_and_file(tmp_path):
     out = tmp_path / "board.svg"
     result = run("show", SAMPLE, "--svg", "--flip", "--size", "250", "-o", str(out))
-    assert result.exit_code == 0 and result.output == ""
+    assert result.exit_code == 0 and result.stdout == ""
     root = ET.fromstring(out.read_text(encoding="utf-8"))
     assert root.get("width") == "250"
     assert root.get("data-position") == to_string(sample_game("every-action.tgn").final)
@@ -56,11 +56,11 @@ def test_show_png_to_file(tmp_path):
 
 
 def test_binary_output_refuses_a_terminal(monkeypatch):
-    monkeypatch.setattr(pictures_cli, "_is_terminal", lambda stream: True)
+    monkeypatch.setattr(pictures, "is_terminal", lambda stream: True)
     for args in (("show", SAMPLE, "--png"), ("export", SAMPLE, "--gif", "-o", "-")):
         result = run(*args)
         assert result.exit_code == 2
-        assert "binary and stdout is a terminal" in result.output
+        assert "binary and stdout is a terminal" in result.stderr
 
 
 def test_missing_extra_is_one_line_and_exit_1(monkeypatch, tmp_path):
@@ -68,13 +68,13 @@ def test_missing_extra_is_one_line_and_exit_1(monkeypatch, tmp_path):
     out = tmp_path / "board.png"
     result = run("show", SAMPLE, "--png", "-o", str(out))
     assert result.exit_code == 1
-    assert result.output == ("tomis: PNG and GIF pictures need resvg-py and Pillow: "
+    assert result.stderr == ("tomis: PNG and GIF pictures need resvg-py and Pillow: "
                              "pip install 'tomis[images]'\n")
     assert not out.exists()
 
 
 @pytest.mark.parametrize("args, words", [
-    (("show", SAMPLE), "choose --svg or --png"),
+    (("show", SAMPLE, "--svg", "--json"), "choose one"),
     (("show", SAMPLE, "--at", "3", "-o", "x.svg"), "add --svg or --png"),
     (("show", SAMPLE, "--svg", "--at", "999"), "the game has 59 actions; choose 0 to 59"),
     (("show", SAMPLE, "--svg", "--size", "0"), "--size"),
@@ -86,7 +86,7 @@ def test_missing_extra_is_one_line_and_exit_1(monkeypatch, tmp_path):
 def test_usage_errors_exit_2(args, words):
     result = run(*args)
     assert result.exit_code == 2
-    assert words in result.output
+    assert words in result.stderr
 
 
 def test_an_invalid_record_is_a_located_line(tmp_path):
@@ -94,8 +94,8 @@ def test_an_invalid_record_is_a_located_line(tmp_path):
     bad.write_text("1. B@e4 *\n", encoding="utf-8")
     result = run("show", str(bad), "--svg")
     assert result.exit_code == 1
-    assert result.output.startswith(f"{bad}:1:4: game 1, action 1 (White) B@e4:")
-    assert "R5" in result.output
+    assert result.stderr.startswith(f"{bad}:1:4: game 1, action 1 (White) B@e4:")
+    assert "R5" in result.stderr
 
 
 def test_export_html_writes_the_page(tmp_path):
@@ -123,5 +123,5 @@ def test_an_unwritable_output_leaves_nothing(tmp_path):
     target = tmp_path / "missing-folder" / "board.svg"
     result = run("show", SAMPLE, "--svg", "-o", str(target))
     assert result.exit_code == 1
-    assert result.output.count("\n") == 1 and "nothing was written" in result.output
+    assert result.stderr.count("\n") == 1 and "nothing was written" in result.stderr
     assert not target.parent.exists()

@@ -1,9 +1,7 @@
 """Pictures on the command line: ``show --svg|--png`` and ``export --html|--gif``.
 
-Kept apart from :mod:`tomis.cli` until the command line becomes a package; then
-:func:`picture_options` and :func:`show_picture` join ``tomis show`` and :data:`export`
-joins the ``tomis`` group. :data:`group` holds both commands under the same error
-handling as ``tomis`` itself, so they can be run and tested on their own meanwhile.
+:func:`picture_options` and :func:`show_picture` give ``tomis show`` (in
+:mod:`tomis.cli.views`) its picture options; :data:`export` is a command of its own.
 
 Output: with ``-o OUT`` the file is replaced atomically (readers see the old picture or
 the new, never half); without it an SVG goes to stdout, while PNG and GIF bytes refuse a
@@ -14,18 +12,18 @@ from __future__ import annotations
 
 import os
 import sys
-import tempfile
 
 import click
 
-from .cli import EXIT_INVALID, TomisGroup, _is_terminal, pick_game, read_record, state_at
+from .files import pick_game, read_record
+from .output import is_terminal
 
 DEFAULT_SIZE = 400
 MAX_SIZE = 4096               # pixels a side; beyond that a board is only a memory bill
 MAX_GIF_DELAY = 60.0          # seconds per frame
 
 
-def _fail(message: str, code: int = EXIT_INVALID):
+def _fail(message: str, code: int = 1):
     """One line on stderr and the exit code: the same shape as every other tomis error."""
     click.echo(f"tomis: {message}", err=True)
     raise click.exceptions.Exit(code)
@@ -37,6 +35,8 @@ def write_output(path: str, data: bytes) -> None:
         sys.stdout.buffer.write(data)
         sys.stdout.buffer.flush()
         return
+    import tempfile     # not at module level: `tomis --help` should not pay for it
+
     folder = os.path.dirname(os.path.abspath(path))
     try:
         if os.path.isdir(path):
@@ -52,7 +52,7 @@ def write_output(path: str, data: bytes) -> None:
             os.unlink(temp)
             raise
     except OSError as error:
-        from .errors import FileError
+        from ..errors import FileError
 
         reason = (error.strerror or type(error).__name__).lower()
         failure = FileError(f"cannot write the picture: {reason}; nothing was written")
@@ -73,7 +73,7 @@ def _mode_for(path: str) -> int:
 def _binary_to(output: str | None, what: str) -> str:
     """Where binary output goes: refuse a terminal, whose screen it would only garble."""
     target = output or "-"
-    if target == "-" and _is_terminal(sys.stdout):
+    if target == "-" and is_terminal(sys.stdout):
         raise click.UsageError(f"a {what} is binary and stdout is a terminal; use -o FILE or redirect stdout")
     return target
 
@@ -94,18 +94,19 @@ def picture_options(command):
     return command
 
 
-def show_picture(game, at: int | None, *, picture: str | None, output: str | None, flip: bool,
+def show_picture(game, state, at: int | None, *, picture: str | None, output: str | None, flip: bool,
                  size: int) -> bool:
-    """Draw the position after action ``at`` when a picture was asked for; False otherwise."""
+    """Draw ``state``, the position after action ``at`` of ``game`` (a :class:`tomis.Game`),
+    when a picture was asked for; False otherwise."""
     if picture is None:
         if output is not None:
             raise click.UsageError("-o writes a picture: add --svg or --png")
         return False
-    from . import svg
+    from .. import svg
 
-    state = state_at(game, at)
-    number = len(game.nodes) if at is None else at
-    last = game.nodes[number - 1].report if number else None
+    nodes = game.record.nodes
+    number = len(nodes) if at is None else at
+    last = nodes[number - 1].report if number else None
     options = dict(size=size, orientation="black" if flip else "white", last=last)
     if picture == "svg":
         text = svg.board(state, **options)
@@ -114,7 +115,7 @@ def show_picture(game, at: int | None, *, picture: str | None, output: str | Non
         else:
             write_output(output, text.encode("utf-8"))
         return True
-    from . import images       # light: resvg and Pillow load only when a picture is made
+    from .. import images      # light: resvg and Pillow load only when a picture is made
 
     target = _binary_to(output, "PNG")
     try:
@@ -125,24 +126,7 @@ def show_picture(game, at: int | None, *, picture: str | None, output: str | Non
     return True
 
 
-@click.group(cls=TomisGroup)
-def group():
-    """The picture commands, on their own until the CLI package takes them in."""
-
-
-@group.command("show")
-@click.argument("file", type=click.Path(dir_okay=False, allow_dash=True))
-@click.option("--at", "at", type=click.IntRange(min=0), help="The position after action N (0: start).")
-@click.option("--game", "game_number", type=click.IntRange(min=1), default=1, show_default=True)
-@picture_options
-def show(file, at, game_number, picture, output, flip, size):
-    """Draw a position of a game as SVG or PNG."""
-    game = pick_game(read_record(file), game_number)
-    if not show_picture(game, at, picture=picture, output=output, flip=flip, size=size):
-        raise click.UsageError("choose --svg or --png")
-
-
-@group.command("export")
+@click.command("export")
 @click.argument("file", type=click.Path(dir_okay=False, allow_dash=True))
 @click.option("--html", "kind", flag_value="html", help="A replay page: one file, works offline.")
 @click.option("--gif", "kind", flag_value="gif", help="An animated GIF, one frame per action (needs tomis[images]).")
@@ -157,10 +141,9 @@ def export(file, kind, output, game_number, delay):
         raise click.UsageError("choose --html or --gif")
     if delay != delay:
         raise click.BadParameter("nan is not a number", param_hint="--delay")
-    source = read_record(file)
-    game = pick_game(source, game_number)
+    game = pick_game(read_record(file), game_number).record
     if kind == "html":
-        from . import html
+        from .. import html
 
         text = html.page(game, delay=delay, name=_record_name(file, game_number))
         if output == "-":
@@ -168,7 +151,7 @@ def export(file, kind, output, game_number, delay):
         else:
             write_output(output, text.encode("utf-8"))
         return
-    from . import images
+    from .. import images
 
     target = _binary_to(output, "GIF")
     try:
