@@ -9,7 +9,6 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from tomis import mail_cli
 from tomis.cli import cli
 
 MAIL = Path(__file__).resolve().parent / "data" / "mail"
@@ -26,10 +25,4 @@ def runner() -> CliRunner:
 def run(*args, env=None, input=None):
     """The main `tomis` group (what a player runs)."""
     return runner().invoke(cli, [str(a) for a in args], env=env, input=input,
-                           catch_exceptions=False)
-
-
-def run_mail(*args, env=None):
-    """The mail commands (send, inbox, extract), not yet added to the main group."""
-    return runner().invoke(mail_cli.group, [str(a) for a in args], env=env,
                            catch_exceptions=False)

@@ -15,7 +15,7 @@ from collections import defaultdict
 from pathlib import Path
 
 import pytest
-from mail_support import MAIL, RECORDS, run, run_mail
+from mail_support import MAIL, RECORDS, run
 MESSAGES = sorted(p.name for p in MAIL.iterdir()
                   if p.suffix in (".eml", ".txt") and p.name not in ("expected.txt", "takes.txt",
                                                                        "README.txt"))
@@ -67,7 +67,7 @@ def test_extract_gives_the_record_taken(source, expected, monkeypatch):
     monkeypatch.chdir(MAIL)
     name, *options = source.split(" ", 2)
     args = ["extract", name] + (options[0:1] + [options[1]] if options else [])
-    result = run_mail(*args)
+    result = run(*args)
     assert result.exit_code == 0, result.stderr
     assert result.stdout == (RECORDS / expected).read_text(encoding="utf-8")
 
@@ -118,7 +118,10 @@ def test_move_refuses_to_write_over_a_mailbox(tmp_path):
     before = box.read_bytes()
     result = run("move", box, "B@d8")
     assert result.exit_code == 2
-    assert "is a mailbox, and move writes the record back to FILE" in result.stderr
+    assert result.stderr == (f"{box}:0:0: this is an mbox mailbox: its messages are read by "
+                             "name with --message (show, moves, replay, validate, extract), and "
+                             "a record is never written into it; save the message as a file "
+                             "first\n")
     assert box.read_bytes() == before
 
 
@@ -179,7 +182,7 @@ def test_move_mail_writes_a_message_that_reads_back_to_the_same_game(tmp_path):
     [attachment] = list(message.iter_attachments())
     assert attachment.get_filename() == "ladder.tgn"
     assert attachment.get_content() == game.read_text(encoding="utf-8")
-    extracted = run_mail("extract", out)
+    extracted = run("extract", out)
     assert extracted.stdout == game.read_text(encoding="utf-8")
     assert json.loads((tmp_path / "ladder.tgn.mail.json").read_text()) == {
         "to": "bo@example.net", "in_reply_to": "<ABCD-1234@example.net>",
@@ -240,7 +243,7 @@ def test_inbox_lists_the_games_waiting_for_me_oldest_first(tmp_path):
     os.utime(folder / "coast-3.tgn", (1795336000, 1795336000))      # 2026-11-22 08:26:40 UTC
     os.utime(folder / "ladder-3.tgn", (1795377600, 1795377600))     # 2026-11-22 20:00:00 UTC
     now = ("--now", "2026-11-23T12:00:00+00:00")
-    result = run_mail("inbox", folder, "--me", "bo", *now)
+    result = run("inbox", folder, "--me", "bo", *now)
     assert result.exit_code == 0, result.stderr
     # ladder-2 is an older stage of the ladder game (Ana's turn); zoe waits for Björn.
     assert result.stdout.splitlines() == [
@@ -254,21 +257,21 @@ def test_inbox_lists_the_games_waiting_for_me_oldest_first(tmp_path):
                              "record were passed over\n")
     # Once Bo's reply (4 actions) is in the folder, the ladder game waits for Ana.
     (folder / "bo-reply.eml").write_bytes((MAIL / "mutt-bottom-signed.eml").read_bytes())
-    result = run_mail("inbox", folder, "--me", "bo", *now)
+    result = run("inbox", folder, "--me", "bo", *now)
     assert result.stdout.splitlines()[0] == "1 game(s) waiting for bo, oldest first"
-    result = run_mail("inbox", folder, "--me", "Ana", *now)
+    result = run("inbox", folder, "--me", "Ana", *now)
     assert result.stdout.splitlines()[1:] == [
         f"  {folder}/bo-reply.eml: vs Bo (Club ladder), you play White, action 5 after 4, "
         "waiting 1 d 0 h"]   # its Date: 13:00 +0100
 
 
 def test_inbox_reads_an_mbox_and_a_maildir_by_their_dates():
-    result = run_mail("inbox", MAIL / "thread.mbox", "--me", "Bo", "--now", "2026-11-22T13:30:00+00:00")
+    result = run("inbox", MAIL / "thread.mbox", "--me", "Bo", "--now", "2026-11-22T13:30:00+00:00")
     assert result.stdout.splitlines() == [
         "1 game(s) waiting for Bo, oldest first",
         f"  {MAIL}/thread.mbox message 3: vs Ana (Club ladder), you play Black, action 4 "
         "after 3, waiting 3 h 30 min"]
-    result = run_mail("inbox", MAIL / "maildir", "--me", "ana", "--now", "2026-11-22T10:05:00Z")
+    result = run("inbox", MAIL / "maildir", "--me", "ana", "--now", "2026-11-22T10:05:00Z")
     assert result.stdout.splitlines() == [
         "1 game(s) waiting for ana, oldest first",
         f"  {MAIL}/maildir message 2: vs Bo (Club ladder), you play White, action 5 after 4, "
@@ -284,7 +287,7 @@ def test_debris_in_comments_is_text_and_stays(tmp_path):
     message = tmp_path / "m.eml"
     message.write_bytes(b"From: bo@example.net\nSubject: x\nContent-Type: text/plain; "
                         b"charset=utf-8\n\nHi,\n\n" + text.encode("utf-8"))
-    result = run_mail("extract", message)
+    result = run("extract", message)
     assert result.exit_code == 0, result.stderr
     assert "1. B@e1 {Bo\u2019s \u201cgambit\u201d \u2013 risky} 1... B@d8 {fine} *" in result.stdout
     assert result.stderr.splitlines()[-1].endswith(
@@ -300,7 +303,7 @@ def test_a_curly_quoted_event_with_a_dash_keeps_its_dash(tmp_path):
     message = tmp_path / "m.eml"
     message.write_bytes(b"From: bo@example.net\nContent-Type: text/plain; charset=utf-8\n\n"
                         + text.encode("utf-8"))
-    result = run_mail("extract", message)
+    result = run("extract", message)
     assert result.exit_code == 0, result.stderr
     assert '[Event "Club ladder \u2013 round 2"]' in result.stdout
     assert result.stderr.splitlines()[-1].endswith(
@@ -392,7 +395,7 @@ def test_accented_names_travel_as_7bit_quoted_printable(tmp_path):
     assert message["To"].addresses[0].display_name == "Zoë"
     assert message["From"].addresses[0].display_name == "Björn Åberg"
     assert message["Subject"] == "Tomis: Zoë vs Björn — action 4 (G@f8)"
-    assert run_mail("extract", out).stdout == game.read_text(encoding="utf-8")
+    assert run("extract", out).stdout == game.read_text(encoding="utf-8")
 
 
 @pytest.mark.parametrize("option, value, words", [
@@ -484,7 +487,7 @@ def test_a_joiner_inside_a_persian_name_is_kept(tmp_path):
     message = tmp_path / "m.eml"
     message.write_bytes(b"From: bo@example.net\nContent-Type: text/plain; charset=utf-8\n\n"
                         + game.read_bytes())
-    result = run_mail("extract", message)
+    result = run("extract", message)
     assert result.exit_code == 0, result.stderr
     assert f'[White "{name}"]' in result.stdout
     assert "repaired" not in result.stderr

@@ -14,7 +14,7 @@ import socket
 from pathlib import Path
 
 import pytest
-from mail_support import MAIL, RECORDS, run, run_mail
+from mail_support import MAIL, RECORDS, run
 
 aiosmtpd_controller = pytest.importorskip("aiosmtpd.controller")
 aiosmtpd_smtp = pytest.importorskip("aiosmtpd.smtp")
@@ -104,7 +104,7 @@ def test_the_message_arrives_whole_and_its_attachment_is_the_game(server, tmp_pa
     assert envelope.content.replace(b"\r\n", b"\n") == out.read_bytes().replace(b"\r\n", b"\n")
     arrived = tmp_path / "arrived.eml"
     arrived.write_bytes(envelope.content)
-    extracted = run_mail("extract", arrived)
+    extracted = run("extract", arrived)
     assert extracted.exit_code == 0, extracted.stderr
     assert extracted.stdout == game.read_text(encoding="utf-8")
     assert "1. B@e1 B@d8 *" in extracted.stdout
@@ -123,7 +123,7 @@ def test_a_refused_connection_leaves_the_move_saved_and_send_sends_it_later(serv
     assert "1. B@e1 B@d8 *" in game.read_text(encoding="utf-8")
     assert out.exists()
     inbox, port = server()
-    again = run_mail("send", out, env=environment(port))
+    again = run("send", out, env=environment(port))
     assert again.exit_code == 0, again.stderr
     [envelope] = inbox.envelopes
     assert email.message_from_bytes(envelope.content, policy=email.policy.default)[
@@ -145,7 +145,7 @@ def test_bad_credentials_leave_the_record_saved_with_a_clear_message(server, tmp
     assert inbox.envelopes == []
     assert "1. B@e1 B@d8 *" in game.read_text(encoding="utf-8")
     # `tomis send RECORD` composes it again, to the address remembered beside the record.
-    again = run_mail("send", game, env=environment(port, USER, PASSWORD))
+    again = run("send", game, env=environment(port, USER, PASSWORD))
     assert again.exit_code == 0, again.stderr
     [envelope] = inbox.envelopes
     assert envelope.rcpt_tos == ["bo@example.net"]
@@ -214,10 +214,10 @@ def test_send_turns_starttls_off_by_an_explicit_option(server, tmp_path):
     assert run("move", game, "B@d8", "--mail", tmp_path / "out.eml", "--to", "bo@example.net",
                env=environment(port)).exit_code == 0
     env = environment(port, starttls="yes")
-    refused = run_mail("send", tmp_path / "out.eml", env=env)
+    refused = run("send", tmp_path / "out.eml", env=env)
     assert refused.exit_code == 1
     assert "does not offer STARTTLS" in refused.stderr
-    sent = run_mail("send", tmp_path / "out.eml", "--no-starttls", env=env)
+    sent = run("send", tmp_path / "out.eml", "--no-starttls", env=env)
     assert sent.exit_code == 0, sent.stderr
     assert len(inbox.envelopes) == 1
 
@@ -226,6 +226,6 @@ def test_send_turns_starttls_off_by_an_explicit_option(server, tmp_path):
 def test_send_refuses_a_message_tomis_did_not_write(tmp_path):
     received = tmp_path / "their-reply.eml"
     received.write_bytes((MAIL / "gmail-base64.eml").read_bytes())
-    result = run_mail("send", received, env=environment(free_port()))
+    result = run("send", received, env=environment(free_port()))
     assert result.exit_code == 2
     assert "is a message tomis did not write" in result.stderr

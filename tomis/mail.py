@@ -602,7 +602,10 @@ def read_source(path: str, message: str | None = None, stream=None,
             return _from_message(msg, None, name, label)
         data = textio.read_bytes(path) if stream is None else textio.read_stream_bytes(stream, name)
         if _MBOX_FROM.match(data):
-            raise FileError("an mbox is read from its own file, not through a stream")
+            # Read through a stream: stdin, or a file opened to be written back (move).
+            raise FileError("this is an mbox mailbox: its messages are read by name with "
+                            "--message (show, moves, replay, validate, extract), and a record "
+                            "is never written into it; save the message as a file first")
         msg = _as_message(data)
         if msg is None:
             if message is not None:

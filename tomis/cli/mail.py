@@ -1,24 +1,24 @@
-"""The mail commands of the CLI: ``send``, ``inbox``, ``extract``, and what ``move --mail
---to --send`` does after the move.
+"""The mail commands: ``send``, ``inbox``, ``extract``, and what ``move --mail --to --send``
+does after the move (:class:`MoveMail`).
 
-Only this module and :mod:`tomis.cli` print, prompt or exit. ``register(group)`` adds the
-commands to a click group; :data:`group` holds them alone (tests invoke it).
 The move is always written before any mail is composed or sent: a failure here leaves
-the record saved and says how to send it again (``tomis send``).
+the record saved and says how to send it again (``tomis send``). Only click (and the
+standard library's os and sys) at module level; tomis.mail and tomis.mailout load inside
+the commands.
 """
 
 from __future__ import annotations
 
 import os
 import sys
-from datetime import datetime, timezone
 
 import click
 
-from .cli import (
-    EXIT_INVALID, EXIT_USAGE, Failure, TomisGroup, _is_terminal, _located, _shown, load_game,
-    load_games, message_option, no_game_error, read_record,
+from . import EXIT_INVALID, EXIT_USAGE, Failure
+from .files import (
+    load_game, load_games, located, message_option, no_game_error, read_record, shown,
 )
+from .output import is_terminal
 
 
 # --------------------------------------------------------------------------- after a move
@@ -42,10 +42,11 @@ class MoveMail:
     def after(self, step) -> None:
         if not self.wanted:
             return
-        from .errors import TomisError
+        from ..errors import TomisError
 
         try:
-            message, address = compose_reply(self.file, step.game, step.new_text, step.origin, self.to)
+            message, address = compose_reply(self.file, step.game.record, step.new_text,
+                                             step.origin, self.to)
         except TomisError as error:
             raise _not_sent(self.file, error, "no message was written",
                             f"tomis send {self.file} --to ADDRESS") from None
@@ -55,7 +56,7 @@ class MoveMail:
             except TomisError as error:
                 raise _not_sent(self.file, error, "the message was not written",
                                 f"tomis send {self.file} --to ADDRESS") from None
-            click.echo(f"{_shown(self.mail_out)}: message to {address} written", err=True)
+            click.echo(f"{shown(self.mail_out)}: message to {address} written", err=True)
         if self.send:
             again = self.mail_out if self.mail_out is not None else self.file
             send_now(message, address, lambda error: _not_sent(
@@ -71,18 +72,18 @@ def _same_file(one: str, other: str) -> bool:
 
 def _not_sent(file: str, error, what: str, again: str) -> Failure:
     """The move is saved; say so, why the mail part failed, and the command that retries."""
-    from .errors import TomisError
+    from ..errors import TomisError
 
     saved = "the move is saved" if file != "-" else "the move was written to stdout"
     wrapped = TomisError(f"{saved}, but {what}: {error.message} -- once that is fixed: {again}")
-    wrapped.path = error.path or _shown(file)
+    wrapped.path = error.path or shown(file)
     return Failure(wrapped, EXIT_INVALID)
 
 
 def compose_reply(record_path: str, game, record_text: str, origin, to: str | None):
     """The message for ``game`` and its address; remembers the address and thread beside
     the record (not for stdin). Raises MailError when no address or sender is known."""
-    from . import mailout
+    from .. import mailout
 
     settings = mailout.smtp_settings()
     sidecar = mailout.Sidecar() if record_path == "-" else mailout.Sidecar.load(record_path)
@@ -108,7 +109,7 @@ def compose_reply(record_path: str, game, record_text: str, origin, to: str | No
 def write_message(path: str, message) -> None:
     """Atomically, like a record. The message is 7-bit ASCII (non-ASCII text is encoded by
     the email package), so safefile's UTF-8 text writer stores exactly its bytes."""
-    from . import mailout, safefile
+    from .. import mailout, safefile
 
     safefile.atomic_write(path, mailout.message_bytes(message).decode("ascii"))
 
@@ -116,7 +117,7 @@ def write_message(path: str, message) -> None:
 def send_now(message, address: str, failed, starttls: bool | None = None) -> None:
     """Send with the configured server; ``failed(error)`` gives the Failure to raise;
     ``starttls`` overrides the settings when not None."""
-    from . import mailout
+    from .. import mailout
 
     try:
         settings = mailout.smtp_settings(starttls=starttls)
@@ -128,14 +129,14 @@ def send_now(message, address: str, failed, starttls: bool | None = None) -> Non
 
 def smtp_password(settings) -> str | None:
     """From TOMIS_SMTP_PASSWORD, else asked on the terminal; never from argv or a file."""
-    from . import mailout
+    from .. import mailout
 
     if not settings.user:
         return None
     password = os.environ.get(mailout.PASSWORD_ENV)
     if password is not None:
         return password
-    if not _is_terminal(sys.stdin):
+    if not is_terminal(sys.stdin):
         raise mailout.MailError(f"no password for {settings.user}: set "
                                 f"{mailout.PASSWORD_ENV} or run tomis on a terminal")
     return click.prompt(f"SMTP password for {settings.user} at {settings.host}",
@@ -155,27 +156,20 @@ def send(file, to, starttls):
     the address remembered for its game). SMTP settings: TOMIS_SMTP_* or the config file."""
     message = _saved_message(file)
     if message is None:
-        source = read_record(file)
-        game = load_game(source)
-        text = _record_text(game)
-        from .errors import TomisError
+        from ..errors import TomisError
 
+        source = read_record(file)
+        game = load_game(source)           # a tomis.Game; the composer reads its record
         try:
-            message, address = compose_reply(file, game, text, source.origin, to)
+            message, address = compose_reply(file, game.record, str(game), source.origin, to)
         except TomisError as error:
-            raise Failure(_located(error, _shown(file)), EXIT_INVALID) from None
+            raise Failure(located(error, shown(file)), EXIT_INVALID) from None
     else:
         if to is not None:
             raise click.BadParameter("a written message keeps its own To: header", param_hint="--to")
         address = str(message["To"])
-    send_now(message, address, lambda error: Failure(_located(error, _shown(file)), EXIT_INVALID),
+    send_now(message, address, lambda error: Failure(located(error, shown(file)), EXIT_INVALID),
              starttls)
-
-
-def _record_text(game) -> str:
-    from . import record
-
-    return record.write(game)
 
 
 def _saved_message(path: str):
@@ -184,18 +178,18 @@ def _saved_message(path: str):
     A message some mail program wrote (the opponent's reply, say) is refused: sending it
     as it is would send someone else's mail again.
     """
-    from . import mail, mailout, textio
-    from .errors import FileError
+    from .. import mail, mailout, textio
+    from ..errors import FileError
 
     try:
         data = textio.read_bytes(path)
     except FileError as error:
-        raise Failure(_located(error, _shown(path)), EXIT_USAGE) from None
+        raise Failure(located(error, shown(path)), EXIT_USAGE) from None
     message = mail.parse_message(data)
     if message is None:
         return None
     if str(message.get("X-Mailer", "")) != mailout.MAILER:
-        raise click.UsageError(f"{_shown(path)} is a message tomis did not write; send a "
+        raise click.UsageError(f"{shown(path)} is a message tomis did not write; send a "
                                "record (tomis send RECORD) or a message from move --mail")
     return message
 
@@ -208,8 +202,8 @@ def inbox(place, me, now):
     """Games waiting for you in PLACE (a folder of records or saved messages, an mbox or a
     Maildir): the oldest waiting first, with the opponent, the action count and how long
     the action has waited. The newest record of each game counts."""
-    from . import mail
-    from .errors import TomisError
+    from .. import mail
+    from ..errors import TomisError
 
     moment = _moment(now)
     newest: dict = {}
@@ -217,7 +211,7 @@ def inbox(place, me, now):
     try:
         items = list(mail.place_items(place))
     except TomisError as error:
-        raise Failure(_located(error, _shown(place)), EXIT_USAGE) from None
+        raise Failure(located(error, shown(place)), EXIT_USAGE) from None
     for item in items:
         game = _one_game(item)
         if game is None:
@@ -232,11 +226,13 @@ def inbox(place, me, now):
     for game, item in waiting:
         click.echo(_inbox_line(game, item, me, moment))
     if skipped:
-        click.echo(f"{_shown(place)}: note: {skipped} file(s) or message(s) without a "
+        click.echo(f"{shown(place)}: note: {skipped} file(s) or message(s) without a "
                    "readable record were passed over", err=True)
 
 
-def _moment(now: str | None) -> datetime:
+def _moment(now: str | None):
+    from datetime import datetime, timezone
+
     if now is None:
         return datetime.now(timezone.utc)
     try:
@@ -247,7 +243,7 @@ def _moment(now: str | None) -> datetime:
 
 
 def _one_game(item):
-    from . import record
+    from .. import record
 
     if item.found is None:
         return None
@@ -258,7 +254,7 @@ def _one_game(item):
 
 
 def _identity(game) -> tuple:
-    from .position import to_string
+    from ..position import to_string
 
     tags = tuple(game.tags.get(name) for name in ("White", "Black", "Event", "Site", "Round", "Date"))
     return tags + (to_string(game.start),)
@@ -266,6 +262,8 @@ def _identity(game) -> tuple:
 
 def _later(game, item, best_game, best_item) -> bool:
     """Is (game, item) a newer record of the game than the best so far?"""
+    from datetime import datetime, timezone
+
     if len(game.nodes) != len(best_game.nodes):
         return len(game.nodes) > len(best_game.nodes)
     return (item.when or datetime.min.replace(tzinfo=timezone.utc)) > (
@@ -280,8 +278,8 @@ def _my_turn(game, me: str) -> bool:
     return game.tags.get(tag, "").strip().casefold() == me.strip().casefold()
 
 
-def _inbox_line(game, item, me: str, moment: datetime) -> str:
-    from . import mailout
+def _inbox_line(game, item, me: str, moment) -> str:
+    from .. import mailout
 
     side = game.final.to_move
     opponent = mailout.players(game)[1 - side]
@@ -289,7 +287,7 @@ def _inbox_line(game, item, me: str, moment: datetime) -> str:
     about = f" ({event})" if event not in (None, "", "?") else ""
     waited = _duration(moment - item.when) if item.when else "since an unknown time"
     played = len(game.nodes)
-    return (f"  {_shown(item.label)}: vs {opponent}{about}, you play "
+    return (f"  {shown(item.label)}: vs {opponent}{about}, you play "
             f"{('White', 'Black')[side]}, action {played + 1} after {played}, waiting {waited}")
 
 
@@ -304,12 +302,13 @@ def _duration(delta) -> str:
     return f"{minutes} min"
 
 
+@message_option
 @click.command()
 @click.argument("file", type=click.Path(dir_okay=False, allow_dash=True))
 def extract(file):
     """Print the record found in FILE (a saved message, a mailbox message, pasted mail) in
     canonical form, e.g. to keep it: tomis extract reply.eml > game.tgn."""
-    from . import record
+    from .. import record
 
     source = read_record(file)
     checked = load_games(source)
@@ -321,18 +320,4 @@ def extract(file):
     click.echo(record.write_all([item.game for item in checked]), nl=False)
 
 
-message_option(extract)
-COMMANDS = (send, inbox, extract)
-
-
-def register(target: click.Group) -> None:
-    for command in COMMANDS:
-        target.add_command(command)
-
-
-@click.group(cls=TomisGroup)
-def group():
-    """The mail commands alone (the main group gets them through register())."""
-
-
-register(group)
+COMMANDS = (send, inbox, extract)     # added to the group in tomis/cli/__init__.py

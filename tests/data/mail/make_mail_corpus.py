@@ -1,4 +1,4 @@
-"""Write the mail corpus beside this script: python tests/data/mail/make_corpus.py STAGES
+"""Write the mail corpus beside this script: python tests/data/mail/make_mail_corpus.py STAGES
 
 STAGES is a folder holding the `tomis move` output (``L-out3.txt``) and record (``L-3.tgn``)
 of each stage of the corpus games (see README.txt here). Each message below is written
@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-STAGES = Path(sys.argv[1]) if len(sys.argv) > 1 else HERE / "stages"
+STAGES = HERE / "stages"        # replaced by the command-line argument in main()
 
 
 def out(game: str, n) -> str:
@@ -368,6 +368,9 @@ def maildir(root: Path) -> None:
 
 
 def main() -> None:
+    global STAGES
+    if len(sys.argv) > 1:
+        STAGES = Path(sys.argv[1])
     for name, content in {**messages(), **mailboxes()}.items():
         path = HERE / name
         if isinstance(content, bytes):
