@@ -33,7 +33,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 
 from . import notation, record, textio
-from .errors import FileError, one_line
+from .errors import FileError, TomisError, one_line
 from .findings import Finding, internal_finding, rule_id
 
 SPLIT_CHARS = 512 << 10       # a file larger than this is cut here and shared out in pieces
@@ -106,15 +106,22 @@ def display_name(path: str) -> str:
     return STDIN_NAME if path == STDIN_PATH else one_line(path)
 
 
-def read_source(path: str) -> str:
-    """The decoded text of ``path`` (``-`` is stdin); :class:`FileError` when unreadable."""
-    if path != STDIN_PATH:
-        return textio.read_path(path)
-    if sys.stdin is None:      # started with stdin closed (docs/SECURITY.md, finding 5)
-        error = FileError("cannot read: stdin is closed; name a file or pipe the record in")
-        error.path = STDIN_NAME
-        raise error
-    return textio.read_stream(sys.stdin, STDIN_NAME)
+def read_source(path: str, message: str | None = None):
+    """What :func:`tomis.mail.read_source` finds in ``path`` (``-`` is stdin), as every
+    command reads a record: plain text, a pasted or saved email, one message of a mailbox
+    (``message``). Raises :class:`FileError` when unreadable, :class:`TomisError` for two
+    records that diverge."""
+    from . import mail
+
+    name = display_name(path)
+    stream = None
+    if path == STDIN_PATH:
+        if sys.stdin is None:      # started with stdin closed (docs/SECURITY.md, finding 5)
+            error = FileError("cannot read: stdin is closed; name a file or pipe the record in")
+            error.path = STDIN_NAME
+            raise error
+        stream = sys.stdin
+    return mail.read_source(path, message=message, stream=stream, name=name)
 
 
 @dataclass(slots=True)
@@ -240,16 +247,17 @@ def _outcome(name: str, number: int, checked: record.Checked, payload) -> GameOu
 class _File:
     """One file's games as they come back: renumbered, placed, counted."""
 
-    def __init__(self, name: str, text: textio.Extracted, size: int):
+    def __init__(self, name: str, text, notes, size: int):
         self.name = name
-        self.text = text
+        self.text = text            # what the reader reads; relocate() maps places back
+        self.notes = tuple(notes)
         self.size = size
         self.games = 0
         self.invalid = 0
         self.failure: Finding | None = None
 
     def start(self) -> FileStart:
-        return FileStart(self.name, tuple(self.text.notes))
+        return FileStart(self.name, self.notes)
 
     def place(self, outcomes: list[GameOutcome]) -> list[GameOutcome]:
         """The piece's outcomes numbered within the file and located in the original text."""
@@ -270,15 +278,18 @@ class _File:
             prefix = f"game {finding.game}"
             if message.startswith(prefix) and message[len(prefix):len(prefix) + 1] in (",", ":"):
                 message = f"game {finding.game + shift}{message[len(prefix):]}"
-        line, column = finding.line, finding.column
-        if line is not None and line >= 1:
-            line, column = self.text.locate(line, column)
-        return replace(finding, message=message, game=finding.game + shift, line=line, column=column)
+        error = self._relocated(TomisError(message, finding.line, finding.column))
+        return replace(finding, message=error.message, game=finding.game + shift,
+                       line=error.line, column=error.column)
+
+    def _relocated(self, error: TomisError) -> TomisError:
+        """``error`` placed in the file as saved (and, for mail, with its debris hint)."""
+        relocate = getattr(self.text, "relocate", None)
+        return error if relocate is None else relocate(error)
 
     def too_many(self, where: TooMany) -> GameOutcome:
         number = self.games + 1
-        error = record.games_limit_error(number, where.line, where.column)
-        error = self.text.relocate(error)
+        error = self._relocated(record.games_limit_error(number, where.line, where.column))
         finding = Finding("N-limit", f"game {number}: {error.message}", self.name, number,
                           error.line, error.column, None)
         self.games += 1
@@ -288,26 +299,27 @@ class _File:
     def end(self) -> FileEnd:
         finding = self.failure
         if finding is None and self.games == 0:
-            error = self.text.relocate(record.no_game_error())
+            error = self._relocated(record.no_game_error())
             finding = Finding("F-no-game", error.message, self.name, None, error.line, error.column)
         return FileEnd(self.name, self.games, self.invalid, finding, False, self.size)
 
 
-def _open(path: str) -> _File | FileEnd:
-    """Read and extract ``path``: the file to assemble, or its FileEnd if unreadable."""
+def _open(path: str, message: str | None = None) -> _File | FileEnd:
+    """Read ``path``: the file to assemble, or its FileEnd when it cannot be read (exit 2)
+    or holds two records that diverge (exit 1), as validate has always said."""
     name = display_name(path)
     try:
-        text = read_source(path)
-    except FileError as error:
-        error.path = name if error.path is None else display_name(error.path)
-        finding = Finding("F-unreadable", error.message, name, None, error.line, error.column)
-        return FileEnd(name, finding=finding, unreadable=True)
-    return _File(name, textio.extract_record(text), len(text))
+        found = read_source(path, message)
+    except TomisError as error:
+        finding = Finding(rule_id(error), error.message, name, None, error.line, error.column)
+        return FileEnd(name, finding=finding, unreadable=isinstance(error, FileError))
+    return _File(name, found.text, found.notes, len(found.raw))
 
 
-def check_file(path: str, probe: Probe | None) -> list[Event]:
-    """Every event of one file, read and checked in this process."""
-    opened = _open(path)
+def check_file(path: str, probe: Probe | None, message: str | None = None) -> list[Event]:
+    """Every event of one file, read and checked in this process (``message``: which
+    message of a mailbox)."""
+    opened = _open(path, message)
     if isinstance(opened, FileEnd):
         return [FileStart(opened.path), opened]
     events: list[Event] = [opened.start()]
@@ -327,14 +339,14 @@ def check_file(path: str, probe: Probe | None) -> list[Event]:
     return events
 
 
-def check_files(paths: list[str], probe: Probe | None) -> list[list[Event]]:
+def check_files(paths: list[str], probe: Probe | None, message: str | None) -> list[list[Event]]:
     """A worker task: several small files, each whole."""
-    return [_check_file_guarded(path, probe) for path in paths]
+    return [_check_file_guarded(path, probe, message) for path in paths]
 
 
-def _check_file_guarded(path: str, probe: Probe | None) -> list[Event]:
+def _check_file_guarded(path: str, probe: Probe | None, message: str | None) -> list[Event]:
     try:
-        return check_file(path, probe)
+        return check_file(path, probe, message)
     except Exception as bug:  # noqa: BLE001 -- as in check_file: this file fails, the run goes on
         if os.environ.get("TOMIS_DEBUG"):
             raise
@@ -409,13 +421,14 @@ def default_jobs() -> int:
 
 def walk(paths: Iterable[str], probe: Probe | None = None, jobs: int = 1,
          progress: Progress | None = None, split_chars: int = SPLIT_CHARS,
-         piece_chars: int = PIECE_CHARS) -> Iterator[Event]:
+         piece_chars: int = PIECE_CHARS, message: str | None = None) -> Iterator[Event]:
     """Every event of every file, in order (see the module docstring).
 
-    ``split_chars`` and ``piece_chars`` size the sharing of big files (tests make them small).
+    ``message`` picks one message of each mailbox (``--message``); ``split_chars`` and
+    ``piece_chars`` size the sharing of big files (tests make them small).
     """
     paths = list(paths)
-    tasks = _tasks(paths, probe, split_chars, piece_chars)
+    tasks = _tasks(paths, probe, split_chars, piece_chars, message)
     executor = None
     if jobs > 1:
         try:
@@ -442,7 +455,8 @@ class _Task:
     value: object = None
 
 
-def _tasks(paths: list[str], probe: Probe | None, split_chars: int, piece_chars: int) -> Iterator[_Task]:
+def _tasks(paths: list[str], probe: Probe | None, split_chars: int, piece_chars: int,
+           message: str | None) -> Iterator[_Task]:
     batch: list[str] = []
     batch_bytes = 0
     for path in paths:
@@ -451,19 +465,20 @@ def _tasks(paths: list[str], probe: Probe | None, split_chars: int, piece_chars:
             batch.append(path)
             batch_bytes += size
             if len(batch) >= TASK_FILES or batch_bytes >= TASK_BYTES:
-                yield _Task("files", check_files, (batch, probe))
+                yield _Task("files", check_files, (batch, probe, message))
                 batch, batch_bytes = [], 0
             continue
         if batch:
-            yield _Task("files", check_files, (batch, probe))
+            yield _Task("files", check_files, (batch, probe, message))
             batch, batch_bytes = [], 0
-        yield from _big_file_tasks(path, probe, piece_chars)
+        yield from _big_file_tasks(path, probe, piece_chars, message)
     if batch:
-        yield _Task("files", check_files, (batch, probe))
+        yield _Task("files", check_files, (batch, probe, message))
 
 
-def _big_file_tasks(path: str, probe: Probe | None, piece_chars: int) -> Iterator[_Task]:
-    opened = _open(path)
+def _big_file_tasks(path: str, probe: Probe | None, piece_chars: int,
+                    message: str | None) -> Iterator[_Task]:
+    opened = _open(path, message)
     if isinstance(opened, FileEnd):
         yield _Task("tail", value=opened)
         return

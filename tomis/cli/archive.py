@@ -40,9 +40,12 @@ def walk_with_progress(files, probe, jobs, quiet: bool, verb: str):
     if sum(sizes) < PARALLEL_MIN_BYTES and archive.STDIN_PATH not in files:
         jobs = 1              # starting workers would cost more than they save
 
+    ctx = click.get_current_context(silent=True)
+    message = ctx.meta.get("tomis.message") if ctx is not None else None     # --message
+
     def events():
         try:
-            for event in archive.walk(files, probe, jobs, progress):
+            for event in archive.walk(files, probe, jobs, progress, message=message):
                 yield event
                 err.tick()
         finally:
@@ -265,3 +268,41 @@ def stats(files, as_json, quiet, jobs):
     else:
         click.echo(figures.text(), nl=False)
     sys.exit(worst)
+
+
+# --------------------------------------------------------------------------- export --jsonl
+
+def export_jsonl(path: str, output: str | None, game: int | None) -> int:
+    """``tomis export FILE --jsonl``: every action of every valid game of ``path`` (or of
+    game ``game`` only) as a JSON line, read one game at a time, to stdout or atomically
+    to ``output``. Invalid games are named on stderr and left out; the exit code (1 if any).
+    """
+    from .. import record
+    from ..jsonl import action_rows, row_line
+    from .files import read_record
+
+    source = read_record(path)
+    state = {"code": 0, "games": 0}
+
+    def rows():
+        for number, checked in enumerate(record.iter_read(source.text, source.name), 1):
+            state["games"] = number
+            if game is not None and number != game:
+                continue
+            if checked.error is not None:
+                click.echo(source.locate(checked.error).located() + " (left out)", err=True)
+                state["code"] = EXIT_INVALID
+            else:
+                for row in action_rows(checked.game, number):
+                    yield row_line(row) + "\n"
+            if number == game:
+                return
+        # Raised while writing, so an -o file is never left behind half made or empty.
+        if state["games"] == 0:
+            raise source.failure(record.no_game_error())
+        if game is not None:
+            raise click.BadParameter(f"{source.name} holds {state['games']} game(s), there is no "
+                                     f"game {game}", param_hint="--game")
+
+    _finish_output(output, rows())
+    return state["code"]
