@@ -411,8 +411,9 @@ def find_regions(text: str) -> list[_Region]:
             break
         extracted = textio.extract_record(part)
         cut = any(note.startswith(_TAIL_NOTE) for note in extracted.notes)
-        # The last row holding more than blanks (a cut leaves an empty row at the end).
-        content_rows = str(extracted).rstrip().count("\n") + 1
+        # The last row holding more than blanks (a cut leaves an empty row at the end),
+        # counted in place: copies of a 16 MiB archive cost 16 MiB each (issue 16).
+        content_rows = extracted.count("\n", 0, _content_end(extracted)) + 1
         first = extracted.locate(1)[0] + offset
         last = extracted.locate(content_rows)[0] + offset
         regions.append(_Region(extracted, offset, first, last))
@@ -424,6 +425,14 @@ def find_regions(text: str) -> list[_Region]:
         if offset >= len(lines):
             break
     return regions
+
+
+def _content_end(text: str) -> int:
+    """The length of ``text`` without its trailing blanks (``len(text.rstrip())``, no copy)."""
+    end = len(text)
+    while end and text[end - 1].isspace():
+        end -= 1
+    return end
 
 
 def _same_game(one, other) -> bool:
