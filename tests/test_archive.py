@@ -521,3 +521,23 @@ def test_pieces_of_a_pasted_email_point_into_the_message(club, tmp_path):
     lines = mail.read_text(encoding="utf-8").splitlines()
     bad = [e.finding for e in whole if isinstance(e, archive.GameOutcome) and e.finding]
     assert len(bad) == 3 and all(lines[f.line - 1] == "1. B@e1 B@e1 *" and f.column == 9 for f in bad)
+
+
+def test_export_jsonl_one_game_to_a_file(club, tmp_path):
+    out = tmp_path / "rows.jsonl"
+    result = invoke("export", club["paths"][0], "--jsonl", "--game", "2", "-o", out)
+    rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert result.exit_code == 0 and result.stdout == ""
+    assert {row["game"] for row in rows} == {2} and len(rows) == len(club["games"]["resigned"].actions)
+
+
+def test_export_jsonl_past_the_last_game_writes_nothing(club, tmp_path):
+    out = tmp_path / "rows.jsonl"
+    result = invoke("export", club["paths"][0], "--jsonl", "--game", "3", "-o", out)
+    assert result.exit_code == 2 and "holds 2 game(s), there is no game 3" in result.output
+    assert not out.exists()
+
+
+def test_export_html_still_needs_an_output(club):
+    result = invoke("export", club["paths"][0], "--html")
+    assert result.exit_code == 2 and "-o" in result.output
