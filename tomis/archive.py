@@ -506,6 +506,8 @@ def _executor(jobs: int):
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
+    from . import mail  # noqa: F401 -- imported once here, so forked workers inherit it
+
     method = "fork" if sys.platform.startswith("linux") else "spawn"
     executor = ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context(method))
     executor.submit(int).result()        # a fork pool launches every worker on its first task
