@@ -541,3 +541,16 @@ def test_export_jsonl_past_the_last_game_writes_nothing(club, tmp_path):
 def test_export_html_still_needs_an_output(club):
     result = invoke("export", club["paths"][0], "--html")
     assert result.exit_code == 2 and "-o" in result.output
+
+
+def test_report_lines_on_stdout_clear_the_progress_line_first():
+    import time
+
+    progress = archive.Progress(files_total=2, bytes_total=100)
+    progress.started = time.monotonic() - 2.0
+    screen = FakeTerminal(True)           # stdout and stderr on one screen
+    line = ProgressLine(screen, progress, True, "validating")
+    line.tick()
+    drawn = screen.text
+    line.beside(screen).write("a.tgn: ok, 1 game(s)\n")
+    assert screen.text == drawn + "\r" + " " * (len(drawn) - 1) + "\r" + "a.tgn: ok, 1 game(s)\n"

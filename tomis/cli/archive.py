@@ -30,7 +30,8 @@ QUIET = click.option("--quiet", "-q", is_flag=True, help="Print only the problem
 # --------------------------------------------------------------------------- shared plumbing
 
 def walk_with_progress(files, probe, jobs, quiet: bool, verb: str):
-    """(events, the stderr to write to): the archive walk with its progress line."""
+    """(events, the stderr and the stdout to write to): the archive walk with its progress
+    line, which either stream clears before it writes."""
     from .. import archive
 
     sizes = [archive.file_size(path) for path in files]
@@ -50,19 +51,20 @@ def walk_with_progress(files, probe, jobs, quiet: bool, verb: str):
                 err.tick()
         finally:
             err.clear()
-    return events(), err
+    return events(), err, err.beside(sys.stdout)
 
 
 def _located_failure(error) -> None:
     click.echo(error.located(), err=True)
 
 
-def _write_output(path: str | None, parts) -> None:
-    """``parts`` (an iterable of text) to stdout, or atomically to ``path``."""
+def _write_output(path: str | None, parts, out=None) -> None:
+    """``parts`` (an iterable of text) to ``out`` (stdout), or atomically to ``path``."""
     if path is None or path == "-":
+        out = out or sys.stdout
         for part in parts:
-            sys.stdout.write(part)
-        sys.stdout.flush()
+            out.write(part)
+        out.flush()
         return
     from .. import safefile
 
@@ -101,7 +103,7 @@ def select(files, tags, player, results, rules, min_actions, max_actions, ending
 
     filters = _filters(tags, player, results, rules, min_actions, max_actions, endings, played,
                        position, invalid)
-    events, err = walk_with_progress(files, SelectProbe(filters), jobs, quiet, "selecting")
+    events, err, out = walk_with_progress(files, SelectProbe(filters), jobs, quiet, "selecting")
     counts = {"games": 0, "selected": 0, "skipped": 0, "files": 0, "worst": 0}
 
     def selected_texts():
@@ -118,7 +120,7 @@ def select(files, tags, player, results, rules, min_actions, max_actions, ending
                 counts["files"] += 1
                 _file_problem(event, err, counts)
 
-    _finish_output(output, selected_texts())
+    _finish_output(output, selected_texts(), out)
     if not quiet:
         skipped = f"; {counts['skipped']:,} invalid game(s) skipped (--invalid selects them)" \
             if counts["skipped"] else ""
@@ -155,11 +157,11 @@ def _file_problem(end, err, counts) -> None:
         counts["worst"] = EXIT_USAGE
 
 
-def _finish_output(output, parts) -> None:
+def _finish_output(output, parts, out=None) -> None:
     from ..errors import FileError
 
     try:
-        _write_output(output, parts)
+        _write_output(output, parts, out)
     except FileError as error:
         _located_failure(error)
         sys.exit(EXIT_INVALID)
@@ -187,7 +189,7 @@ def dedupe(files, output, duplicates, quiet, jobs):
 
     if duplicates is not None and output is not None and os.path.abspath(duplicates) == os.path.abspath(output):
         raise click.UsageError("--duplicates and -o name the same file")
-    events, err = walk_with_progress(files, DedupeProbe(), jobs, quiet, "deduplicating")
+    events, err, out = walk_with_progress(files, DedupeProbe(), jobs, quiet, "deduplicating")
     seen = Seen()
     counts = {"games": 0, "unique": 0, "duplicates": 0, "invalid": 0, "files": 0, "worst": 0}
     spool = tempfile.SpooledTemporaryFile(max_size=4 << 20, mode="w+", encoding="utf-8") \
@@ -219,7 +221,7 @@ def dedupe(files, output, duplicates, quiet, jobs):
                 spool.write(("\n" if counts["duplicates"] else "") + event.payload.text)
             counts["duplicates"] += 1
 
-    _finish_output(output, unique_texts())
+    _finish_output(output, unique_texts(), out)
     if spool is not None:
         spool.seek(0)
         _finish_output(duplicates, iter(lambda: spool.read(1 << 16), ""))
@@ -246,7 +248,7 @@ def stats(files, as_json, quiet, jobs):
     from ..archive import FileEnd, GameOutcome
     from ..stats import Stats, StatsProbe
 
-    events, err = walk_with_progress(files, StatsProbe(), jobs, quiet, "counting")
+    events, err, _out = walk_with_progress(files, StatsProbe(), jobs, quiet, "counting")
     figures = Stats()
     worst = 0
     for event in events:

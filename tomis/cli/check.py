@@ -35,8 +35,8 @@ def validate(files, fmt, as_json, quiet, jobs):
     if as_json and fmt not in (None, "json"):
         raise click.UsageError(f"--json and --format {fmt} ask for two reports; give one")
     fmt = "json" if as_json else fmt or "text"
-    events, err = walk_with_progress(files, None, jobs, quiet, "validating")
-    report = make_report(fmt, sys.stdout, err, quiet)
+    events, err, out = walk_with_progress(files, None, jobs, quiet, "validating")
+    report = make_report(fmt, out, err, quiet)
     report.start()
     for event in events:
         report.event(event)

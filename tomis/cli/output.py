@@ -89,6 +89,23 @@ class ProgressLine:
             self.stream.write("\r" + " " * self.drawn + "\r")
             self.drawn = 0
 
+    def beside(self, stream) -> _Beside:
+        """``stream`` (stdout) as a writer that clears the line first: on a terminal both
+        streams share the screen, and a report line must not land after the progress text."""
+        return _Beside(self, stream)
+
+
+class _Beside:
+    def __init__(self, line: ProgressLine, stream):
+        self.line, self.stream = line, stream
+
+    def write(self, text: str) -> None:
+        self.line.clear()
+        self.stream.write(text)
+
+    def flush(self) -> None:
+        self.stream.flush()
+
 
 def legal_action_words(game, square: str | None) -> str:
     """The legal actions of ``game`` (a :class:`tomis.Game`), optionally only those from
