@@ -13,6 +13,7 @@ from click.testing import CliRunner
 
 import tomis
 from tomis import archive, record, rules
+from tomis.errors import TomisError
 from tomis.cli.output import ProgressLine, progress_wanted
 from tomis.select import ENDINGS, compile_position, board_text, PatternError
 
@@ -554,3 +555,40 @@ def test_report_lines_on_stdout_clear_the_progress_line_first():
     drawn = screen.text
     line.beside(screen).write("a.tgn: ok, 1 game(s)\n")
     assert screen.text == drawn + "\r" + " " * (len(drawn) - 1) + "\r" + "a.tgn: ok, 1 game(s)\n"
+
+
+# --------------------------------------------------------------------------- the walk is the reader
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+PARTS = st.sampled_from([
+    "1. B@e1 B@d8 2. G@b1 G@g8 *", "1. B@e1 B@e1 *", "1-0", "0-1", "1/2-1/2", "*", "1-01-0",
+    '[White "Ana"]', '[Result "1-0"]', "{a 1-0 comment}", "; 0-1 line\n", "Zz9", "B@e1",
+    "2.", "$3", "!?", "(e4)", "\n", " ", "\n\n", "12.1-0", '[Event "x"] 1. B@a1 *',
+    "Hello Bo,\n", "\n> ", "see you Friday", "\u00a0",      # mail text, quoting, debris
+])
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(PARTS, max_size=25).map(" ".join))
+def test_the_walk_in_pieces_says_what_the_reader_says(tmp_path, text):
+    from tomis import mail
+
+    path = tmp_path / "f.tgn"
+    path.write_text(text, encoding="utf-8")
+    events = list(archive.walk([str(path)], None, 1, split_chars=0, piece_chars=7))
+    got = [e for e in events if isinstance(e, archive.GameOutcome)]
+    try:
+        found = mail.read_source(str(path))
+    except TomisError as error:           # two records that diverge: the file's one finding
+        assert got == [] and events[-1].finding.message == error.message
+        return
+    expected = record.read(found.text, str(path))
+    assert len(got) == len(expected)
+    for outcome, checked in zip(got, expected):
+        if checked.error is None:
+            assert outcome.finding is None
+            assert (outcome.actions, outcome.result) == (len(checked.game.nodes), checked.game.result)
+        else:
+            assert outcome.finding.located() == found.text.relocate(checked.error).located()

@@ -558,7 +558,10 @@ def _parse_span(text: str, start: int, end: int, line: int, column: int):
                 f"expected {RESULT_WORDS} to end the game before the next game's tags", *where)
             yield chunk
             tag_start = start + token.start_pos
-            tag_column = tag_start - (text.rfind("\n", 0, tag_start) + 1) + 1
+            # Counted from the span's own start, so a span cut out of a bigger text
+            # (tomis.archive sends pieces of a file elsewhere) gives file columns too.
+            newline = text.rfind("\n", start, tag_start)
+            tag_column = column + (tag_start - start) if newline < 0 else tag_start - newline
             yield from _parse_span(text, tag_start, end, where[0], tag_column)
             return
         chunk.error = _lark_error(chunk_text, exc, chunk)
