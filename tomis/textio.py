@@ -352,6 +352,16 @@ _OPEN_NOT_FULL_LINE = re.compile(
     r'[^\S\n]*\[[A-Za-z][A-Za-z0-9_]*(?:[^\S\n]*"|[^\S\n]*$)', re.MULTILINE)
 
 
+# A result token followed by something that is neither more record nor the end: the
+# record's end as _record_end_offset finds it, but also inside comments and tag values
+# (where it means nothing), so no match proves there is no end and a match only means
+# "look properly". The blanks are taken whole (captured in a look-ahead, then matched),
+# as _continues skips them, so that backing off a blank cannot fake a non-continuation.
+_MAYBE_RECORD_END = re.compile(
+    r"(?<![^\s}])(?:1/2-1/2|1-0|0-1|\*)(?=[\s{;]|\Z)(?=(?P<blank>\s*))(?P=blank)"
+    r"(?!\Z|\[[A-Za-z]|\{|;|\d+\.|[BGFSTQM](?:@|[a-h][1-8]))")
+
+
 def _is_plain_record(text: str) -> bool:
     """True when :func:`extract_record` would return ``text`` unchanged, decided without
     splitting it into lines.
@@ -367,6 +377,8 @@ def _is_plain_record(text: str) -> bool:
         return False
     if _OPEN_NOT_FULL_LINE.search(text) is not None:
         return False
+    if _MAYBE_RECORD_END.search(text) is None:
+        return True          # no result anywhere that mail text follows: one search in C
     return _record_end_offset(text) is None
 
 
