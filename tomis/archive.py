@@ -3,13 +3,15 @@
 :func:`walk` reads files and yields what it finds as events, in file order and game
 order, whatever the number of processes:
 
-- :class:`FileStart` (the file's name, and notes on mail text removed around the record),
+- :class:`FileStart` (the file's name, and notes on what was taken, skipped or repaired),
 - one :class:`GameOutcome` per game (actions read, result, the first problem as a
   :class:`~tomis.findings.Finding`, and what the command's :class:`Probe` made of it),
 - :class:`FileEnd` (counts, and a file-level finding: unreadable, or no game in it).
 
-Memory stays flat in the number of games per file and per run: a game is dropped once
-its outcome is made, and only a bounded window of work is in flight.
+Files are read as every command reads a record (:func:`tomis.mail.read_source`: plain
+text, a pasted or saved message, one message of a mailbox). Memory stays flat in the
+number of games per file and per run: a game is dropped once its outcome is made, and
+only a bounded window of work is in flight.
 
 Work is shared out two ways. Small files go to worker processes by batches of names; each
 worker reads, cuts and checks them whole. A big file (over ``SPLIT_CHARS``) or stdin is
