@@ -37,8 +37,8 @@ MiB = 1024 * 1024
 BENCH = Path(__file__).resolve().parent
 
 # Runs the archive validate command, then prints its own and its workers' peak RSS (KiB on
-# Linux) on stderr: the workers are joined before the command returns, so RUSAGE_CHILDREN
-# holds the largest of them.
+# Linux) and CPU seconds on stderr: the workers are joined before the command returns, so
+# RUSAGE_CHILDREN holds the largest peak and the sum of their CPU time.
 PEAKS = r'''
 import resource, sys
 from tomis.cli import main
@@ -46,9 +46,9 @@ try:
     main(["validate", *sys.argv[1:]])
 except SystemExit as exit:
     code = exit.code
-me = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-workers = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-sys.stderr.write(f"PEAKS {me} {workers}\n")
+me, workers = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+sys.stderr.write(f"PEAKS {me.ru_maxrss} {workers.ru_maxrss}\n")
+sys.stderr.write(f"CPU {me.ru_utime + me.ru_stime} {workers.ru_utime + workers.ru_stime}\n")
 sys.exit(code)
 '''
 
@@ -103,6 +103,12 @@ def throughput(args, validate) -> int:
     print(f"python-chess read_game + replay, 1 process: {chess[1]:,} moves, {_common.fmt(c_rate)} moves/s "
           f"({chess[2]:.2f} CPU s)")
     status = 0
+    for jobs in runs:     # the command's own CPU split, start-up not counted
+        _code, _me, _workers, err = peaks(["-q", "-j", str(jobs), *files])
+        line = next((l for l in err.splitlines() if l.startswith("CPU ")), "CPU 0 0")
+        parent, workers = (float(x) for x in line.split()[1:])
+        print(f"validate -j {jobs}, CPU inside the command: this process {parent:.2f} s, "
+              f"workers {workers:.2f} s")
     for jobs, (seconds, proc, cpu) in runs.items():
         if proc.returncode != 0:
             print(f"validate -j {jobs} exited {proc.returncode}: {proc.stderr[:500]}")

@@ -40,5 +40,6 @@ def test_bench_archive_prints_every_figure(tmp_path):
     text = run("bench_archive.py", "--corpus", str(corpus), "--sizes", "20", "40",
                "--memory-mib", "0.05")
     for figure in ("python-chess read_game + replay", "tomis validate -j 1", "tomis validate -j 2",
-                   "ratio to python-chess", "peak RSS", "largest worker", "us/game", "2x the games"):
+                   "ratio to python-chess", "peak RSS", "largest worker", "us/game", "2x the games",
+                   "CPU inside the command"):
         assert figure in text, figure
