@@ -41,6 +41,16 @@ YES_WORDS = ("y", "yes")
 NO_WORDS = ("n", "no")
 
 
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C at a prompt. ``at_line_start``: the cursor already stands on a fresh line
+    (prompt_toolkit moves there itself), so the CLI's one closing line needs no newline
+    before it."""
+
+    def __init__(self, at_line_start: bool):
+        super().__init__()
+        self.at_line_start = at_line_start
+
+
 def history_dir(environ: Mapping[str, str] | None = None) -> Path:
     """Where per-game histories live: ``$XDG_STATE_HOME/tomis/history`` (or its default)."""
     env = os.environ if environ is None else environ
@@ -86,6 +96,7 @@ class LineEditor:
 
     ``history``: the record whose per-game history to keep (None: this run only).
     ``completions``: candidates for the word being typed (see :data:`Completions`).
+    ``stdout`` is where the prompt goes (stderr, say, to keep stdout for data);
     ``stdin``/``stdout``/``environ`` default to the process's; tests pass their own.
     """
 
@@ -121,6 +132,8 @@ class LineEditor:
             line = self._edit(prompt) if self.interactive else self._plain(prompt)
         except EOFError:
             line = None
+        except KeyboardInterrupt:
+            raise Interrupted(at_line_start=self.interactive) from None
         if line is None:
             self.at_end = True
         return line
@@ -163,9 +176,12 @@ class LineEditor:
 
             self._history = (InMemoryHistory() if self.history_file is None
                              else _file_history(self.history_file))
+            from prompt_toolkit.output import create_output
+
             completer = None if self.completions is None else _completer(self.completions)
             self._session = PromptSession(history=self._history, completer=completer,
-                                          complete_while_typing=False)
+                                          complete_while_typing=False,
+                                          output=create_output(stdout=self.stdout))
         return self._session
 
 
