@@ -96,8 +96,9 @@ def test_a_folder_or_a_missing_file_is_a_clear_error_not_a_traceback(tmp_path, c
         result = run(*args)
         assert result.exit_code == 2
         last = result.stderr.strip().splitlines()[-1]
-        assert ("is a directory" in last) if target == tmp_path else \
-            last == f"{target}: no such file"
+        # One style for both (issue 17): tomis's own line, not click's usage message.
+        assert last == (f"{target}: is a folder, not a game file" if target == tmp_path
+                        else f"{target}: no such file")
 
 
 @pytest.mark.skipif(os.name != "posix" or os.geteuid() == 0, reason="root reads any file")

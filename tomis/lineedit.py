@@ -19,9 +19,11 @@ game lives in (often a mail folder or a git checkout) gets no extra files. A his
 cannot be read or written is silently skipped: it is a convenience, never a reason to
 stop a game.
 
-Ctrl-C raises KeyboardInterrupt to the caller (the CLI exits 130); Ctrl-D on an empty
-line is end of input. After end of input the editor never prompts again: every later
-call returns None at once, so a loop cannot print its prompt over and over.
+Ctrl-C raises :class:`Interrupted` (a KeyboardInterrupt) to the caller, and the CLI exits
+130; Ctrl-D on an empty line returns None, as end of input does. A terminal may be read
+again after Ctrl-D (the player may change their mind when asked); a pipe or file that
+has ended has ended for good, so from then on every call returns None at once without
+printing its prompt: a loop cannot print its prompt over and over.
 """
 
 from __future__ import annotations
@@ -44,11 +46,12 @@ NO_WORDS = ("n", "no")
 class Interrupted(KeyboardInterrupt):
     """Ctrl-C at a prompt. ``at_line_start``: the cursor already stands on a fresh line
     (prompt_toolkit moves there itself), so the CLI's one closing line needs no newline
-    before it."""
+    before it; ``note`` is added to that line."""
 
-    def __init__(self, at_line_start: bool):
+    def __init__(self, at_line_start: bool, note: str | None = None):
         super().__init__()
         self.at_line_start = at_line_start
+        self.note = note        # what the CLI adds to its one line, e.g. where the game is
 
 
 def history_dir(environ: Mapping[str, str] | None = None) -> Path:
@@ -130,11 +133,11 @@ class LineEditor:
             return None
         try:
             line = self._edit(prompt) if self.interactive else self._plain(prompt)
-        except EOFError:
-            line = None
+        except EOFError:                    # Ctrl-D at the terminal
+            return None
         except KeyboardInterrupt:
             raise Interrupted(at_line_start=self.interactive) from None
-        if line is None:
+        if line is None:                    # a pipe or file has ended for good
             self.at_end = True
         return line
 

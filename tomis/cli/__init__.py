@@ -24,6 +24,7 @@ import click
 
 EXIT_INVALID = 1
 EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130        # 128 + SIGINT, what shells report for a program stopped by Ctrl-C
 
 
 class Failure(Exception):
@@ -52,6 +53,9 @@ class TomisGroup(click.Group):
             ctx.exit(EXIT_INVALID)
         except (click.ClickException, click.exceptions.Exit, click.Abort):
             raise
+        except KeyboardInterrupt as interrupt:
+            _say_interrupted(interrupt)
+            ctx.exit(EXIT_INTERRUPTED)
         except BrokenPipeError:
             # The reader went away (`tomis moves | head`): nothing left to say to it.
             _silence_stdout()
@@ -62,6 +66,19 @@ class TomisGroup(click.Group):
             click.echo(f"tomis: internal error: {type(error).__name__}: {error} "
                        "(please report it; TOMIS_DEBUG=1 shows the traceback)", err=True)
             ctx.exit(EXIT_INVALID)
+
+
+def _say_interrupted(interrupt: KeyboardInterrupt) -> None:
+    """One line for Ctrl-C (click's own "Aborted!" came with exit 1).
+
+    The terminal has echoed ``^C`` where the cursor was; the line starts below it,
+    unless the line editor already moved there (``at_line_start``). ``note`` is what the
+    command wants said, e.g. where the game is saved.
+    """
+    if not getattr(interrupt, "at_line_start", False) and is_terminal(sys.stderr):
+        click.echo(err=True)
+    note = getattr(interrupt, "note", None)
+    click.echo("tomis: interrupted" + (f"; {note}" if note else ""), err=True)
 
 
 def _silence_stdout() -> None:

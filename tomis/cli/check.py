@@ -8,31 +8,33 @@ import sys
 import click
 
 from . import EXIT_INVALID, EXIT_USAGE, Failure
-from .files import load_games, no_game_error, read_record, shown
-from .output import JsonList, with_progress
+from .files import INPUT_PATH, load_games, no_game_error, read_record, shown
+from .output import JsonList, caret_lines, is_terminal, with_progress
 
 
 @click.command()
-@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False, allow_dash=True))
+@click.argument("files", nargs=-1, required=True, type=INPUT_PATH)
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON report and nothing else.")
 @click.option("--quiet", "-q", is_flag=True, help="Print only the problems.")
 def validate(files, as_json, quiet):
     """Check every game in every FILE. Exit 0 all valid, 1 any invalid, 2 unreadable file.
 
-    Problems go to stderr, one ``path:line:column: message`` line each; with --json,
-    stdout gets {"files": [...]} (shape in the README) and nothing else is printed.
+    Problems go to stderr, one ``path:line:column: message`` line each (on a terminal
+    followed by the line and a caret); with --json, stdout gets {"files": [...]} (shape
+    in the README) and nothing else is printed.
     """
     # Each file is reported as soon as it is read and then forgotten, so memory stays
     # flat however many files a club archive holds.
     worst = 0
     json_out = JsonList("files") if as_json else None
+    carets = is_terminal(sys.stderr)
     for path in with_progress(files):
         result = _validate_file_guarded(path)
         worst = max(worst, result.exit_code)
         if json_out is not None:
             json_out.add(result.as_json())
             continue
-        for line in result.problem_lines():
+        for line in result.problem_lines(carets):
             click.echo(line, err=True)
         if not quiet and result.exit_code == 0:
             click.echo(result.ok_line())
@@ -50,11 +52,13 @@ class FileResult:
     readable but holding no game at all.
     """
 
-    def __init__(self, name: str, games=(), error=None, unreadable: bool = False):
+    def __init__(self, name: str, games=(), error=None, unreadable: bool = False,
+                 text: str | None = None):
         self.name = name
         self.games = list(games)
         self.error = error
         self.unreadable = unreadable
+        self.text = text            # the text as read, for caret lines; None if unreadable
 
     @property
     def exit_code(self) -> int:
@@ -73,9 +77,17 @@ class FileResult:
             data["error"] = error_json(self.error)
         return data
 
-    def problem_lines(self) -> list[str]:
-        errors = [self.error] + [error for _a, _r, error in self.games]
-        return [error.located() for error in errors if error is not None]
+    def problem_lines(self, carets: bool = False) -> list[str]:
+        """A located line per problem; with ``carets``, each followed by the offending
+        source line and a caret under the column, as every other command shows them."""
+        lines = []
+        for error in [self.error] + [error for _a, _r, error in self.games]:
+            if error is None:
+                continue
+            lines.append(error.located())
+            if carets and self.text is not None:
+                lines += caret_lines(self.text, error.line, error.column)
+        return lines
 
     def ok_line(self) -> str:
         return f"{self.name}: ok, {len(self.games)} game(s)"
@@ -122,7 +134,7 @@ def validate_file(path: str) -> FileResult:
     try:
         checked = load_games(source)
     except Failure as failure:
-        return FileResult(name, error=failure.error)
+        return FileResult(name, error=failure.error, text=source.raw)
     games = []
     for item in checked:
         if item.error is not None:
@@ -132,4 +144,4 @@ def validate_file(path: str) -> FileResult:
             games.append((len(item.game.nodes), item.game.result, None))
     if not games:
         return FileResult(name, error=source.locate(no_game_error()))
-    return FileResult(name, games)
+    return FileResult(name, games, text=source.raw)

@@ -15,6 +15,10 @@ import click
 from . import EXIT_INVALID, EXIT_USAGE, Failure
 
 STDIN_NAME = "<stdin>"
+# A FILE to read. click is not asked to check it: a folder, like a missing or unreadable
+# file, is then reported by tomis in its one style ("games: is a folder, not a game
+# file", exit 2), not in click's usage message.
+INPUT_PATH = click.Path(allow_dash=True)
 
 
 def located(error, path: str | None):
@@ -92,9 +96,18 @@ class Source:
         return Failure(self.locate(error), EXIT_INVALID, self.raw)
 
     def read(self, reader):
-        """``reader(text, path=...)``; a TomisError it raises becomes a located Failure."""
-        from ..errors import TomisError
+        """``reader(text, path=...)``; a TomisError it raises becomes a located Failure.
 
+        A text with nothing of a record in it (a letter, say) is "no game found", not a
+        complaint about its first word.
+        """
+        from ..errors import TomisError
+        from ..hints import looks_like_a_record, no_record_hint
+
+        if self.text.strip() and not looks_like_a_record(self.text):
+            error = no_game_error()
+            error.message += f": {no_record_hint()}"
+            raise self.failure(error)
         try:
             return reader(self.text, path=self.name)
         except TomisError as error:

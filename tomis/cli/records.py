@@ -6,22 +6,23 @@ import sys
 
 import click
 
-from . import EXIT_INVALID, Failure
+from ..terminal import PLAIN
+from . import EXIT_INVALID, EXIT_USAGE, Failure
 from .files import (
-    load_game, load_games, located, new_game, no_game_error, pinned_and_locked, read_record,
-    read_text, shown, write_new, write_over,
+    INPUT_PATH, load_game, load_games, located, new_game, no_game_error, pinned_and_locked,
+    read_record, read_text, shown, write_new, write_over,
 )
-from .output import use_colour
+from .output import colour_options, display, echo_position
 
 SIDES = ("white", "black")
 ACTION_PATH = "<action>"       # where errors in the ACTION argument are located
 
 
 @click.command()
-@click.argument("file", type=click.Path(dir_okay=False, allow_dash=True))
+@click.argument("file", type=click.Path(allow_dash=True))
 @click.option("--white", help="White player's name.")
 @click.option("--black", help="Black player's name.")
-@click.option("--rules", type=click.Choice(["manual", "readme"]), default="manual",
+@click.option("--rules", type=click.Choice(["manual", "readme"], case_sensitive=False), default="manual",
               show_default=True, help="Edition of the rules (E1-E4).")
 @click.option("--event", help="Event tag.")
 @click.option("--site", help="Site tag.")
@@ -43,15 +44,16 @@ def new(file, white, black, rules, event, site, date, round_, position):
 
 
 @click.command()
-@click.argument("file", type=click.Path(dir_okay=False, allow_dash=True))
+@click.argument("file", type=INPUT_PATH)
 @click.argument("action")
-@click.option("--as", "as_side", type=click.Choice(SIDES),
+@click.option("--as", "as_side", type=click.Choice(SIDES, case_sensitive=False),
               help="Refuse unless it is this side's turn (play-by-email safety).")
 @click.option("--dry-run", is_flag=True, help="Show the outcome, write nothing.")
-@click.option("--since", "since", type=click.Path(dir_okay=False, allow_dash=False),
+@click.option("--since", "since", type=click.Path(),
               help="The record you sent last: refuse unless FILE is exactly it plus the "
                    "opponent's new action(s) (play-by-email safety).")
-def move(file, action, as_side, dry_run, since):
+@colour_options
+def move(file, action, as_side, dry_run, since, color, ascii_only):
     """Play ACTION in the game in FILE and write the record back.
 
     The whole record is checked first. The new record is written atomically under a file
@@ -62,12 +64,26 @@ def move(file, action, as_side, dry_run, since):
     if since == "-":
         raise click.BadParameter("the record you sent must be a file you kept, not - (stdin)",
                                  param_hint="--since")
+    _refuse_swapped_arguments(file, action)
     step = MoveStep(file, action, as_side, dry_run, since)
+    step.display = display(ascii_only, color)
     if file == "-" or dry_run:
         step.run()
         return
     with pinned_and_locked(file) as step.pinned:
         step.run()
+
+
+def _refuse_swapped_arguments(file: str, action: str) -> None:
+    """``tomis move B@e1 game.tgn``: say which way round they go, before anything else."""
+    import os
+
+    from ..errors import FileError
+    from ..hints import swapped_arguments
+
+    hint = None if os.path.lexists(file) else swapped_arguments("move", file, action)
+    if hint is not None:
+        raise Failure(located(FileError(f"no such file; {hint}"), shown(file)), EXIT_USAGE)
 
 
 class MoveStep:
@@ -78,6 +94,7 @@ class MoveStep:
         self.file, self.action, self.as_side, self.dry_run = file, action, as_side, dry_run
         self.since = since
         self.pinned = None      # the game file as opened under the lock (safefile.pin)
+        self.display = None     # how to draw the board (a tomis.terminal.Display)
 
     def run(self) -> None:
         source = read_record(self.file, pinned=self.pinned)
@@ -114,7 +131,8 @@ class MoveStep:
                        f"(--as {self.as_side})")
         else:
             return
-        raise Failure(located(IllegalActionError(message, 1, 1), ACTION_PATH))
+        raise Failure(located(IllegalActionError(message, 1, 1), ACTION_PATH), EXIT_INVALID,
+                      self.action)
 
     def play(self, game):
         """Play the action; what it did, as the engine reports it (for render)."""
@@ -145,14 +163,15 @@ class MoveStep:
         lines = render.report_lines(report, count)
         if self.dry_run:
             lines.insert(0, "dry run: nothing written")
-        colour = not to_stderr and use_colour(False)
-        lines += ["", render.position_text(game.position.state, color=colour), "",
-                  digest_line(game)]
+        # With FILE -, the summary shares stderr with any errors: kept plain.
+        shown = PLAIN if to_stderr else (self.display or display())
+        lines += ["", render.position_text(game.position.state, color=shown.colour,
+                                           arrows=shown.glyphs), "", digest_line(game)]
         if not to_stderr:
             # The record itself closes the summary, so one paste makes a complete reply
             # that the opponent's `tomis move` can read straight from the saved email.
             lines += ["", new_text.rstrip("\n")]
-        click.echo("\n".join(lines), err=to_stderr)
+        echo_position("\n".join(lines), shown, err=to_stderr)
 
 
 def digest_line(game) -> str:
@@ -162,7 +181,7 @@ def digest_line(game) -> str:
 
 
 @click.command()
-@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False, allow_dash=True))
+@click.argument("files", nargs=-1, required=True, type=INPUT_PATH)
 @click.option("--check", is_flag=True, help="Write nothing; exit 1 if any file would change.")
 def fmt(files, check):
     """Rewrite records in canonical form (atomically), or with --check only report.
