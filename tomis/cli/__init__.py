@@ -2,15 +2,16 @@
 
 This module holds the click group and the exit policy; each command family has its own
 module (:mod:`.records`: new, move, fmt; :mod:`.views`: show, moves, replay;
-:mod:`.check`: validate; :mod:`.play`: the play loop), over :mod:`.files` (reading and
-writing records) and :mod:`.output` (colour, JSON, caret lines).
+:mod:`.check`: validate; :mod:`.play`: the play loop; :mod:`.manual`: help and the man
+page), over :mod:`.files` (reading and writing records) and :mod:`.output` (colour,
+JSON, caret lines).
 
 Only click is imported at module level here and in those modules, so ``tomis --help``
 starts as fast as a bare click app; the library, the record reader and lark load inside
 the commands that need them.
 
 Exit codes: 0 ok; 1 an invalid game, an illegal action or a file we could not write or
-lock; 2 a usage error (click's own) or an input file we could not read.
+lock; 2 a usage error (click's own) or an input file we could not read; 130 Ctrl-C.
 Every error is one ``path:line:column: message`` line on stderr; when stderr is a
 terminal, the offending source line and a caret follow it.
 """
@@ -103,7 +104,8 @@ def cli():
     """Tomis: keep, check and play game records of the space board game.
 
     Records are .tgn files (see docs/NOTATION.md). FILE may be - for stdin.
-    Exit codes: 0 ok, 1 invalid game or illegal action, 2 usage or unreadable file.
+    Exit codes: 0 ok, 1 invalid game or illegal action, 2 usage or unreadable file,
+    130 interrupted (Ctrl-C). The whole manual: tomis help (or man tomis).
     """
 
 
@@ -115,12 +117,13 @@ def main(argv=None) -> None:
 # The command modules come last: they take Failure and the exit codes from this module,
 # and import only click and each other at module level (the layers load inside commands).
 from .check import validate  # noqa: E402
+from .manual import help_command  # noqa: E402
 from .output import caret_lines, is_terminal  # noqa: E402
 from .play import HumanPlayer, Player, PlaySession, play  # noqa: E402
 from .records import fmt, move, new  # noqa: E402
 from .views import moves, replay, show  # noqa: E402
 
-for _command in (new, move, fmt, show, moves, replay, validate, play):
+for _command in (new, move, fmt, show, moves, replay, validate, play, help_command):
     cli.add_command(_command)
 del _command
 

@@ -1,13 +1,16 @@
-"""The manual page (tomis/data/tomis.1) and shell completion for bash, zsh and fish.
+"""The manual: tomis/data/tomis.1, ``tomis help``, shell completion, the README's table.
 
-The page is generated from the click commands by tools/gen_manpage.py; these tests fail
-when a command or option changed without regenerating it, and check that what the page
-and the README promise about completion is what click produces.
+The page is generated from the click commands (tomis/cli/manual.py, written out by
+tools/gen_manpage.py); these tests fail when a command or option changed without
+regenerating it or without the README's command table saying so, and check that what
+the page and the README promise about completion is what click produces.
 """
 
 from __future__ import annotations
 
 import importlib.resources
+import os
+import re
 import shutil
 import subprocess
 import sys
@@ -17,19 +20,11 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from tomis.cli import cli
+from conftest import invoke
+from tomis.cli import cli, manual
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = ROOT / "tomis" / "data" / "tomis.1"
-
-
-def generator():
-    sys.path.insert(0, str(ROOT / "tools"))
-    try:
-        import gen_manpage
-    finally:
-        sys.path.pop(0)
-    return gen_manpage
 
 
 def all_options():
@@ -44,7 +39,7 @@ def all_options():
 
 
 def test_the_shipped_page_is_what_the_generator_writes_now():
-    assert PAGE.read_text(encoding="utf-8") == generator().manpage(cli), (
+    assert PAGE.read_text(encoding="utf-8") == manual.manpage(cli), (
         "the commands changed: run python tools/gen_manpage.py")
 
 
@@ -83,7 +78,7 @@ def _command_section(name: str) -> str:
 
 
 def test_troff_escapes_what_troff_would_misread():
-    gen = generator()
+    gen = manual
     assert gen.text_line(".tgn files") == "\\&.tgn files"
     assert gen.text_line("a back\\slash and --check") == "a back\\eslash and \\-\\-check"
 
@@ -128,3 +123,80 @@ def test_the_page_documents_completion_for_the_three_shells():
     page = PAGE.read_text(encoding="utf-8")
     for shell in ("bash", "zsh", "fish"):
         assert f"_TOMIS_COMPLETE={shell}_source tomis" in page
+
+
+def test_the_generator_script_agrees_with_the_shipped_page():
+    done = subprocess.run([sys.executable, str(ROOT / "tools" / "gen_manpage.py"), "--check"],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout
+
+
+# --------------------------------------------------------------------------- tomis help
+
+def test_help_in_a_pipe_prints_the_whole_manual_as_text():
+    result = invoke("help")
+    assert result.exit_code == 0
+    for words in ("Usage: tomis validate [OPTIONS] FILES...", "Usage: tomis play",
+                  "EXIT STATUS", "NO_COLOR", "_TOMIS_COMPLETE=zsh_source tomis"):
+        assert words in result.stdout, words
+
+
+def test_help_command_is_that_commands_help():
+    assert invoke("help", "show").stdout == invoke("show", "--help").stdout
+
+
+def test_help_for_no_such_command_names_the_commands():
+    result = invoke("help", "shwo")
+    assert result.exit_code == 2
+    assert "there is no command 'shwo'; the commands are fmt, help, move" in result.stderr
+
+
+def test_help_man_prints_the_shipped_troff_source():
+    assert invoke("help", "--man").stdout == PAGE.read_text(encoding="utf-8")
+
+
+@pytest.mark.skipif(shutil.which("man") is None or sys.platform == "win32",
+                    reason="needs man(1) and a pseudo-terminal")
+def test_help_on_a_terminal_opens_the_page_in_man():
+    pexpect = pytest.importorskip("pexpect")
+    env = dict(os.environ, MANPAGER="cat", PAGER="cat", MANWIDTH="80", TERM="xterm")
+    child = pexpect.spawn(sys.executable, ["-m", "tomis", "help"], env=env,
+                          encoding="utf-8", timeout=20)
+    child.expect_exact("TOMIS(1)")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+
+
+# --------------------------------------------------------------------------- the README
+
+def readme_rows() -> dict[str, str]:
+    """command -> its row in the README's command table."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    table = text.split("## Commands", 1)[1].split("\n## ", 1)[0]
+    rows = {}
+    for line in table.splitlines():
+        found = re.match(r"\| `tomis (\w+)", line)
+        if found:
+            rows[found[1]] = line
+    return rows
+
+
+def test_the_readme_table_lists_every_command():
+    ctx = click.Context(cli, info_name="tomis")
+    assert sorted(readme_rows()) == cli.list_commands(ctx)
+
+
+def _every_option():
+    ctx = click.Context(cli, info_name="tomis")
+    for name in cli.list_commands(ctx):
+        for param in cli.get_command(ctx, name).params:
+            if isinstance(param, click.Option):
+                yield pytest.param(name, param.opts, id=f"{name} {param.opts[-1]}")
+
+
+@pytest.mark.parametrize("command, flags", list(_every_option()))
+def test_the_readme_table_lists_every_option(command, flags):
+    row = readme_rows()[command]
+    assert any(re.search(rf"(?<![\w-]){re.escape(flag)}(?![\w-])", row) for flag in flags), (
+        command, flags)
