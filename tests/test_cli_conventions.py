@@ -141,7 +141,22 @@ def test_a_folder_is_reported_like_every_other_unreadable_path(command, tmp_path
 def test_new_into_a_folder_is_refused_in_the_same_style(tmp_path):
     result = invoke("new", tmp_path)
     assert result.exit_code in (1, 2)
-    assert result.stderr.startswith(f"{tmp_path}: ") and "Usage:" not in result.stderr
+    assert result.stderr == f"{tmp_path}: is a folder; name a file in it instead\n"
+
+
+def test_play_save_into_a_folder_says_it_is_a_folder(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "games").mkdir()
+    result = invoke("play", input="B@e1\nsave games\nquit\nyes\n")
+    assert "games: is a folder; name a file in it instead" in result.stderr
+
+
+def test_show_at_past_the_start_of_an_empty_game_says_only_0_exists(tmp_path):
+    path = tmp_path / "new.tgn"
+    invoke("new", path)
+    result = invoke("show", path, "--at", "1")
+    assert result.exit_code == 2
+    assert "the game has no actions yet; only 0, the start, can be shown" in result.stderr
 
 
 def test_swapped_file_and_action_get_a_hint(game, monkeypatch):

@@ -24,6 +24,8 @@ def _past_the_end(game, lowest: int) -> str:
     count = len(game.record.nodes)
     if count < lowest:
         return "the game has no actions yet"
+    if count == 0:
+        return "the game has no actions yet; only 0, the start, can be shown"
     return f"the game has {count} action{'' if count == 1 else 's'}; choose {lowest} to {count}"
 
 
