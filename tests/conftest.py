@@ -1,4 +1,4 @@
-"""Shared helpers for the engine tests: positions drawn as diagrams, actions from text.
+"""Shared test helpers: positions drawn as diagrams, actions from text, the CLI in and out of process.
 
 ``board()`` turns an eight-line diagram (rank 8 first, ``.`` for an empty square,
 letters as in position strings) into a :class:`tomis.rules.State` through

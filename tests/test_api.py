@@ -340,6 +340,29 @@ def test_heading_and_repr():
     assert tomis.Game().heading() is None
 
 
+def test_a_script_written_from_the_api_tour_replays_every_sample(tmp_path):
+    """issue 11's yardstick: import tomis alone; each position string, legal-action count, result."""
+    script = tmp_path / "replay.py"
+    script.write_text(
+        "import sys, tomis\n"
+        "for path in sys.argv[1:]:\n"
+        "    for game in tomis.read_games(path):\n"
+        "        for position in game.positions():\n"
+        "            print(position.to_string(), len(position.legal_actions()))\n"
+        "        print(path, game.result)\n")
+    done = subprocess.run([sys.executable, str(script), *map(str, SAMPLES)],
+                          capture_output=True, text=True, check=True)
+    lines = done.stdout.splitlines()
+    expected = []
+    for path in SAMPLES:
+        checked = record.read(path.read_text(encoding="utf-8"))
+        for item in checked:
+            for state in item.game.states:
+                expected.append(f"{position_codec.to_string(state)} {len(rules.legal_actions(state))}")
+            expected.append(f"{path} {item.game.result}")
+    assert lines == expected and done.stderr == ""
+
+
 def test_legal_actions_of_a_game_by_square_and_after_it_ended():
     game = tomis.Game()
     for text in ("B@e1", "B@d8"):

@@ -116,6 +116,7 @@ def main(argv=None) -> None:
 
 # The command modules come last: they take Failure and the exit codes from this module,
 # and import only click and each other at module level (the layers load inside commands).
+# A new command family is a module here defining click commands, imported and added below.
 from .check import validate  # noqa: E402
 from .manual import help_command  # noqa: E402
 from .output import caret_lines, is_terminal  # noqa: E402

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from typing import TYPE_CHECKING, Callable, Optional, Protocol
+from typing import TYPE_CHECKING, Callable, Protocol
 
 import click
 
@@ -51,7 +51,7 @@ class Player(Protocol):
         """Answer a yes/no question put to this player (a draw offer); None at end of input."""
 
 
-def read_line(prompt: str) -> Optional[str]:
+def read_line(prompt: str) -> str | None:
     """One line typed at ``prompt``, or None at end of input (Ctrl-D, a closed pipe)."""
     try:
         return input(prompt)
@@ -68,7 +68,7 @@ class HumanPlayer:
     own, prompts show the name alone.
     """
 
-    def __init__(self, name: str, ask: Callable[[str], Optional[str]] = read_line,
+    def __init__(self, name: str, ask: Callable[[str], str | None] = read_line,
                  side: str | None = None):
         self.name = name
         self.ask = ask
