@@ -192,6 +192,16 @@ def test_as_in_any_case_still_refuses_the_wrong_side(tmp_path):
     assert result.exit_code == 1 and "it is White's turn" in result.stderr
 
 
+def test_moves_square_takes_a_capital_square_too(game):
+    assert invoke("moves", game, "--square", "C2").stdout == invoke("moves", game, "--square", "c2").stdout
+    assert "G@c2" in invoke("moves", game, "--square", "C2").stdout       # gates on rank 2 now
+
+
+def test_play_moves_takes_a_capital_square_too(tmp_path):
+    result = invoke("play", tmp_path / "p.tgn", input="moves E1\nquit\n")
+    assert "legal action(s) from e1" in result.stdout and "B@e1" in result.stdout
+
+
 def test_moves_game_lists_the_actions_of_that_game(tmp_path):
     path = tmp_path / "two.tgn"
     path.write_text(TWO_GAMES, encoding="utf-8")

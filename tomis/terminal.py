@@ -24,15 +24,17 @@ byte for byte, whatever ``NO_COLOR`` says.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
-from typing import Mapping, TextIO
+from typing import Mapping, NamedTuple, TextIO
 
 COLOR_CHOICES = ("auto", "always", "never")
 
 
-@dataclass(frozen=True)
-class Display:
-    """How to draw for one output stream: ANSI colours, and arrows for directions."""
+class Display(NamedTuple):
+    """How to draw for one output stream: ANSI colours, and arrows for directions.
+
+    (A NamedTuple, not a dataclass: ``tomis --help`` imports this module, and the
+    dataclasses module alone costs about 1 ms there.)
+    """
 
     colour: bool
     glyphs: bool

@@ -11,8 +11,6 @@ unchanged CLI gives the same bytes.
 
 from __future__ import annotations
 
-import inspect
-
 import click
 
 SUMMARY = "keep, check and play game records of Tomis, the space board game"
@@ -66,6 +64,8 @@ def text_line(text: str) -> str:
 
 def paragraphs(help_text: str) -> list[list[str]]:
     """click help text as paragraphs of lines; a ``\\b`` paragraph keeps its lines."""
+    import inspect      # here: every start of tomis imports this module, few need this
+
     blocks = inspect.cleandoc(help_text or "").split("\n\n")
     result = []
     for block in blocks:

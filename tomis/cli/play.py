@@ -280,7 +280,7 @@ class PlaySession:
         from ..errors import PositionError
 
         try:
-            click.echo(legal_action_words(self.game, rest or None))
+            click.echo(legal_action_words(self.game, rest.lower() or None))
         except PositionError as error:      # not a square
             self.say_error(error)
 

@@ -80,11 +80,12 @@ def show(file, at, as_json, as_fen, color, ascii_only, game_number):
 @click.command()
 @click.argument("file", type=INPUT_PATH)
 @click.option("--json", "as_json", is_flag=True, help='Print {"moves": [...]} and nothing else.')
-@click.option("--square", help="Only actions starting from (or placing on) this square.")
+@click.option("--square", help="Only actions starting from (or placing on) this square (e4 or E4).")
 @click.option("--game", "game_number", type=click.IntRange(min=1), default=1, show_default=True,
               help="Which game of the file.")
 def moves(file, as_json, square, game_number):
     """List the legal actions in the final position of a game in FILE."""
+    square = square and square.lower()         # E4 means e4, as --as White means white
     _check_square_option(square)
     game = pick_game(read_record(file), game_number)
     if as_json:

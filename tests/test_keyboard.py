@@ -1,5 +1,5 @@
-"""``tomis play`` at a real keyboard (a pseudo-terminal): editing, history, completion,
-quitting safely, Ctrl-C and Ctrl-L.
+"""``tomis play`` and ``tomis replay`` at a real keyboard (a pseudo-terminal): editing,
+history, completion, quitting safely, Ctrl-C and Ctrl-L.
 
 The screen is drawn by prompt_toolkit, which puts escape codes between characters as it
 redraws; :func:`shown` matches text with any of them in between. PROMPT_TOOLKIT_NO_CPR
@@ -47,6 +47,12 @@ def type_line(child, text: str, next_prompt: str) -> None:
     prompt(child, next_prompt)
 
 
+def leave(child) -> None:
+    """Type quit and see tomis end cleanly."""
+    child.send("quit\r")
+    assert finish(child) == 0
+
+
 def finish(child) -> int:
     child.expect(pexpect.EOF)
     child.close()
@@ -61,16 +67,14 @@ def test_up_recalls_the_last_line_typed(tmp_path):
     child.expect_exact("legal action(s) from e1")
     prompt(child, "White (action 1)>")
     assert "^[[A" not in child.before
-    child.send("quit\r")
-    assert finish(child) == 0
+    leave(child)
 
 
 def test_history_is_kept_per_game_across_sessions(tmp_path):
     first = spawn(tmp_path, "g.tgn")
     prompt(first, "White (action 1)>")
     type_line(first, "B@e1", "Black (action 2)>")
-    first.send("quit\r")
-    assert finish(first) == 0
+    leave(first)
 
     again = spawn(tmp_path, "g.tgn")
     prompt(again, "Black (action 2)>")
@@ -84,8 +88,7 @@ def test_history_is_kept_per_game_across_sessions(tmp_path):
     other.send(UP + "\r")
     prompt(other, "White (action 1)>")
     assert "B@e1" not in other.before
-    other.send("quit\r")
-    assert finish(other) == 0
+    leave(other)
     assert len(list((tmp_path / "state" / "tomis" / "history").iterdir())) == 2
 
 
@@ -102,8 +105,7 @@ def test_tab_completes(tmp_path, typed, completed, then):
     child.send("\r")
     child.expect_exact(then)
     child.expect(shown(" (action "))
-    child.send("quit\r")
-    assert finish(child) == 0
+    leave(child)
 
 
 def test_tab_offers_only_legal_actions(tmp_path):
@@ -115,8 +117,7 @@ def test_tab_offers_only_legal_actions(tmp_path):
     child.expect(shown("B@d8"))
     child.send("\r")
     child.expect_exact("Black played 1... B@d8 (action 2)")
-    child.send("quit\r")
-    assert finish(child) == 0
+    leave(child)
 
 
 def test_quitting_an_unsaved_game_asks_and_insists_on_yes_or_no(tmp_path):
@@ -178,18 +179,44 @@ def test_ctrl_l_clears_the_screen_instead_of_printing_it(tmp_path):
     child.expect_exact("\x1b[2J")
     prompt(child, "White (action 1)>")
     assert "^L" not in child.before
-    child.send("quit\r")
-    assert finish(child) == 0
+    leave(child)
 
 
-def test_ctrl_c_in_replay_step_exits_130(tmp_path):
+def spawn_replay(path, *options):
+    env = dict(os.environ, TERM="xterm", PROMPT_TOOLKIT_NO_CPR="1")
+    return pexpect.spawn(sys.executable, ["-m", "tomis", "replay", str(path), *options],
+                         env=env, encoding="utf-8", timeout=TIMEOUT)
+
+
+def test_ctrl_c_at_the_replay_step_prompt_exits_130(tmp_path):
     from conftest import written
 
-    path = written(tmp_path / "r.tgn", "1. B@e1 B@d8")
-    env = dict(os.environ, TERM="xterm", PROMPT_TOOLKIT_NO_CPR="1")
-    child = pexpect.spawn(sys.executable, ["-m", "tomis", "replay", str(path), "--step"],
-                          env=env, encoding="utf-8", timeout=TIMEOUT)
+    child = spawn_replay(written(tmp_path / "r.tgn", "1. B@e1 B@d8"), "--step")
     child.expect_exact("Enter: next action")
     child.send(CTRL_C)
     child.expect_exact("tomis: interrupted")
     assert finish(child) == 130
+
+
+def test_ctrl_c_while_replay_waits_exits_130_with_one_line(tmp_path):
+    from conftest import written
+
+    child = spawn_replay(written(tmp_path / "r.tgn", "1. B@e1 B@d8"), "--delay", "3600")
+    child.expect_exact("White played 1. B@e1 (action 1)")
+    child.expect_exact("Action 2: Black to act")
+    child.sendintr()
+    assert finish(child) == 130
+    after = child.before            # everything shown after the board
+    assert [line for line in after.replace("^C", "").splitlines() if line.strip()] == [
+        "tomis: interrupted"]
+
+
+def test_replay_step_q_stops_at_a_terminal(tmp_path):
+    from conftest import written
+
+    child = spawn_replay(written(tmp_path / "r.tgn", "1. B@e1 B@d8 2. G@b1"), "--step")
+    child.expect_exact("White played 1. B@e1")
+    child.expect_exact("Enter: next action")
+    child.send("q\r")
+    assert finish(child) == 0
+    assert "Black played" not in child.before
