@@ -167,6 +167,37 @@ def test_swapped_file_and_action_get_a_hint(game, monkeypatch):
                              "did you mean 'tomis move g.tgn B@e1'?\n")
 
 
+def test_an_unquoted_gate_jump_cut_by_the_shell_gets_a_hint(tmp_path):
+    path = written(tmp_path / "g.tgn", "1. B@e1 B@d8")
+    done = tomis("move", path, "Fc3", cwd=tmp_path)      # what the shell left of Fc3>d4
+    assert done.returncode == 1
+    assert done.stderr.startswith("<action>:1:4: expected -, =, >, x or ^ after 'Fc3'")
+    assert "put it in quotes ('Fc3>e4')" in done.stderr
+
+
+def test_move_action_completes_in_the_shell_from_the_games_legal_actions(tmp_path):
+    from click.testing import CliRunner
+
+    from tomis.cli import cli
+
+    path = written(tmp_path / "g.tgn", "1. B@e1")
+    result = CliRunner().invoke(cli, [], prog_name="tomis", env={
+        "_TOMIS_COMPLETE": "bash_complete", "COMP_WORDS": f"tomis move {path} B@",
+        "COMP_CWORD": "3"})
+    assert result.output.split() == [f"plain,B@{f}8" for f in "abcdefgh"]
+
+
+def test_move_action_completion_offers_nothing_for_a_missing_file(tmp_path):
+    from click.testing import CliRunner
+
+    from tomis.cli import cli
+
+    result = CliRunner().invoke(cli, [], prog_name="tomis", env={
+        "_TOMIS_COMPLETE": "bash_complete", "COMP_WORDS": f"tomis move {tmp_path}/no.tgn B@",
+        "COMP_CWORD": "3"})
+    assert result.exit_code == 0 and result.output.split() == []
+
+
 @pytest.mark.parametrize("command", ["validate", "show", "moves", "replay"])
 def test_prose_is_no_game_not_a_bad_piece_letter(tmp_path, command):
     path = tmp_path / "letter.txt"
@@ -301,6 +332,12 @@ def test_quitting_an_unsaved_game_with_yes_discards_it(tmp_path, monkeypatch):
     assert result.exit_code == 0
     assert "bye; this game was not saved" in result.stdout
     assert list(tmp_path.iterdir()) == []
+
+
+def test_play_without_a_file_says_so_at_the_start(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    result = invoke("play", input="quit\n")
+    assert "new game, not saved to any file: type save FILE to keep it" in result.stdout
 
 
 def test_quitting_before_any_action_does_not_ask(tmp_path, monkeypatch):

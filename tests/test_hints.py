@@ -6,7 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from tomis.hints import looks_like_a_record, looks_like_an_action, swapped_arguments
+from tomis.hints import (
+    looks_like_a_record, looks_like_an_action, shell_took_a_redirect, swapped_arguments,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 RECORDS = sorted((ROOT / "samples").glob("*.tgn")) + sorted((ROOT / "tests" / "data" / "records").glob("*.tgn"))
@@ -57,3 +59,9 @@ def test_a_file_name_with_spaces_is_quoted_for_the_shell(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "my game.tgn").write_text("*\n", encoding="utf-8")
     assert "tomis move 'my game.tgn' B@e1" in swapped_arguments("move", "B@e1", "my game.tgn")
+
+
+def test_a_frigate_and_a_square_alone_may_be_a_gate_jump_the_shell_cut():
+    assert "put it in quotes ('Fc3>e4')" in shell_took_a_redirect("Fc3")
+    assert shell_took_a_redirect("Fc3-c4") is None
+    assert shell_took_a_redirect("B@e1") is None

@@ -49,3 +49,13 @@ def swapped_arguments(command: str, file: str, action: str) -> str | None:
         return None
     return (f"FILE comes before ACTION: did you mean "
             f"'tomis {command} {shlex.quote(action)} {shlex.quote(file)}'?")
+
+
+def shell_took_a_redirect(action: str) -> str | None:
+    """For ``tomis move g.tgn Fc3>d4`` typed unquoted: the shell ran ``tomis move g.tgn
+    Fc3`` with its output sent to a file ``d4``. A frigate and a square alone is what is
+    left; say how to type it."""
+    if not re.fullmatch(r"F[a-h][1-8]", action):
+        return None
+    return (f"if you typed a gate jump like {action}>e4, put it in quotes ('{action}>e4'): "
+            "unquoted, the shell takes > for a redirection into a file")

@@ -37,7 +37,8 @@ EXTRA_SECTIONS = [
         ("TOMIS_DEBUG", "When set, an internal error shows its Python traceback."),
     ]),
     ("SHELL COMPLETION", [
-        "Commands, options, choices and file names complete in bash, zsh and fish. "
+        "Commands, options, choices and file names complete in bash, zsh and fish, and "
+        "so do the legal actions after tomis move FILE. "
         "For bash and zsh add one line to the shell's start-up file; for fish, write the "
         "completion file once:",
         ("bash (~/.bashrc)", 'eval "$(_TOMIS_COMPLETE=bash_source tomis)"'),

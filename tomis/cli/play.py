@@ -166,6 +166,9 @@ class PlaySession:
             if self.file is not None:
                 write_new(self.file, str(self.game))
                 click.echo(f"new game saved in {self.file}")
+            else:
+                click.echo("new game, not saved to any file: type save FILE to keep it "
+                           "(you are asked before it is thrown away)")
         if self.players is None:
             self.players = self._people_at_the_keyboard()
 

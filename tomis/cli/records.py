@@ -43,9 +43,30 @@ def new(file, white, black, rules, event, site, date, round_, position):
     click.echo(f"{file}: new game, {render.turn_words(game.position.state)}")
 
 
+def _complete_action(ctx, _param, incomplete: str):
+    """Shell completion of ACTION: the legal actions of the game in FILE.
+
+    Runs inside the shell's completion, so it must never print (a mail note on stderr
+    would land in the user's prompt) and never fail: anything unreadable offers nothing.
+    """
+    from click.shell_completion import CompletionItem
+
+    from .. import record, textio
+
+    try:
+        text = textio.extract_record(textio.read_path(ctx.params["file"]))
+        game = record.read_game(text)
+        from ..game import Game
+
+        texts = [str(action) for action in Game.from_record(game).legal_actions()]
+    except Exception:   # noqa: BLE001 -- no file yet, a broken record, anything: no offers
+        return []
+    return [CompletionItem(t) for t in texts if t.lower().startswith(incomplete.lower())]
+
+
 @click.command()
 @click.argument("file", type=INPUT_PATH)
-@click.argument("action")
+@click.argument("action", shell_complete=_complete_action)
 @click.option("--as", "as_side", type=click.Choice(SIDES, case_sensitive=False),
               help="Refuse unless it is this side's turn (play-by-email safety).")
 @click.option("--dry-run", is_flag=True, help="Show the outcome, write nothing.")
@@ -138,12 +159,17 @@ class MoveStep:
         """Play the action; what it did, as the engine reports it (for render)."""
         from ..errors import TomisError
 
+        from ..hints import shell_took_a_redirect
+
         try:
             game.play(self.action)
         except TomisError as error:
             # The action came from the command line, so locate it there, not in the file.
             error.path = ACTION_PATH
             error.line = 1
+            hint = shell_took_a_redirect(self.action)
+            if hint is not None:
+                error.message += f"; {hint}"
             raise Failure(error, EXIT_INVALID, self.action) from None
         return game.record.nodes[-1].report
 
