@@ -101,10 +101,14 @@ def test_term_dumb_gets_no_escape_codes_and_no_arrows(tmp_path):
 
 # --------------------------------------------------------------------------- errors
 
-def test_validate_shows_the_caret_on_a_terminal(tmp_path):
+@pytest.mark.parametrize("command", [
+    ["validate"], ["show"], ["moves"], ["replay"], ["fmt", "--check"],
+    ["move", "--dry-run", "_", "F@a1"]])
+def test_every_command_shows_the_caret_on_a_terminal(tmp_path, command):
     path = tmp_path / "bad.tgn"
     path.write_text("1. B@e1 B@d8 2. G@z9 *\n", encoding="utf-8")
-    shown, code = in_pty("validate", path)
+    args = [path if word == "_" else word for word in command] + ([] if "_" in command else [path])
+    shown, code = in_pty(*args)
     assert code == 1
     lines = shown.splitlines()
     index = next(i for i, line in enumerate(lines) if line.startswith(f"{path}:1:"))

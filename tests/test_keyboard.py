@@ -92,6 +92,21 @@ def test_history_is_kept_per_game_across_sessions(tmp_path):
     assert len(list((tmp_path / "state" / "tomis" / "history").iterdir())) == 2
 
 
+def test_history_of_an_unsaved_game_moves_with_save_file(tmp_path):
+    first = spawn(tmp_path)
+    prompt(first, "White (action 1)>")
+    type_line(first, "B@e1", "Black (action 2)>")
+    type_line(first, "save kept.tgn", "Black (action 2)>")
+    leave(first)
+
+    again = spawn(tmp_path, "kept.tgn")
+    prompt(again, "Black (action 2)>")
+    again.send(UP + UP + UP)                 # quit, save kept.tgn, then B@e1
+    again.expect(shown("B@e1"))
+    again.send("\x15")
+    leave(again)
+
+
 @pytest.mark.parametrize("typed, completed, then", [
     ("B@e", "B@e1", "White played 1. B@e1 (action 1)"),      # a legal action
     ("he", "help", "Commands:"),                              # a command
