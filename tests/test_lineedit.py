@@ -31,7 +31,7 @@ def test_plain_lines_come_back_without_their_newline():
 def test_after_end_of_input_no_prompt_is_printed_again():
     ask, out = editor("")
     assert [ask("> ") for _ in range(58)] == [None] * 58
-    assert out.getvalue() == "> "            # one prompt, not 58
+    assert out.getvalue() == "> \n"          # one prompt (its line ended), not 58
     assert ask.at_end
 
 

@@ -97,6 +97,9 @@ def matching(candidates: Iterable[str], word: str) -> list[str]:
 class LineEditor:
     """``ask(prompt) -> str | None`` for a person at a keyboard.
 
+    Whenever it returns None the cursor stands at the start of a fresh line, so what
+    the caller prints next does not run on after the prompt.
+
     ``history``: the record whose per-game history to keep (None: this run only).
     ``completions``: candidates for the word being typed (see :data:`Completions`).
     ``stdout`` is where the prompt goes (stderr, say, to keep stdout for data);
@@ -149,6 +152,9 @@ class LineEditor:
         self.stdout.flush()
         line = self.stdin.readline()
         if not line:
+            if prompt:          # end the prompt's line, as a terminal's Ctrl-D leaves it
+                self.stdout.write("\n")
+                self.stdout.flush()
             return None
         return line[:-1] if line.endswith("\n") else line
 

@@ -225,8 +225,7 @@ class PlaySession:
     def _loop(self) -> None:
         while True:
             line = self.player_to_ask().turn(self.game)
-            if line is None:
-                click.echo()
+            if line is None:            # the editor has ended the prompt's line
                 if self.do_quit("") is False:
                     return
                 continue
