@@ -73,8 +73,11 @@ def _cell(state, square: int, color: bool, arrows: bool) -> str:
     import click  # only a terminal asks for colour; keep the plain path import-free
 
     unit_text = click.style(unit, fg=_side_colour(code >> 3), bold=True) if code is not None else unit
-    # A gate in its owner's colour, not bold, so that a unit standing on it stands out.
-    gate_text = click.style(gate, fg=_side_colour(gate_here[1])) if gate else ""
+    gate_text = ""
+    if gate_here is not None:
+        _square, owner, *_rest = gate_here
+        # In its owner's colour, not bold, so that a unit standing on it stands out.
+        gate_text = click.style(gate, fg=_side_colour(owner))
     return unit_text + gate_text + " " * (CELL - 1 - len(gate))
 
 
