@@ -119,6 +119,12 @@ def test_bash_completion_completes_option_choices():
     assert result.output.split() == ["plain,white", "plain,black"]
 
 
+def test_bash_completion_completes_the_command_help_is_asked_about():
+    result = CliRunner().invoke(cli, [], prog_name="tomis", env={
+        "_TOMIS_COMPLETE": "bash_complete", "COMP_WORDS": "tomis help mo", "COMP_CWORD": "2"})
+    assert result.output.split() == ["plain,move", "plain,moves"]
+
+
 def test_the_page_documents_completion_for_the_three_shells():
     page = PAGE.read_text(encoding="utf-8")
     for shell in ("bash", "zsh", "fish"):

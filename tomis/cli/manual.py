@@ -195,8 +195,17 @@ def plain_manual(group) -> str:
     return "\n\n".join(parts) + "\n"
 
 
+def _complete_command(ctx, _param, incomplete: str):
+    """Shell completion of ``tomis help COMMAND``: the command names."""
+    from click.shell_completion import CompletionItem
+
+    group = ctx.parent.command
+    return [CompletionItem(name) for name in group.list_commands(ctx.parent)
+            if name.startswith(incomplete)]
+
+
 @click.command("help")
-@click.argument("command", required=False)
+@click.argument("command", required=False, shell_complete=_complete_command)
 @click.option("--man", "troff", is_flag=True,
               help="Print the manual page's troff source (to install it by hand).")
 @click.pass_context

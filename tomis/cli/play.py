@@ -131,7 +131,8 @@ class PlaySession:
     """The loop behind ``tomis play``: ask a player for a line, act on it, show, save.
 
     ``players`` maps ``"white"`` and ``"black"`` to a :class:`Player` each; by default
-    two :class:`HumanPlayer` at this terminal, named after their sides.
+    two :class:`HumanPlayer` at this terminal, named after the record's White and Black
+    tags (their sides when the tags are unknown), sharing one line editor.
     """
 
     def __init__(self, file: str | None, colour: bool, players: dict[str, Player] | None = None,
