@@ -21,13 +21,14 @@ def display(ascii_only: bool = False, choice: str = "auto", stream=None):
 
 def colour_options(command):
     """``--color auto|always|never`` and ``--ascii``, for every command that draws a board."""
-    command = click.option(
+    # Applied innermost first, so --ascii is added before --color lists above it.
+    command = click.option("--ascii", "ascii_only", is_flag=True,
+                           help="Plain ASCII: no colour, no arrows.")(command)
+    return click.option(
         "--color", "color", type=click.Choice(COLOR_CHOICES, case_sensitive=False),
         default="auto", show_default=True,
         help="Colour: auto (a terminal, unless NO_COLOR is set), always (even into a "
              "pipe; FORCE_COLOR=1 does the same) or never.")(command)
-    return click.option("--ascii", "ascii_only", is_flag=True,
-                        help="Plain ASCII: no colour, no arrows.")(command)
 
 
 def echo_position(text: str, shown, err: bool = False) -> None:
