@@ -2,9 +2,10 @@
 
 This module holds the click group and the exit policy; each command family has its own
 module (:mod:`.records`: new, move, fmt; :mod:`.views`: show, moves, replay;
-:mod:`.check`: validate; :mod:`.play`: the play loop; :mod:`.manual`: help and the man
-page), over :mod:`.files` (reading and writing records) and :mod:`.output` (colour,
-JSON, caret lines).
+:mod:`.check`: validate; :mod:`.play`: the play loop; :mod:`.mail`: send, inbox,
+extract and move's mail options; :mod:`.manual`: help and the man page), over
+:mod:`.files` (reading and writing records) and :mod:`.output` (colour, JSON, caret
+lines).
 
 Only click is imported at module level here and in those modules, so ``tomis --help``
 starts as fast as a bare click app; the library, the record reader and lark load inside
@@ -118,13 +119,21 @@ def main(argv=None) -> None:
 # and import only click and each other at module level (the layers load inside commands).
 # A new command family is a module here defining click commands, imported and added below.
 from .check import validate  # noqa: E402
+from .files import message_option  # noqa: E402
+from .mail import extract, inbox, send  # noqa: E402
 from .manual import help_command  # noqa: E402
 from .output import caret_lines, is_terminal  # noqa: E402
 from .play import HumanPlayer, Player, PlaySession, play  # noqa: E402
+from .pictures import export  # noqa: E402
 from .records import fmt, move, new  # noqa: E402
 from .views import moves, replay, show  # noqa: E402
 
-for _command in (new, move, fmt, show, moves, replay, validate, play, help_command):
+# Every command that only reads a record can read one message of a mailbox (--message);
+# move and fmt write FILE back, so they take files only.
+for _command in (show, moves, replay, export, validate):
+    message_option(_command)
+for _command in (new, move, fmt, show, moves, replay, export, validate, play, send, inbox,
+                 extract, help_command):
     cli.add_command(_command)
 del _command
 

@@ -73,8 +73,14 @@ def _complete_action(ctx, _param, incomplete: str):
 @click.option("--since", "since", type=click.Path(),
               help="The record you sent last: refuse unless FILE is exactly it plus the "
                    "opponent's new action(s) (play-by-email safety).")
+@click.option("--mail", "mail_out", type=click.Path(dir_okay=False),
+              help="Also write the reply as a ready-to-send message (.eml) to this file.")
+@click.option("--to", "to", metavar="ADDR",
+              help="The opponent's address (remembered beside FILE for this game).")
+@click.option("--send", "send", is_flag=True,
+              help="Also send the reply by SMTP (settings: TOMIS_SMTP_* or the config file).")
 @colour_options
-def move(file, action, as_side, dry_run, since, color, ascii_only):
+def move(file, action, as_side, dry_run, since, mail_out, to, send, color, ascii_only):
     """Play ACTION in the game in FILE and write the record back.
 
     The whole record is checked first. The new record is written atomically under a file
@@ -85,14 +91,18 @@ def move(file, action, as_side, dry_run, since, color, ascii_only):
     if since == "-":
         raise click.BadParameter("the record you sent must be a file you kept, not - (stdin)",
                                  param_hint="--since")
+    from .mail import MoveMail
+
+    mailing = MoveMail(file, mail_out, to, send, dry_run)     # its usage errors come first
     _refuse_swapped_arguments(file, action)
     step = MoveStep(file, action, as_side, dry_run, since)
     step.display = display(ascii_only, color)
     if file == "-" or dry_run:
         step.run()
-        return
-    with pinned_and_locked(file) as step.pinned:
-        step.run()
+    else:
+        with pinned_and_locked(file) as step.pinned:
+            step.run()
+    mailing.after(step)       # the move is saved: mail comes after, outside the lock
 
 
 def _refuse_swapped_arguments(file: str, action: str) -> None:
@@ -119,6 +129,9 @@ class MoveStep:
 
     def run(self) -> None:
         source = read_record(self.file, pinned=self.pinned)
+        if source.mailbox:
+            raise click.UsageError(f"{source.name} is a mailbox, and move writes the record "
+                                   f"back to FILE: save the message as a file first")
         game = load_game(source)
         self.check_since(game, source)
         self.check_turn(game)
@@ -126,6 +139,8 @@ class MoveStep:
         new_text = str(game)
         self.save(new_text)
         self.summarise(game, report, new_text)
+        # Kept for what follows the move (--mail, --send).
+        self.game, self.new_text, self.origin = game, new_text, source.origin
 
     def check_since(self, game, source) -> None:
         """With ``--since``: the received record must extend the one we sent, exactly."""

@@ -8,6 +8,7 @@ import click
 
 from .files import INPUT_PATH, pick_game, read_record, require_stdin
 from .output import colour_options, display, echo_json, echo_position, legal_action_words
+from .pictures import picture_options, show_picture
 
 MAX_DELAY = 3600.0             # replay --delay, seconds; time.sleep refuses inf and huge values
 
@@ -49,14 +50,23 @@ def _state_at(game, at: int | None):
 @colour_options
 @click.option("--game", "game_number", type=click.IntRange(min=1), default=1, show_default=True,
               help="Which game of the file.")
-def show(file, at, as_json, as_fen, color, ascii_only, game_number):
-    """Show the position of a game: board, reserves, unlocks, side to act, result."""
+@picture_options
+def show(file, at, as_json, as_fen, color, ascii_only, game_number, picture, output, flip, size):
+    """Show the position of a game: board, reserves, unlocks, side to act, result.
+
+    With --svg or --png, draw it as a picture instead (docs/PICTURES.md); with --fen,
+    print only its position string.
+    """
     from .. import position, render
 
-    if as_json and as_fen:
-        raise click.UsageError("--json already holds the position string; give one of --json and --fen")
+    chosen = [f"--{name}" for name, wanted in (("json", as_json), ("fen", as_fen),
+                                              (picture, picture)) if wanted]
+    if len(chosen) > 1:
+        raise click.UsageError(f"{' and '.join(chosen)} are different outputs; choose one")
     game = pick_game(read_record(file), game_number)
     state = _state_at(game, at)
+    if show_picture(game, state, at, picture=picture, output=output, flip=flip, size=size):
+        return
     if as_fen:
         click.echo(position.to_string(state))
         return
