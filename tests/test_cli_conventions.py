@@ -142,6 +142,35 @@ def test_a_folder_is_reported_like_every_other_unreadable_path(command, tmp_path
     assert result.stderr == f"{folder}: is a folder, not a game file\n"
 
 
+@pytest.mark.parametrize("command", [
+    ["show", "_game", "--svg", "-o", "_folder"], ["export", "_game", "--html", "-o", "_folder"],
+    ["move", "_game", "G@c2", "--mail", "_folder"]])
+def test_a_folder_to_write_into_is_refused_before_anything_is_done(command, game, tmp_path):
+    folder = tmp_path / "out"
+    folder.mkdir()
+    before = game.read_bytes()
+    args = [{"_game": game, "_folder": folder}.get(word, word) for word in command]
+    result = invoke(*args)
+    assert result.exit_code == 1
+    assert result.stderr == f"{folder}: is a folder; name a file in it instead\n"
+    assert game.read_bytes() == before          # the move was not saved either
+
+
+@pytest.mark.parametrize("command", [["send", "_"], ["extract", "_"], ["export", "_", "--html", "-o", "x.html"]])
+def test_the_mail_and_picture_commands_name_a_folder_as_the_others_do(command, tmp_path):
+    folder = tmp_path / "games"
+    folder.mkdir()
+    result = invoke(*[folder if word == "_" else word for word in command])
+    assert result.exit_code == 2
+    assert result.stderr == f"{folder}: is a folder, not a game file\n"
+
+
+def test_inbox_names_a_missing_place_as_every_command_does(tmp_path):
+    result = invoke("inbox", tmp_path / "nowhere", "--me", "Ana")
+    assert result.exit_code == 2
+    assert result.stderr == f"{tmp_path / 'nowhere'}: no such file or folder\n"
+
+
 def test_new_into_a_folder_is_refused_in_the_same_style(tmp_path):
     result = invoke("new", tmp_path)
     assert result.exit_code in (1, 2)

@@ -19,6 +19,21 @@ STDIN_NAME = "<stdin>"
 # file, is then reported by tomis in its one style ("games: is a folder, not a game
 # file", exit 2), not in click's usage message.
 INPUT_PATH = click.Path(allow_dash=True)
+# A file to write: a folder there is refused at once, before anything is done (so a move
+# is not saved and then its message refused), and in the words every command uses.
+OUTPUT_PATH = click.Path(allow_dash=True)
+
+
+def refuse_a_folder(_ctx, _param, value):
+    """click callback for an OUTPUT_PATH option: a folder is no place to write a file."""
+    import os
+
+    from ..errors import FileError
+
+    if value not in (None, "-") and os.path.isdir(value):
+        error = FileError("is a folder; name a file in it instead")
+        raise Failure(located(error, shown(value)), EXIT_INVALID)
+    return value
 
 
 def located(error, path: str | None):

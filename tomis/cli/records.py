@@ -9,8 +9,8 @@ import click
 from ..terminal import PLAIN
 from . import EXIT_INVALID, EXIT_USAGE, Failure
 from .files import (
-    INPUT_PATH, load_game, load_games, located, new_game, no_game_error, pinned_and_locked,
-    read_record, read_text, shown, write_new, write_over,
+    INPUT_PATH, OUTPUT_PATH, load_game, load_games, located, new_game, no_game_error, pinned_and_locked,
+    read_record, read_text, refuse_a_folder, shown, write_new, write_over,
 )
 from .output import colour_options, display, echo_position
 
@@ -73,7 +73,7 @@ def _complete_action(ctx, _param, incomplete: str):
 @click.option("--since", "since", type=click.Path(),
               help="The record you sent last: refuse unless FILE is exactly it plus the "
                    "opponent's new action(s) (play-by-email safety).")
-@click.option("--mail", "mail_out", type=click.Path(dir_okay=False),
+@click.option("--mail", "mail_out", type=OUTPUT_PATH, callback=refuse_a_folder,
               help="Also write the reply as a ready-to-send message (.eml) to this file.")
 @click.option("--to", "to", metavar="ADDR",
               help="The opponent's address (remembered beside FILE for this game).")
