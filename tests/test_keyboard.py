@@ -235,3 +235,19 @@ def test_replay_step_q_stops_at_a_terminal(tmp_path):
     child.send("q\r")
     assert finish(child) == 0
     assert "Black played" not in child.before
+
+
+def test_ctrl_c_at_the_smtp_password_prompt_exits_130_not_aborted(tmp_path):
+    from conftest import written
+
+    game = written(tmp_path / "g.tgn", "1. B@e1")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TOMIS_")}
+    env.update(TERM="xterm", TOMIS_SMTP_HOST="127.0.0.1", TOMIS_SMTP_PORT="9",
+               TOMIS_SMTP_USER="ana", TOMIS_SMTP_FROM="ana@example.org",
+               TOMIS_MAIL_CONFIG=str(tmp_path / "none.ini"))
+    child = pexpect.spawn(sys.executable, ["-m", "tomis", "send", str(game), "--to", "bo@example.net"],
+                          env=env, encoding="utf-8", timeout=TIMEOUT)
+    child.expect_exact("SMTP password for ana")
+    child.sendintr()
+    assert finish(child) == 130
+    assert "tomis: interrupted" in child.before and "Aborted" not in child.before

@@ -53,7 +53,13 @@ class TomisGroup(click.Group):
         except TomisError as error:
             _print_error(error, None)
             ctx.exit(EXIT_INVALID)
-        except (click.ClickException, click.exceptions.Exit, click.Abort):
+        except click.Abort as abort:
+            # click.prompt turns Ctrl-C into Abort ("Aborted!", exit 1): say it as ours.
+            if isinstance(abort.__context__, KeyboardInterrupt):
+                _say_interrupted(abort.__context__)
+                ctx.exit(EXIT_INTERRUPTED)
+            raise
+        except (click.ClickException, click.exceptions.Exit):
             raise
         except KeyboardInterrupt as interrupt:
             _say_interrupted(interrupt)
