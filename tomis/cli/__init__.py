@@ -13,8 +13,9 @@ the commands that need them.
 
 Exit codes: 0 ok; 1 an invalid game, an illegal action or a file we could not write or
 lock; 2 a usage error (click's own) or an input file we could not read; 130 Ctrl-C.
-Every error is one ``path:line:column: message`` line on stderr; when stderr is a
-terminal, the offending source line and a caret follow it.
+Every error is one ``path:line:column: message`` line on stderr (``path: message`` when
+it concerns the file as a whole); when stderr is a terminal, the offending source line
+and a caret follow it.
 """
 
 from __future__ import annotations
