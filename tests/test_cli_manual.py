@@ -77,6 +77,16 @@ def _command_section(name: str) -> str:
     return page[start:end if end != -1 else len(page)]
 
 
+def test_every_environment_variable_tomis_reads_is_in_the_page():
+    names = set()
+    for source in (ROOT / "tomis").rglob("*.py"):
+        names.update(re.findall(r'"(TOMIS_[A-Z_]+|NO_COLOR|FORCE_COLOR|XDG_[A-Z_]+)"',
+                                source.read_text(encoding="utf-8")))
+    page = PAGE.read_text(encoding="utf-8").replace("\\-", "-")
+    section = page.split(".SH ENVIRONMENT", 1)[1].split(".SH ", 1)[0]
+    assert names and all(name in section for name in names), sorted(n for n in names if n not in section)
+
+
 def test_troff_escapes_what_troff_would_misread():
     gen = manual
     assert gen.text_line(".tgn files") == "\\&.tgn files"

@@ -34,7 +34,22 @@ EXTRA_SECTIONS = [
         ("TERM", "TERM=dumb: no colour, no arrow glyphs and no line editing."),
         ("XDG_STATE_HOME", "Where play keeps each game's input history: "
                            "$XDG_STATE_HOME/tomis/history (default ~/.local/state)."),
+        ("TOMIS_SMTP_HOST, TOMIS_SMTP_PORT, TOMIS_SMTP_USER, TOMIS_SMTP_FROM, "
+         "TOMIS_SMTP_STARTTLS", "SMTP settings for move --send and send; they override the "
+                                "config file."),
+        ("TOMIS_SMTP_PASSWORD", "The SMTP password; without it send asks on the terminal. "
+                                "Never read from a file or the command line."),
+        ("TOMIS_MAIL_CONFIG", "The mail config file (default "
+                              "$XDG_CONFIG_HOME/tomis/mail.ini, else ~/.config/tomis/mail.ini, "
+                              "section [smtp])."),
         ("TOMIS_DEBUG", "When set, an internal error shows its Python traceback."),
+    ]),
+    ("FILES", [
+        ("~/.local/state/tomis/history/", "What was typed in play, one file per game "
+                                          "(under $XDG_STATE_HOME when set)."),
+        ("RECORD.mail.json", "Beside a record: the opponent's address and the mail thread "
+                             "of its game (never a password)."),
+        ("~/.config/tomis/mail.ini", "SMTP settings (see TOMIS_MAIL_CONFIG)."),
     ]),
     ("SHELL COMPLETION", [
         "Commands, options, choices and file names complete in bash, zsh and fish, and "
