@@ -17,10 +17,9 @@ One square is one cell six characters wide (the longest mark is five)::
 from __future__ import annotations
 
 from .board import (
-    BASE, BLACK, DIRECTION_NAMES, FLAGSHIP, FRIGATE, GATE, MARKER, PIECE_LETTERS,
-    PIECE_NAMES, SENTRY, SIDE_TITLES, SQUARE_NAMES, TOWER, WHITE,
+    ACTIVE, BASE, BLACK, DIRECTION_NAMES, FLAGSHIP, FRIGATE, GATE, INACTIVE, MARKER, PIECE_LETTERS,
+    PIECE_NAMES, SENTRY, SIDE_TITLES, SQUARE_NAMES, TOWER, UNDECIDED, UNIT_KIND, UNIT_SIDE, WHITE,
 )
-from .combat import ACTIVE, INACTIVE
 
 CELL = 6
 FILES_LINE = "     " + "".join(f"{f:<{CELL}}" for f in "abcdefgh").rstrip()
@@ -44,15 +43,15 @@ def unit_letter(code: int | None) -> str:
     """``F`` for a White frigate, ``f`` for a Black one, ``.`` for no unit."""
     if code is None:
         return "."
-    letter = PIECE_LETTERS[code & 7]
-    return letter if code >> 3 == WHITE else letter.lower()
+    letter = PIECE_LETTERS[UNIT_KIND[code]]
+    return letter if UNIT_SIDE[code] == WHITE else letter.lower()
 
 
 def gate_mark(gate, arrows: bool = False) -> str:
     """The gate part of a cell: ``G``/``g`` by owner, then its state or jump direction."""
     if gate is None:
         return ""
-    _square, owner, state, markers, direction = gate
+    _square, owner, state, markers, direction = gate     # a Gate, or any such tuple
     letter = "G" if owner == WHITE else "g"
     if state in _STATE_MARKS:
         return letter + _STATE_MARKS[state]
@@ -69,7 +68,7 @@ def _cell(state, square: int, color: bool) -> str:
         return text
     import click  # only a terminal asks for colour; keep the plain path import-free
 
-    unit_text = click.style(unit, fg=_side_colour(code >> 3), bold=True) if code is not None else unit
+    unit_text = click.style(unit, fg=_side_colour(UNIT_SIDE[code]), bold=True) if code is not None else unit
     gate_text = click.style(gate, fg="cyan") if gate else ""
     return unit_text + gate_text + " " * (CELL - 1 - len(gate))
 
@@ -122,7 +121,7 @@ def _wrap_items(head: str, items: list[str], width: int = 72) -> str:
     return "\n".join(lines)
 
 
-def turn_words(state, result: str = "*") -> str:
+def turn_words(state, result: str = UNDECIDED) -> str:
     """Whose turn it is, or how the game ended.
 
     ``result`` is the record's result: a game can end by resignation or agreement (R23)
@@ -131,7 +130,7 @@ def turn_words(state, result: str = "*") -> str:
     if state.to_move is None:
         reason = f", {state.reason}" if state.reason else ""
         return f"Game over: {state.result}{reason}"
-    if result != "*":
+    if result != UNDECIDED:
         return f"Game over: {result}, by resignation or agreement (R23)"
     return f"Action {state.ply + 1}: {SIDE_TITLES[state.to_move]} to act"
 
@@ -164,7 +163,7 @@ def report_lines(report, number: int) -> list[str]:
     lines.append(combat_words(report))
     for side in report.unlocked:
         lines.append(f"{SIDE_TITLES[side]}'s flagship is now unlocked (R20)")
-    if report.result != "*":
+    if report.result != UNDECIDED:
         lines.append(f"result {report.result}" + (f": {report.reason}" if report.reason else ""))
     return lines
 
@@ -176,7 +175,7 @@ def unlock_words(state) -> str:
     return "Flagships: " + ", ".join(words) + " (R20)"
 
 
-def position_text(state, *, color: bool = False, result: str = "*") -> str:
+def position_text(state, *, color: bool = False, result: str = UNDECIDED) -> str:
     """Board, reserves, unlocks, edition and whose turn: all a player needs to act."""
     return "\n".join([
         board(state, color=color),
