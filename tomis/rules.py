@@ -22,7 +22,7 @@ from .board import (
     SQUARE_NAMES, TOWER, UNDECIDED, UNIT_KIND, UNIT_SIDE, WHITE, WIN_RESULTS, Gate, offset,
     unit_code,
 )
-from .combat import resolve, support_ap
+from .combat import UNIT_DEFENCE, resolve, support_ap
 from .errors import IllegalActionError
 
 OPENING_PLIES = 10
@@ -415,7 +415,6 @@ def _gate_jump_capture_ok(state: State, side: int, origin: int, target: int, cod
     kind = UNIT_KIND[code]
     if kind == BASE:
         return False    # a base falls only to R19's count, never to a capture (as check() says)
-    from .combat import UNIT_DEFENCE
     defence = UNIT_DEFENCE[state.edition][kind]
     return 1 + support_ap(state.units, target, side, origin, state.edition) > defence
 
