@@ -540,8 +540,9 @@ class ResultItem(NamedTuple):
     column: int
 
 
-# Built with tuple.__new__ where a game has one per action or so: the named tuples'
-# own constructors are Python functions, twice as slow.
+# Built with tuple.__new__ where a game has one per action or so (move numbers,
+# destroyed squares): the named tuples' own constructors are Python functions, twice
+# as slow.
 _new_item = tuple.__new__
 
 
@@ -562,7 +563,6 @@ def _bad_action(text: str, line: int, column: int):
 
 _ITEM_MAKERS = {
     "TAG": _tag_item,
-    "MOVE_NUMBER": lambda text, line, column: _new_item(MoveNumber, (text.rstrip(), line, column)),
     "COMMENT": _comment_item,
     "LINE_COMMENT": _comment_item,
     "GLYPH": lambda text, line, column: GlyphItem(text.rstrip(), line, column),
@@ -584,13 +584,21 @@ def game_items(chunk: Chunk) -> Iterator:
     first_line = chunk.line - 1       # token line 1 is the chunk's line
     first_column = chunk.column - 1   # ... and on it, columns start at the chunk's column
     makers = _ITEM_MAKERS
+    decoded = _decoded
+    new_item = _new_item
     for token in chunk.tokens:
         kind = token.type
         line = token.line       # chunk.where(token), inlined: this runs once per token
         column = token.column + first_column if line == 1 else token.column
         line += first_line
         if kind in DECODERS:
-            yield make_action(kind, token.value, line, column)
+            entry = decoded.get(token.value)      # make_action's cache, read without the call
+            if entry is None:
+                yield make_action(kind, token.value, line, column)
+            else:
+                yield entry[0](*entry[1], line, column)
+        elif kind == "MOVE_NUMBER":                # the next most common: half the actions
+            yield new_item(MoveNumber, (token.value.rstrip(), line, column))
         else:
             yield makers[kind](token.value, line, column)
 
