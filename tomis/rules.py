@@ -73,6 +73,30 @@ def _moves_from(kind: int, square: int) -> dict:
     return moves
 
 
+class _GateActions(NamedTuple):
+    """The actions a gate's square can ever carry, by value: made once, on first use."""
+
+    toggles: tuple[Toggle, Toggle]                  # [False] deactivate, [True] activate
+    place_markers: tuple[PlaceMarker, ...]          # by direction N..NW
+    rotations: tuple[RotateMarker, ...]             # by direction N..NW
+
+
+# _GATE_ACTIONS[square], filled on first use like _MOVE: generation then builds no
+# toggle or marker action (it built one per direction of every own gate before).
+_GATE_ACTIONS: list = [None] * 64
+
+
+def _gate_actions(square: int) -> _GateActions:
+    actions = _GATE_ACTIONS[square]
+    if actions is None:
+        actions = _GATE_ACTIONS[square] = _GateActions(
+            (Toggle(square, False), Toggle(square, True)),
+            tuple(PlaceMarker(square, d) for d in range(8)),
+            tuple(RotateMarker(square, d) for d in range(8)),
+        )
+    return actions
+
+
 class Destroyed(NamedTuple):
     """A piece that left the game: a unit, or a jump gate (``piece == GATE``)."""
 
@@ -388,8 +412,9 @@ def _frigate_gate_actions(state: State, side: int, square: int):
     gate = state.gates[rank]
     if gate is None or gate.square != square:
         return
-    yield Toggle(square, gate.state == INACTIVE)                    # R10
-    if gate.state == INACTIVE:
+    inactive = gate.state == INACTIVE
+    yield _gate_actions(square).toggles[inactive]                   # R10
+    if inactive:
         return
     units = state.units
     for other_rank in (rank + 1, rank - 1):                         # R12, R13
@@ -421,7 +446,7 @@ def _gate_jump_capture_ok(state: State, side: int, origin: int, target: int, cod
 
 def jump_landing(state: State, gate: Gate) -> int | None:
     """Where a jump over ``gate`` lands, or None when R14 forbids it."""
-    square, markers, direction = gate.square, gate.markers, gate.direction
+    square, _owner, _state, markers, direction = gate
     first = offset(square, direction)
     if first is None:
         return None
@@ -458,16 +483,16 @@ def _marker_actions(state: State, side: int):
     for gate in state.gates:
         if gate is None or gate.owner != side:
             continue
-        square, gate_state, markers, direction = gate.square, gate.state, gate.markers, gate.direction
+        square, _owner, gate_state, markers, direction = gate     # one unpack: hot
         if gate_state == ACTIVE and markers_left:
-            for d in range(8):
-                yield PlaceMarker(square, d)
+            yield from _gate_actions(square).place_markers
         elif gate_state == JUMP:
+            actions = _gate_actions(square)
             if markers == 1 and markers_left and state.edition == MANUAL:   # E3
-                yield PlaceMarker(square, direction)
-            for d in range(8):
-                if d != direction:
-                    yield RotateMarker(square, d)
+                yield actions.place_markers[direction]
+            for rotation in actions.rotations:
+                if rotation.direction != direction:
+                    yield rotation
 
 
 # ---------------------------------------------------------------------------
