@@ -577,7 +577,7 @@ _ITEM_MAKERS = {
 def game_items(chunk: Chunk) -> Iterator:
     """The items of one parsed game (``chunk.tokens``), in the order written.
 
-    Tags come first and a :class:`ResultItem` last (the grammar guarantees both). Lazy:
+    Tags (if any) come first and a :class:`ResultItem` last, as the grammar has it. Lazy:
     a word that is no action (``BAD_ACTION``) raises its :class:`NotationError` only when
     reached, so a reader that stops at an earlier problem reports that one first.
     """
