@@ -185,22 +185,11 @@ def _action_words(state: State, action) -> str:
 def _replay(chunk, game: Game) -> None:
     """Read the game's items in one pass: tags, then actions replayed as they come."""
     items = game_items(chunk)
-    item = next(items)          # every game has at least its result
-    tags = game.tags
-    places = game.tag_places
-    value_at = {}               # where each tag's value starts, for errors about it
-    while type(item) is TagItem:
-        name = item.name
-        if name in tags:
-            raise RecordError(f"the tag {name} appears twice", item.line, item.column)
-        tags[name] = item.value
-        places[name] = (item.line, item.column)
-        value_at[name] = (item.line, item.value_column)
-        item = next(items)
+    item, value_at = _read_tags(items, game)
     # The Digest is derived from the history: checked at the result, never kept as a tag
     # (the writer computes a fresh one), so read(write(game)) == game.
-    stated_digest = tags.pop(_digest.DIGEST_TAG, None)
-    state = _start(tags, value_at)
+    stated_digest = game.tags.pop(_digest.DIGEST_TAG, None)
+    state = _start(game.tags, value_at)
     game.start = state
     states = game.states
     states.append(state)
@@ -258,6 +247,22 @@ def _replay(chunk, game: Game) -> None:
                                              f"squares are given twice", item.line, item.column), states[-2])
                 claimed = True
                 _check_destroyed(node, states[-2], item)
+
+
+def _read_tags(items, game: Game) -> tuple:
+    """Take the leading tag items into ``game``; return the first movetext item, and
+    where each tag's value starts (for errors about a value)."""
+    tags, places, value_at = game.tags, game.tag_places, {}
+    item = next(items)          # every game has at least its result
+    while type(item) is TagItem:
+        name = item.name
+        if name in tags:
+            raise RecordError(f"the tag {name} appears twice", item.line, item.column)
+        tags[name] = item.value
+        places[name] = (item.line, item.column)
+        value_at[name] = (item.line, item.value_column)
+        item = next(items)
+    return item, value_at
 
 
 def _about(error: TomisError, before: State) -> TomisError:
