@@ -12,7 +12,10 @@ other processes disturb far less than wall time. Measured per version, over the 
 
 - ``record.read`` of every record (parse + replay + every check), µs per action;
 - ``rules.apply`` over the same games' actions (the engine's per-action figure);
-- ``rules.legal_actions`` on every 3rd position of those games, µs per position.
+- ``rules.legal_actions`` on every 3rd position of those games, µs per position;
+- start-up: ``tomis --help`` and ``tomis validate`` of the first record, each a fresh
+  interpreter, the child's CPU time (user + system, from ``os.wait4``), fastest of
+  ``--starts`` runs per version, alternated.
 
 Ratios after/before below 1.00 are faster. Both versions must read the corpus without an
 error (an untimed first pass checks it).
@@ -24,6 +27,7 @@ import argparse
 import gc
 import importlib
 import io
+import os
 import subprocess
 import sys
 import tarfile
@@ -35,14 +39,30 @@ import _common
 
 
 def import_before(rev: str, into: Path):
-    """The ``tomis`` package of commit ``rev``, importable as ``tomis_before``."""
+    """The ``tomis`` package of commit ``rev``: importable here as ``tomis_before``, and as
+    ``tomis`` by a child given ``PYTHONPATH=into/child``."""
     archive = subprocess.run(["git", "-C", str(_common.REPO_DIR), "archive", "--format=tar", rev, "tomis"],
                              capture_output=True, check=True).stdout
     with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
         tar.extractall(into, filter="data")
     (into / "tomis").rename(into / "tomis_before")
+    (into / "child").mkdir()
+    (into / "child" / "tomis").symlink_to(into / "tomis_before")
     sys.path.insert(0, str(into))
     return (importlib.import_module("tomis_before.record"), importlib.import_module("tomis_before.rules"))
+
+
+def child_cpu(args: list[str], pythonpath: Path) -> float:
+    """CPU seconds (user + system) of one ``python -c 'tomis main' args`` child."""
+    env = _common.user_env()
+    env["PYTHONPATH"] = str(pythonpath)
+    proc = subprocess.Popen([sys.executable, "-c", "from tomis.cli import main; main()", *args],
+                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _pid, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode != 0:
+        sys.exit(f"tomis {' '.join(args)} exited {proc.returncode} with PYTHONPATH={pythonpath}")
+    return usage.ru_utime + usage.ru_stime
 
 
 def load(record, texts):
@@ -92,6 +112,7 @@ def main(argv=None) -> int:
     parser.add_argument("--corpus", type=Path, default=_common.DEFAULT_CORPUS)
     parser.add_argument("--games", type=int, default=100, help="use the first N games (default 100)")
     parser.add_argument("--passes", type=int, default=30, help="timed passes per version (default 30)")
+    parser.add_argument("--starts", type=int, default=15, help="start-up runs per command and version (default 15)")
     args = parser.parse_args(argv)
 
     manifest = _common.load_manifest(args.corpus)
@@ -111,6 +132,14 @@ def main(argv=None) -> int:
             for job in jobs["after"]:
                 for name in order:
                     best[name, job] = min(best[name, job], cpu(jobs[name][job]))
+        paths = {"before": Path(folder) / "child", "after": _common.REPO_DIR}
+        commands = {"tomis --help": ["--help"], "tomis validate one.tgn": ["validate", texts[0][0]]}
+        starts = {(name, command): float("inf") for name in paths for command in commands}
+        for index in range(args.starts):
+            order = ("before", "after") if index % 2 == 0 else ("after", "before")
+            for command, argv in commands.items():
+                for name in order:
+                    starts[name, command] = min(starts[name, command], child_cpu(argv, paths[name]))
 
     print(f"machine: {_common.machine()}")
     print(f"before: {args.before}; after: the working tree of {_common.REPO_DIR}")
@@ -120,6 +149,10 @@ def main(argv=None) -> int:
                            ("legal_actions", positions, "position")):
         before, after = best["before", job] / per * 1e6, best["after", job] / per * 1e6
         print(f"{job}: before {before:.2f} us/{unit}, after {after:.2f} us/{unit}, "
+              f"after/before {after / before:.3f}")
+    for command in commands:
+        before, after = starts["before", command] * 1e3, starts["after", command] * 1e3
+        print(f"{command} (CPU): before {before:.1f} ms, after {after:.1f} ms, "
               f"after/before {after / before:.3f}")
     return 0
 

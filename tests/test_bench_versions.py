@@ -34,9 +34,12 @@ def test_before_and_after_figures_are_printed_for_each_job(tmp_path):
                            "--no-chess", "--out", str(corpus)], capture_output=True, text=True, timeout=300)
     assert made.returncode == 0, made.stderr
     proc = subprocess.run([sys.executable, str(BENCH / "bench_versions.py"), "--before", head,
-                           "--corpus", str(corpus), "--games", "2", "--passes", "1"],
+                           "--corpus", str(corpus), "--games", "2", "--passes", "1", "--starts", "1"],
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     for job in ("record.read", "rules.apply", "legal_actions"):
         assert re.search(rf"^{job}: before [0-9.]+ us/\w+, after [0-9.]+ us/\w+, after/before [0-9.]+$",
+                         proc.stdout, re.MULTILINE), proc.stdout
+    for command in ("tomis --help", "tomis validate one.tgn"):
+        assert re.search(rf"^{command} \(CPU\): before [0-9.]+ ms, after [0-9.]+ ms, after/before [0-9.]+$",
                          proc.stdout, re.MULTILINE), proc.stdout
