@@ -139,6 +139,11 @@ class Report(NamedTuple):
                 f"unlocked={unlocked}, result={self.result!r}, reason={self.reason!r})")
 
 
+# Named tuples built once per action are made with tuple.__new__: their own constructor
+# is a Python function, about 150 ns more per call (1-2 % of an action's cost).
+_new_tuple = tuple.__new__
+
+
 class State:
     """One position of a game, with everything the end rules need (R22)."""
 
@@ -735,7 +740,7 @@ def _play(state: State, action: Action) -> tuple[State, Report]:
         new.quiet += 1
         new.history += (new.hash,)
     _decide(new, destroyed)
-    return new, Report(action, side, captured, destroyed, unlocked, new.result, new.reason)
+    return new, _new_tuple(Report, (action, side, captured, destroyed, unlocked, new.result, new.reason))
 
 
 def _changes_no_target(state: State, action: Action) -> bool:
