@@ -95,7 +95,7 @@ def test_text_reports_problems_on_stderr_and_ok_files_on_stdout(archive_files):
     assert out == f"{archive_files[0]}: ok, 1 game(s)\n"
     lines = err.splitlines()
     assert len(lines) == len(BAD) + 2
-    assert lines[-1] == f"{archive_files[-1]}:0:0: no such file"
+    assert lines[-1] == f"{archive_files[-1]}: no such file"      # no place: the file as a whole
     assert worst == 2
 
 

@@ -249,9 +249,11 @@ def _outcome(name: str, number: int, checked: record.Checked, payload) -> GameOu
 class _File:
     """One file's games as they come back: renumbered, placed, counted."""
 
-    def __init__(self, name: str, text, notes, size: int):
+    def __init__(self, name: str, text, notes, size: int, raw: str | None = None):
         self.name = name
         self.text = text            # what the reader reads; relocate() maps places back
+        self.raw = text if raw is None else raw     # what the user has open, for carets
+        self._line_at = (1, 0)      # (line, offset of its start) last looked up in raw
         self.notes = tuple(notes)
         self.size = size
         self.games = 0
@@ -282,7 +284,25 @@ class _File:
                 message = f"game {finding.game + shift}{message[len(prefix):]}"
         error = self._relocated(TomisError(message, finding.line, finding.column))
         return replace(finding, message=error.message, game=finding.game + shift,
-                       line=error.line, column=error.column)
+                       line=error.line, column=error.column, source=self._source_line(error.line))
+
+    def _source_line(self, line: int | None) -> str | None:
+        """Line ``line`` of the text as saved; looked up forward from the last one asked
+        for (findings come in file order), from the top otherwise."""
+        if line is None or line < 1:
+            return None
+        known, start = self._line_at
+        if line < known:
+            known, start = 1, 0
+        raw = self.raw
+        while known < line:
+            newline = raw.find("\n", start)
+            if newline < 0:
+                return None
+            known, start = known + 1, newline + 1
+        self._line_at = (known, start)
+        end = raw.find("\n", start)
+        return raw[start:] if end < 0 else raw[start:end]
 
     def _relocated(self, error: TomisError) -> TomisError:
         """``error`` placed in the file as saved (and, for mail, with its debris hint)."""
@@ -297,6 +317,16 @@ class _File:
         self.games += 1
         self.invalid += 1
         return GameOutcome(self.name, number, 0, None, finding)
+
+    def prose(self) -> FileEnd | None:
+        """The file's end at once when its text has nothing of a record in it (a letter):
+        "no game found", with what a record looks like, as every command says it."""
+        from .hints import looks_like_a_record, no_record_hint
+
+        if not self.text.strip() or looks_like_a_record(self.text):
+            return None
+        message = f"{record.no_game_error().message}: {no_record_hint()}"
+        return FileEnd(self.name, 0, 0, Finding("F-no-game", message, self.name), False, self.size)
 
     def end(self) -> FileEnd:
         finding = self.failure
@@ -315,7 +345,9 @@ def _open(path: str, message: str | None = None) -> _File | FileEnd:
     except TomisError as error:
         finding = Finding(rule_id(error), error.message, name, None, error.line, error.column)
         return FileEnd(name, finding=finding, unreadable=isinstance(error, FileError))
-    return _File(name, found.text, found.notes, len(found.raw))
+    # Most files are plain records, read as saved: then carets need no second copy.
+    raw = None if found.raw == found.text else found.raw
+    return _File(name, found.text, found.notes, len(found.raw), raw)
 
 
 def check_file(path: str, probe: Probe | None, message: str | None = None) -> list[Event]:
@@ -325,6 +357,9 @@ def check_file(path: str, probe: Probe | None, message: str | None = None) -> li
     if isinstance(opened, FileEnd):
         return [FileStart(opened.path), opened]
     events: list[Event] = [opened.start()]
+    prose = opened.prose()
+    if prose is not None:
+        return events + [prose]
     try:
         for item in plan(opened.text, opened.name):
             if isinstance(item, TooMany):
@@ -485,6 +520,10 @@ def _big_file_tasks(path: str, probe: Probe | None, piece_chars: int,
         yield _Task("tail", value=opened)
         return
     yield _Task("head", file=opened)
+    prose = opened.prose()
+    if prose is not None:
+        yield _Task("tail", value=prose, file=opened)
+        return
     for item in plan(opened.text, opened.name, piece_chars):
         if isinstance(item, TooMany):
             yield _Task("too-many", file=opened, value=item)
@@ -560,9 +599,10 @@ def _assemble(results, progress: Progress | None) -> Iterator[Event]:
         elif task.kind == "too-many":
             yield task.file.too_many(task.value)
         else:          # tail
-            if task.value is not None:          # a big file that could not be read
+            if task.value is not None:      # decided before any game: unreadable, or prose
                 end = task.value
-                yield FileStart(end.path)
+                if task.file is None:       # unreadable: no head was given either
+                    yield FileStart(end.path)
             else:
                 end = task.file.end()
             if progress is not None:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .errors import FileError, NotationError, one_line
+from .errors import FileError, NotationError, TomisError
 
 RULING_TITLES = {
     "R1": "Board and directions", "R2": "Pieces and reserves", "R3": "Squares, units and gates",
@@ -76,12 +76,13 @@ class Finding:
     line: int | None = None
     column: int | None = None
     action: int | None = None
+    source: str | None = None      # the offending line as the user has it, for a caret
 
     def located(self) -> str:
         """``path:line:column: message``, exactly as :meth:`TomisError.located` writes it."""
-        line = self.line if self.line is not None else 0
-        column = self.column if self.column is not None else 0
-        return f"{one_line(self.path or '<input>')}:{line}:{column}: {one_line(self.message)}"
+        error = TomisError(self.message, self.line, self.column)
+        error.path = self.path
+        return error.located()
 
     def error_json(self) -> dict:
         """The ``error`` object of ``validate --json`` (README): line, column, action, message."""

@@ -34,8 +34,8 @@ def tool_version() -> str:
 class Report:
     """The base: counts, notes on stderr, and a dispatch of events to the format's hooks."""
 
-    def __init__(self, out, err, quiet: bool = False):
-        self.out, self.err, self.quiet = out, err, quiet
+    def __init__(self, out, err, quiet: bool = False, carets: bool = False):
+        self.out, self.err, self.quiet, self.carets = out, err, quiet, carets
         self.files = self.games = self.invalid = self.unreadable = 0
         self.worst = 0
 
@@ -71,11 +71,20 @@ class Report:
 
 
 class TextReport(Report):
-    """Problems on stderr, one located line each; ``path: ok, N game(s)`` on stdout."""
+    """Problems on stderr, one located line each (with ``carets``, followed by the source
+    line and a caret under the column, as every command shows them on a terminal);
+    ``path: ok, N game(s)`` on stdout."""
 
     def game(self, outcome):
-        if outcome.finding is not None:
-            self.err.write(outcome.finding.located() + "\n")
+        finding = outcome.finding
+        if finding is None:
+            return
+        self.err.write(finding.located() + "\n")
+        if self.carets and finding.source is not None:
+            from .notation import caret_context
+
+            shown = caret_context(finding.source, 1, finding.column).split("\n")
+            self.err.write("".join(f"  {line}\n" for line in shown[:1 if not finding.column else 2]))
 
     def file_end(self, end):
         if end.finding is not None:
@@ -114,8 +123,8 @@ class JsonReport(Report):
     """``{"files": [...]}`` exactly as README documents it, byte for byte what
     ``json.dumps(document, indent=2, ensure_ascii=False)`` gives, written file by file."""
 
-    def __init__(self, out, err, quiet=False):
-        super().__init__(out, err, quiet)
+    def __init__(self, out, err, quiet=False, carets=False):
+        super().__init__(out, err, quiet, carets)
         self._spool: _Spool | None = None
 
     def file_start(self, start):
@@ -197,8 +206,8 @@ class _FindingsReport(Report):
 class SarifReport(_FindingsReport):
     """A SARIF 2.1.0 log: one run, the tool's whole rule catalogue, one result per finding."""
 
-    def __init__(self, out, err, quiet=False):
-        super().__init__(out, err, quiet)
+    def __init__(self, out, err, quiet=False, carets=False):
+        super().__init__(out, err, quiet, carets)
         self._results = 0
 
     def start(self):
@@ -239,8 +248,8 @@ class JunitReport(Report):
     """JUnit XML: a ``testsuite`` per file, a ``testcase`` per game, a ``failure`` per
     invalid game (``type`` the rule id); an unreadable file is one ``error`` testcase."""
 
-    def __init__(self, out, err, quiet=False):
-        super().__init__(out, err, quiet)
+    def __init__(self, out, err, quiet=False, carets=False):
+        super().__init__(out, err, quiet, carets)
         self._spool: _Spool | None = None
 
     def start(self):
@@ -329,5 +338,5 @@ REPORTS = {"text": TextReport, "json": JsonReport, "jsonl": JsonLinesReport,
            "sarif": SarifReport, "junit": JunitReport, "github": GithubReport}
 
 
-def make_report(fmt: str, out, err, quiet: bool = False) -> Report:
-    return REPORTS[fmt](out, err, quiet)
+def make_report(fmt: str, out, err, quiet: bool = False, carets: bool = False) -> Report:
+    return REPORTS[fmt](out, err, quiet, carets)

@@ -16,12 +16,12 @@ import sys
 import click
 
 from . import EXIT_INVALID, EXIT_USAGE
+from .files import INPUT_PATH
 from .output import ProgressLine, progress_wanted
 
 PARALLEL_MIN_BYTES = 256 << 10  # less input than this is checked faster in this process
 
-FILES = click.argument("files", nargs=-1, required=True,
-                       type=click.Path(dir_okay=False, allow_dash=True))
+FILES = click.argument("files", nargs=-1, required=True, type=INPUT_PATH)
 JOBS = click.option("-j", "--jobs", type=click.IntRange(min=1), default=None,
                     help="Worker processes (default: this machine's cores; 1: all in this process).")
 QUIET = click.option("--quiet", "-q", is_flag=True, help="Print only the problems; no progress line.")
@@ -83,10 +83,11 @@ def _write_output(path: str | None, parts, out=None) -> None:
 @click.option("--rules", type=click.Choice(["manual", "readme"]), help="Played under this edition.")
 @click.option("--min-actions", type=click.IntRange(min=0), help="At least this many actions.")
 @click.option("--max-actions", type=click.IntRange(min=0), help="At most this many actions.")
-@click.option("--ended", "endings", multiple=True,
+@click.option("--ended", "endings", multiple=True, metavar="HOW",
               type=click.Choice(["base-destroyed", "no-legal-action", "repetition", "quiet-actions",
                                  "resignation", "agreement", "unfinished"]),
-              help="How the game ended. Repeatable (any of them).")
+              help="How the game ended: base-destroyed, no-legal-action, repetition, "
+                   "quiet-actions, resignation, agreement or unfinished. Repeatable (any of them).")
 @click.option("--played", multiple=True, metavar="PATTERN",
               help="An action played: a prefix like Q@, or a pattern with * ? like 'F?2-*'. Repeatable (all).")
 @click.option("--position", metavar="PATTERN",
@@ -284,6 +285,7 @@ def export_jsonl(path: str, output: str | None, game: int | None) -> int:
     from .files import read_record
 
     source = read_record(path)
+    source.refuse_prose()
     state = {"code": 0, "games": 0}
 
     def rows():

@@ -12,6 +12,7 @@ import sys
 import click
 
 from .archive import FILES, JOBS, QUIET, walk_with_progress
+from .output import is_terminal
 
 FORMATS = ("text", "json", "jsonl", "sarif", "junit", "github")
 
@@ -26,7 +27,8 @@ FORMATS = ("text", "json", "jsonl", "sarif", "junit", "github")
 def validate(files, fmt, as_json, quiet, jobs):
     """Check every game in every FILE. Exit 0 all valid, 1 any invalid, 2 unreadable file.
 
-    Text reports problems on stderr, one ``path:line:column: message`` line each, and
+    Text reports problems on stderr, one ``path:line:column: message`` line each (on a
+    terminal followed by the line and a caret), and
     ``path: ok, N game(s)`` on stdout; --json gives {"files": [...]} (shape in the README);
     the other formats write one report on stdout (docs/ARCHIVES.md).
     """
@@ -36,7 +38,7 @@ def validate(files, fmt, as_json, quiet, jobs):
         raise click.UsageError(f"--json and --format {fmt} ask for two reports; give one")
     fmt = "json" if as_json else fmt or "text"
     events, err, out = walk_with_progress(files, None, jobs, quiet, "validating")
-    report = make_report(fmt, out, err, quiet)
+    report = make_report(fmt, out, err, quiet, carets=is_terminal(sys.stderr))
     report.start()
     for event in events:
         report.event(event)
