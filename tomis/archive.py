@@ -323,7 +323,7 @@ class _File:
         "no game found", with what a record looks like, as every command says it."""
         from .hints import looks_like_a_record, no_record_hint
 
-        if not self.text.strip() or looks_like_a_record(self.text):
+        if not self.text or self.text.isspace() or looks_like_a_record(self.text):   # no copies
             return None
         message = f"{record.no_game_error().message}: {no_record_hint()}"
         return FileEnd(self.name, 0, 0, Finding("F-no-game", message, self.name), False, self.size)

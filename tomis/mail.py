@@ -619,7 +619,9 @@ def read_source(path: str, message: str | None = None, stream=None,
         if msg is None:
             if message is not None:
                 raise FileError(f"--message {message}: this file is not a mailbox")
-            return _found(Body(textio.decode(data, name), "the text", 1), None, name, None)
+            body = Body(textio.decode(data, name), "the text", 1)
+            del data        # 16 MiB of bytes need not live on beside their text (issue 16)
+            return _found(body, None, name, None)
         return _from_message(msg, data, name, None)
     except TomisError as error:
         if error.path is None:
