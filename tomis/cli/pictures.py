@@ -55,7 +55,7 @@ def write_output(path: str, data: bytes) -> None:
         from ..errors import FileError
 
         reason = (error.strerror or type(error).__name__).lower()
-        failure = FileError(f"cannot write the picture: {reason}; nothing was written")
+        failure = FileError(f"cannot write the file: {reason}; nothing was written")
         failure.path = path
         raise failure from None
 
