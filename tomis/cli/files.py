@@ -210,6 +210,20 @@ def load_games(source: Source) -> list:
     return source.read(record.read)
 
 
+def game_option(command):
+    """``--game K``, the game of a file with several that :func:`pick_game` takes (1-based)."""
+    return click.option("--game", "game_number", type=click.IntRange(min=1), default=1,
+                        show_default=True, help="Which game of the file.")(command)
+
+
+def finite(_ctx, param, value):
+    """click callback for a FloatRange option: FloatRange lets nan through (every
+    comparison with it is false), so refuse it here."""
+    if value is not None and value != value:
+        raise click.BadParameter(f"{value} is not a number", param_hint=param.opts[0])
+    return value
+
+
 def pick_game(source: Source, number: int):
     """Game ``number`` (1-based) of the file as a :class:`tomis.Game`, refusing a number
     the file does not have."""
@@ -311,8 +325,29 @@ def pinned_and_locked(path: str):
     try:
         with locked(path if pinned is None else pinned.target, name=path):
             if pinned is not None:
-                pinned.check(path)
+                pinned = _still_pinned(path, pinned)
             yield pinned
     finally:
         if pinned is not None:
             pinned.close()
+
+
+def _still_pinned(path: str, pinned):
+    """``pinned``, or the file now at ``path`` if another tomis saved it between our open
+    and our lock (its save replaces the file). Holding the lock, no tomis can be writing
+    now, so a regular file at the same place is that save; anything else -- a link where
+    there was none -- is refused as :meth:`Pinned.check` refuses it."""
+    from .. import safefile
+    from ..errors import FileError
+
+    try:
+        pinned.check(path)
+        return pinned
+    except FileError as replaced:
+        fresh = safefile.pin(path)
+        if fresh is None or fresh.target != pinned.target:
+            if fresh is not None:
+                fresh.close()
+            raise replaced from None
+        pinned.close()
+        return fresh

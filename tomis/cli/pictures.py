@@ -16,7 +16,9 @@ import sys
 
 import click
 
-from .files import INPUT_PATH, OUTPUT_PATH, pick_game, read_record, refuse_a_folder
+from .files import (
+    INPUT_PATH, OUTPUT_PATH, finite, game_option, pick_game, read_record, refuse_a_folder,
+)
 from .output import is_terminal
 
 DEFAULT_SIZE = 400
@@ -56,7 +58,7 @@ def write_output(path: str, data: bytes) -> None:
         from ..errors import FileError
 
         reason = (error.strerror or type(error).__name__).lower()
-        failure = FileError(f"cannot write the picture: {reason}; nothing was written")
+        failure = FileError(f"cannot write the file: {reason}; nothing was written")
         failure.path = path
         raise failure from None
 
@@ -135,9 +137,9 @@ def show_picture(game, state, at: int | None, *, picture: str | None, output: st
               help="One JSON line per action of every game (or --game K), for scripts: docs/ARCHIVES.md.")
 @click.option("-o", "--output", type=OUTPUT_PATH, callback=refuse_a_folder,
               help="The file to write (- for stdout, not a terminal for a GIF; --jsonl: stdout if left out).")
-@click.option("--game", "game_number", type=click.IntRange(min=1), default=1, show_default=True)
+@game_option
 @click.option("--delay", type=click.FloatRange(min=0.02, max=MAX_GIF_DELAY), default=1.0, show_default=True,
-              help="Seconds per action: GIF frame time, or the page's autoplay speed.")
+              callback=finite, help="Seconds per action: GIF frame time, or the page's autoplay speed.")
 @click.pass_context
 def export(ctx, file, kind, output, game_number, delay):
     """Export a whole game as a replay page (--html) or an animated GIF (--gif), or every
@@ -153,8 +155,6 @@ def export(ctx, file, kind, output, game_number, delay):
         sys.exit(export_jsonl(file, output, game_number if chosen else None))
     if output is None:
         raise click.UsageError("--html and --gif write a file: give -o OUT (- for stdout)")
-    if delay != delay:
-        raise click.BadParameter("nan is not a number", param_hint="--delay")
     game = pick_game(read_record(file), game_number).record
     if kind == "html":
         from .. import html

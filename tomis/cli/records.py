@@ -242,6 +242,7 @@ def format_file(path: str, check: bool) -> int:
     is known valid, and no more than one game is held (a 16 MiB archive is not kept whole).
     """
     source = read_record(path, extract=False)
+    _refuse_a_saved_message(source)
     changed = _differs(source)
     if check:
         if changed:
@@ -280,6 +281,20 @@ def _differs(source) -> bool:
         else:
             same = False        # read on all the same: every game must be valid
     return not (same and at == len(raw))
+
+
+def _refuse_a_saved_message(source) -> None:
+    """A saved message would only fail on its first header line; say what it is instead,
+    and which command keeps its record."""
+    from .. import mail
+    from ..errors import TomisError
+
+    if mail.parse_message(source.raw.encode("utf-8")) is None:
+        return
+    name = "-" if source.path == "-" else shown(source.path)    # the command reads stdin too
+    raise source.failure(TomisError(
+        f"a saved message, not a record file: fmt rewrites records only; keep its record "
+        f"with  tomis extract {name} > game.tgn"))
 
 
 def _replace_if_unchanged(path: str, seen: str, text) -> None:
