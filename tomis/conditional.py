@@ -158,7 +158,7 @@ def follow(first: int, actions: Sequence[str],
     ``first`` is the number of ``actions[0]`` (1 unless a Position tag starts later);
     ``stored[n]`` are the lines stored after action ``n`` (canonical texts, pairs).
     Raises :class:`NotHonoured` for a fired line whose reply was not the next action,
-    and :class:`RecordError` for a line whose first THEIRS another pending line of the
+    and :class:`Clash` for a line whose first THEIRS another pending line of the
     same side already waits for. A reply owed at the end (the record stops between a
     line's THEIRS and its MINE) is returned in :attr:`Follow.owed`, for the caller to
     play (``tomis move``) or refuse (a finished record).
@@ -193,13 +193,21 @@ def _answer(pending: list[list[Line]], waiting: int, text: str, number: int) -> 
     return None
 
 
+class Clash(RecordError):
+    """Two pending lines of one side wait for the same action; ``number``: where the later was stored."""
+
+    def __init__(self, message: str, number: int):
+        super().__init__(message)
+        self.number = number
+
+
 def _store(lines: list[Line], line: Line) -> None:
     for other in lines:
         if other.waiting_for == line.waiting_for:
-            raise RecordError(
+            raise Clash(
                 f"two conditional lines of {SIDE_TITLES[line.side]} wait for {line.waiting_for}: "
                 f"[%{COMMAND} {' '.join(line.actions)}] and [%{COMMAND} {' '.join(other.rest)}]; "
-                f"at most one line may answer an action")
+                f"at most one line may answer an action", line.stored_at)
     lines.append(line)
 
 
