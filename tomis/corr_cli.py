@@ -270,3 +270,145 @@ def register(group: click.Group) -> None:
     """Add the correspondence commands to ``group`` (the ``tomis`` group)."""
     for command in COMMANDS:
         group.add_command(command)
+
+
+# --------------------------------------------------------------------------- inside tomis new / move
+
+def start_clock(game, time_control: str, at: int) -> None:
+    """``tomis new --time-control TC``: the tag, and the game's start stamp (docs/NOTATION.md)."""
+    from . import clock as _clock
+    from .errors import RecordError
+
+    try:
+        _clock.parse_time_control(time_control)
+    except RecordError as error:
+        raise click.BadParameter(error.message, param_hint="--time-control") from None
+    game.tags[_clock.TIME_CONTROL_TAG] = time_control
+    game.comments.append(f"[%ts {_clock.format_stamp(at)}]")
+
+
+def parse_then(game, lines: tuple[str, ...]) -> list[tuple[str, ...]]:
+    """``--then`` values as lines of canonical texts, checked for form (before anything is played)."""
+    from . import conditional
+    from .errors import NotationError
+
+    parsed = []
+    for text in lines:
+        try:
+            parsed.append(conditional.parse_line(text))
+        except NotationError as error:
+            raise click.BadParameter(f"{error.message} (at column {error.column} of '{text}')",
+                                     param_hint="--then") from None
+    return parsed
+
+
+def stamps_moves(game, time_given: bool) -> bool:
+    """Whether ``tomis move`` stamps its actions: under a TimeControl always, else on --time."""
+    from .clock import TIME_CONTROL_TAG
+
+    return time_given or TIME_CONTROL_TAG in game.tags
+
+
+def after_action(game, at: int | None, offer: bool, lines: list[tuple[str, ...]]) -> list[str]:
+    """Annotate the action ``tomis move`` just appended, then play every reply it fires.
+
+    The stamp ``at`` (None: no stamp), the draw offer and the conditional lines (each
+    checked playable from the position after the action, docs/NOTATION.md) go after it.
+    Then, while the last action fires a stored line, its reply is played at once, with
+    the same stamp. Returns what happened, in words, for the summary. Raises a
+    :class:`~tomis.errors.TomisError` (nothing is written then).
+    """
+    from . import conditional, record
+    from .game import Position
+
+    node = game.nodes[-1]
+    played = len(game.nodes)        # the mover's action; replies it fires come after it
+    if at is not None:
+        _refuse_backwards(game, at)
+        node.comments.append(f"[%ts {_format(at)}]")
+    if offer:
+        node.offer = True
+    after = Position.from_state(game.final)
+    for line in lines:
+        conditional.check_playable(after, line)
+        node.comments.append(f"[%if {' '.join(line)}]")
+    words = []
+    if offer:
+        words.append(f"{_side_title(game, len(game.nodes))} offers a draw (=)")
+    words.extend(f"stored the conditional line [%if {' '.join(line)}]" for line in lines)
+    while True:
+        owed = _follow(game).owed
+        if owed is None:
+            return words + _late_note(game, played)
+        record.append(game, owed.reply)
+        if at is not None:
+            game.nodes[-1].comments.append(f"[%ts {_format(at)}]")
+        line = owed.line
+        words.append(f"{_side_title(game, len(game.nodes))}'s conditional line stored after action "
+                     f"{line.stored_at} answers {line.waiting_for} with {line.reply} "
+                     f"(action {owed.number})")
+
+
+def _refuse_backwards(game, at: int) -> None:
+    """A new stamp may not be earlier than the last one (docs/NOTATION.md)."""
+    from . import correspondence
+    from .errors import RecordError
+
+    facts = correspondence.read_facts(game)
+    stamped = [s for s in (facts.start, *facts.stamps[:-1]) if s is not None]
+    if stamped and at < stamped[-1]:
+        raise RecordError(f"the time {_format(at)} is earlier than the last timestamp, "
+                          f"{_format(stamped[-1])}; timestamps never go backwards")
+
+
+def _late_note(game, index: int) -> list[str]:
+    """A note when the action at ``index`` (1-based) came after its side's time ran out."""
+    from . import clock as _clock
+    from . import correspondence
+
+    facts = correspondence.read_facts(game)
+    if facts.control is None or any(stamp is None for stamp in facts.stamps):
+        return []
+    first = game.start.ply + 1
+    stamps = [_clock.Stamp(first + i, (first + i - 1) & 1, at) for i, at in enumerate(facts.stamps)]
+    ran = _clock.run(facts.control, facts.start, stamps)
+    number = game.start.ply + index
+    for fall in ran.flag_falls:
+        if fall.number == number:
+            return [f"note: {flag_fall_words(fall)}"]
+    return []
+
+
+def _follow(game):
+    from . import conditional, correspondence
+
+    facts = correspondence.read_facts(game)
+    first = game.start.ply + 1
+    stored = {game.start.ply + index: lines for index, lines in facts.lines.items()}
+    return conditional.follow(first, [str(node.action) for node in game.nodes], stored)
+
+
+def _format(at: int) -> str:
+    from .clock import format_stamp
+
+    return format_stamp(at)
+
+
+def _side_title(game, index: int) -> str:
+    from .board import SIDE_TITLES
+
+    return SIDE_TITLES[(game.start.ply + index - 1) & 1]
+
+
+def flag_fall_notes(game) -> list[str]:
+    """One line per late action of a checked game (``validate`` prints them as notes)."""
+    return [flag_fall_words(fall) for fall in game.flag_falls]
+
+
+def flag_fall_words(fall) -> str:
+    from .board import SIDE_TITLES
+    from .clock import format_stamp
+
+    return (f"action {fall.number} ({SIDE_TITLES[fall.side]}) was played after "
+            f"{SIDE_TITLES[fall.side]}'s time ran out at {format_stamp(fall.deadline)}; "
+            f"{SIDE_TITLES[1 - fall.side]} may claim the game (tomis claim)")
