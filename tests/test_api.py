@@ -338,3 +338,49 @@ def test_heading_and_repr():
     assert game.heading() == "Ana (White) vs Bo (Black), Ladder"
     assert repr(game) == "<Game Ana (White) vs Bo (Black), Ladder: 0 actions, *>"
     assert tomis.Game().heading() is None
+
+
+def test_a_script_written_from_the_api_tour_replays_every_sample(tmp_path):
+    """issue 11's yardstick: import tomis alone; each position string, legal-action count, result."""
+    script = tmp_path / "replay.py"
+    script.write_text(
+        "import sys, tomis\n"
+        "for path in sys.argv[1:]:\n"
+        "    for game in tomis.read_games(path):\n"
+        "        for position in game.positions():\n"
+        "            print(position.to_string(), len(position.legal_actions()))\n"
+        "        print(path, game.result)\n")
+    done = subprocess.run([sys.executable, str(script), *map(str, SAMPLES)],
+                          capture_output=True, text=True, check=True)
+    lines = done.stdout.splitlines()
+    expected = []
+    for path in SAMPLES:
+        checked = record.read(path.read_text(encoding="utf-8"))
+        for item in checked:
+            for state in item.game.states:
+                expected.append(f"{position_codec.to_string(state)} {len(rules.legal_actions(state))}")
+            expected.append(f"{path} {item.game.result}")
+    assert lines == expected and done.stderr == ""
+
+
+def test_legal_actions_of_a_game_by_square_and_after_it_ended():
+    game = tomis.Game()
+    for text in ("B@e1", "B@d8"):
+        game.play(text)
+    every = game.legal_actions()
+    assert every == game.position.legal_actions()
+    from_c1 = game.legal_actions("c1")
+    assert from_c1 and all(str(action).endswith("@c1") for action in from_c1)
+    assert set(map(str, from_c1)) < set(map(str, every))
+    with pytest.raises(tomis.PositionError, match="'z9' is not a square like e4"):
+        game.legal_actions("z9")
+    game.agree_draw()                   # ended by agreement (R23): nothing may follow
+    assert game.legal_actions() == [] and game.position.legal_actions() == every
+
+
+def test_game_from_record_shares_the_record_it_wraps():
+    checked = record.read_game("1. B@e1 B@d8 *\n")
+    game = tomis.Game.from_record(checked)
+    assert game.record is checked and game.error is None
+    game.play("G@b1")
+    assert len(checked.nodes) == 3 and str(game) == record.write(checked)

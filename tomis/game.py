@@ -28,7 +28,9 @@ from typing import IO, NamedTuple, Union
 from . import record as _record
 from . import textio
 from .actions import Action
-from .board import DIRECTION_NAMES, PIECE_NAMES, SIDE_NAMES, SIDE_TITLES, SQUARE_NAMES, WHITE
+from .board import (
+    DIRECTION_NAMES, PIECE_NAMES, SIDE_NAMES, SIDE_TITLES, SQUARE_NAMES, WHITE, parse_square,
+)
 from .errors import FileError, PositionError, RecordError, TomisError
 from .notation import parse_action
 from .position import from_string, to_json, to_string
@@ -322,6 +324,14 @@ class Game:
         self._error: TomisError | None = None
 
     @classmethod
+    def from_record(cls, record: _record.Game) -> Game:
+        """A Game around a :mod:`tomis.record` game read without error (shared, not copied).
+
+        For code that reads with :mod:`tomis.record` itself, as the command line does.
+        """
+        return cls._from_checked(_record.Checked(record, None))
+
+    @classmethod
     def _from_checked(cls, checked: _record.Checked) -> Game:
         self = object.__new__(cls)
         rec = checked.game
@@ -431,6 +441,27 @@ class Game:
             heading = f"{heading}, {event}" if heading else event
         return heading or None
 
+    def legal_actions(self, square: str | None = None) -> list[Action]:
+        """The actions that may follow, in the order ``tomis moves`` prints them.
+
+        With ``square`` (``"e4"``), only those that start from it or place a piece on it.
+        Empty once the game has ended, by the rules or by resignation or agreement (R23).
+        A ``square`` that is no square raises :class:`~tomis.errors.PositionError`.
+
+        >>> game = Game()
+        >>> [str(a) for a in game.legal_actions("e1")]
+        ['B@e1']
+        >>> game.resign("white"); game.legal_actions()
+        []
+        """
+        wanted = None if square is None else _square(square)
+        if self.is_over:
+            return []
+        actions = Position.from_state(self._record.final).legal_actions()
+        if wanted is None:
+            return actions
+        return [action for action in actions if _action_square(action) == wanted]
+
     # -- changing it -------------------------------------------------------------
     def play(self, action: Action | str) -> Position:
         """Play the next action (an Action or its notation); return the new position.
@@ -486,6 +517,19 @@ class Game:
         heading = self.heading() or "a game"
         state = f", error at line {self._error.line}" if self._error is not None else ""
         return f"<Game {heading}: {len(self._record.nodes)} actions, {self.result}{state}>"
+
+
+def _square(name: str) -> int:
+    try:
+        return parse_square(name)
+    except ValueError:
+        raise PositionError(f"{name!r} is not a square like e4") from None
+
+
+def _action_square(action: Action) -> int:
+    """The square an action starts from, or places on."""
+    origin = getattr(action, "origin", None)
+    return origin if origin is not None else action.square
 
 
 def _check_tag(name: str, value) -> None:
