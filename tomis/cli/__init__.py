@@ -2,7 +2,8 @@
 
 This module holds the click group and the exit policy; each command family has its own
 module (:mod:`.records`: new, move, fmt; :mod:`.views`: show, moves, replay;
-:mod:`.check`: validate; :mod:`.play`: the play loop), over :mod:`.files` (reading and
+:mod:`.check`: validate; :mod:`.play`: the play loop; :mod:`.correspondence`: clock,
+claim, draw, resign), over :mod:`.files` (reading and
 writing records) and :mod:`.output` (colour, JSON, caret lines).
 
 Only click is imported at module level here and in those modules, so ``tomis --help``
@@ -99,12 +100,13 @@ def main(argv=None) -> None:
 # and import only click and each other at module level (the layers load inside commands).
 # A new command family is a module here defining click commands, imported and added below.
 from .check import validate  # noqa: E402
+from .correspondence import claim, clock, draw, resign  # noqa: E402
 from .output import caret_lines, is_terminal  # noqa: E402
 from .play import HumanPlayer, Player, PlaySession, play  # noqa: E402
 from .records import fmt, move, new  # noqa: E402
 from .views import moves, replay, show  # noqa: E402
 
-for _command in (new, move, fmt, show, moves, replay, validate, play):
+for _command in (new, move, fmt, show, moves, replay, validate, play, clock, claim, draw, resign):
     cli.add_command(_command)
 del _command
 

@@ -8,6 +8,7 @@ import sys
 import click
 
 from . import EXIT_INVALID, EXIT_USAGE, Failure
+from .correspondence import flag_fall_notes
 from .files import load_games, no_game_error, read_record, shown
 from .output import JsonList, with_progress
 
@@ -32,7 +33,7 @@ def validate(files, as_json, quiet):
         if json_out is not None:
             json_out.add(result.as_json())
             continue
-        for line in result.problem_lines():
+        for line in result.problem_lines() + result.notes:
             click.echo(line, err=True)
         if not quiet and result.exit_code == 0:
             click.echo(result.ok_line())
@@ -50,11 +51,12 @@ class FileResult:
     readable but holding no game at all.
     """
 
-    def __init__(self, name: str, games=(), error=None, unreadable: bool = False):
+    def __init__(self, name: str, games=(), error=None, unreadable: bool = False, notes=()):
         self.name = name
         self.games = list(games)
         self.error = error
         self.unreadable = unreadable
+        self.notes = list(notes)    # what is valid but worth saying: flag falls
 
     @property
     def exit_code(self) -> int:
@@ -123,13 +125,15 @@ def validate_file(path: str) -> FileResult:
         checked = load_games(source)
     except Failure as failure:
         return FileResult(name, error=failure.error)
-    games = []
-    for item in checked:
+    games, notes = [], []
+    for number, item in enumerate(checked, 1):
         if item.error is not None:
             error = source.locate(item.error)
             games.append((error.action - 1 if error.action else 0, None, error))
         else:
             games.append((len(item.game.nodes), item.game.result, None))
+            notes.extend(f"{name}: note: game {number}: {words}"
+                         for words in flag_fall_notes(item.game))
     if not games:
         return FileResult(name, error=source.locate(no_game_error()))
-    return FileResult(name, games)
+    return FileResult(name, games, notes=notes)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from typing import NamedTuple
 
 import click
 
@@ -11,10 +12,12 @@ from .files import (
     load_game, load_games, located, new_game, no_game_error, pinned_and_locked, read_record,
     read_text, shown, write_new, write_over,
 )
+from .correspondence import after_action, parse_now, parse_then, start_clock, stamps_moves
 from .output import use_colour
 
 SIDES = ("white", "black")
 ACTION_PATH = "<action>"       # where errors in the ACTION argument are located
+THEN_PATH = "<then>"           # ... and in a --then line
 
 
 @click.command()
@@ -28,12 +31,22 @@ ACTION_PATH = "<action>"       # where errors in the ACTION argument are located
 @click.option("--date", help="Date tag, like 2026.11.22.")
 @click.option("--round", "round_", help="Round tag.")
 @click.option("--position", help="Start from this position string instead of the empty board.")
-def new(file, white, black, rules, event, site, date, round_, position):
+@click.option("--time-control", "time_control", metavar="TC",
+              help="A correspondence clock: 30d+3d (start, increment per own action) or "
+                   "bank:240h+36h (a bank never above its start); see docs/NOTATION.md.")
+@click.option("--time", "start_time", metavar="TIME",
+              help="When the clocks start, a UTC time like 2026-11-23T10:15Z (default: now).")
+def new(file, white, black, rules, event, site, date, round_, position, time_control, start_time):
     """Start a new game record in FILE (never overwrites an existing file)."""
     from .. import render
 
     game = new_game(white=white, black=black, rules=rules, event=event, site=site,
                     date=date, round=round_, position=position)
+    if time_control is not None:
+        start_clock(game.record, time_control, parse_now(start_time, "--time"))
+    elif start_time is not None:
+        raise click.BadParameter("a start time is for a game with a clock: give --time-control too",
+                                 param_hint="--time")
     text = str(game)
     if file == "-":
         click.echo(text, nl=False)
@@ -51,7 +64,15 @@ def new(file, white, black, rules, event, site, date, round_, position):
 @click.option("--since", "since", type=click.Path(dir_okay=False, allow_dash=False),
               help="The record you sent last: refuse unless FILE is exactly it plus the "
                    "opponent's new action(s) (play-by-email safety).")
-def move(file, action, as_side, dry_run, since):
+@click.option("--time", "time", metavar="TIME",
+              help="When the action was played, a UTC time like 2026-11-23T10:15Z (default: "
+                   "now; the action is stamped in a game with a TimeControl or when given).")
+@click.option("--offer-draw", "offer_draw", is_flag=True,
+              help="Offer a draw with this action, (=); any action of the opponent declines it.")
+@click.option("--then", "then", metavar="LINE", multiple=True,
+              help='A binding line "THEIRS MINE [THEIRS MINE ...]": when the opponent plays '
+                   "THEIRS, MINE is played at once; anything else cancels it. Repeatable.")
+def move(file, action, as_side, dry_run, since, time, offer_draw, then):
     """Play ACTION in the game in FILE and write the record back.
 
     The whole record is checked first. The new record is written atomically under a file
@@ -62,7 +83,9 @@ def move(file, action, as_side, dry_run, since):
     if since == "-":
         raise click.BadParameter("the record you sent must be a file you kept, not - (stdin)",
                                  param_hint="--since")
-    step = MoveStep(file, action, as_side, dry_run, since)
+    extras = MoveExtras(parse_now(time, "--time") if time is not None else None, time is not None,
+                        offer_draw, parse_then(then))
+    step = MoveStep(file, action, as_side, dry_run, since, extras)
     if file == "-" or dry_run:
         step.run()
         return
@@ -70,14 +93,27 @@ def move(file, action, as_side, dry_run, since):
         step.run()
 
 
+class MoveExtras(NamedTuple):
+    """The correspondence options of ``tomis move`` (docs/NOTATION.md): when the action was
+    played (None: now), whether ``--time`` was given, a draw offer, conditional lines."""
+
+    at: int | None
+    time_given: bool
+    offer: bool
+    lines: list[tuple[str, ...]]
+
+
 class MoveStep:
     """One play-by-email step, split into checks that can be extended (e.g. ``--since``)."""
 
     def __init__(self, file: str, action: str, as_side: str | None, dry_run: bool,
-                 since: str | None = None):
+                 since: str | None = None, extras: MoveExtras | None = None):
         self.file, self.action, self.as_side, self.dry_run = file, action, as_side, dry_run
         self.since = since
+        self.extras = extras or MoveExtras(None, False, False, [])
         self.pinned = None      # the game file as opened under the lock (safefile.pin)
+        self.played = 0         # the number of nodes once ACTION is played
+        self.words: list[str] = []      # what the correspondence options did, for the summary
 
     def run(self) -> None:
         source = read_record(self.file, pinned=self.pinned)
@@ -85,9 +121,25 @@ class MoveStep:
         self.check_since(game, source)
         self.check_turn(game)
         report = self.play(game)
+        self.played = len(game.record.nodes)
+        self.words = self.correspond(game)
         new_text = str(game)
         self.save(new_text)
         self.summarise(game, report, new_text)
+
+    def correspond(self, game) -> list[str]:
+        """Stamp, offer, store lines, and play the replies they fire (docs/NOTATION.md)."""
+        from ..errors import TomisError
+
+        extras = self.extras
+        at = None
+        if stamps_moves(game.record, extras.time_given):
+            at = extras.at if extras.at is not None else parse_now(None)
+        try:
+            return after_action(game.record, at, extras.offer, extras.lines)
+        except TomisError as error:
+            # A line given with --then cannot be played: locate it on the command line.
+            raise Failure(located(error, THEN_PATH), EXIT_INVALID) from None
 
     def check_since(self, game, source) -> None:
         """With ``--since``: the received record must extend the one we sent, exactly."""
@@ -141,8 +193,7 @@ class MoveStep:
         from .. import render
 
         to_stderr = self.file == "-"
-        count = len(game.record.nodes)
-        lines = render.report_lines(report, count)
+        lines = render.report_lines(report, self.played) + self.words
         if self.dry_run:
             lines.insert(0, "dry run: nothing written")
         colour = not to_stderr and use_colour(False)

@@ -1,23 +1,19 @@
-"""Correspondence commands: ``tomis clock``, ``claim``, ``draw --accept``, ``resign``.
+"""Correspondence play: ``tomis clock``, ``claim``, ``draw --accept``, ``resign``, and
+what ``new --time-control`` and ``move --time --offer-draw --then`` do (:mod:`.records`).
 
-They read a record, check it whole (as every command does), and for the three that end a
-game change it through the record API and write it back atomically under the file
-lock, printing a summary, the new Digest and the record, ready to paste into a reply.
-The rules they follow are docs/NOTATION.md's "Correspondence play". :func:`register`
-adds them to the ``tomis`` group; the shared reading and writing helpers are the CLI's.
+The commands read a record and check it whole (as every command does); the three that end
+a game change it through the record API and write it back atomically under the file lock,
+printing a summary, the new Digest and the record, ready to paste into a reply. The rules
+they follow are docs/NOTATION.md's "Correspondence play".
 """
 
 from __future__ import annotations
 
 import click
 
+from .files import load_game, pinned_and_locked, read_record, write_over
+
 SIDES = ("white", "black")
-
-
-def _cli():
-    """The CLI's shared helpers (reading, locking, writing, failures), imported when used."""
-    from . import cli
-    return cli
 
 
 def now_option(help_text: str):
@@ -33,8 +29,8 @@ def parse_now(text: str | None, option: str = "--now") -> int:
     """``text`` as a stamp, or this minute; a bad value is a usage error naming the option."""
     from datetime import datetime, timezone
 
-    from . import clock
-    from .errors import RecordError
+    from .. import clock
+    from ..errors import RecordError
 
     if text is None:
         return clock.stamp_of(datetime.now(timezone.utc))
@@ -51,18 +47,17 @@ def parse_now(text: str | None, option: str = "--now") -> int:
 @now_option("Show the clocks at this time.")
 def clock(file, now):
     """Show each side's time left in the game in FILE (its TimeControl tag)."""
-    cli = _cli()
     at = parse_now(now)
-    source = cli.read_record(file)
-    game = cli.load_game(source)
+    source = read_record(file)
+    game = load_game(source).record
     facts, ran = _clocks(game, source)
     click.echo("\n".join(clock_lines(game, facts, ran, at, source.name)))
 
 
 def _clocks(game, source):
     """The game's facts and clocks; a game without a TimeControl tag has no clock."""
-    from . import correspondence
-    from .errors import RecordError
+    from .. import correspondence
+    from ..errors import RecordError
 
     facts = correspondence.read_facts(game)
     if facts.control is None:
@@ -73,8 +68,8 @@ def _clocks(game, source):
 
 def clock_lines(game, facts, ran, now: int, name: str = "FILE") -> list[str]:
     """The clocks in words: the control, then one line per side, then who may claim."""
-    from . import clock as _clock
-    from .board import SIDE_TITLES
+    from .. import clock as _clock
+    from ..board import SIDE_TITLES
 
     state = game.final
     over = game.result != "*" or state.is_over
@@ -106,7 +101,7 @@ def clock_lines(game, facts, ran, now: int, name: str = "FILE") -> list[str]:
 
 
 def _control_words(control) -> str:
-    from . import clock as _clock
+    from .. import clock as _clock
 
     start = _clock.describe_duration(control.start)
     plus = _clock.describe_duration(control.increment)
@@ -125,38 +120,37 @@ class Ending:
         self.file = file
 
     def run(self, change) -> None:
-        cli = _cli()
         if self.file == "-":
-            self._once(cli, None, change)
+            self._once(None, change)
             return
-        with cli._pinned_and_locked(self.file) as pinned:
-            self._once(cli, pinned, change)
+        with pinned_and_locked(self.file) as pinned:
+            self._once(pinned, change)
 
-    def _once(self, cli, pinned, change) -> None:
-        from . import record
+    def _once(self, pinned, change) -> None:
+        from .records import digest_line
 
-        source = cli.read_record(self.file, pinned=pinned)
-        game = cli.load_game(source)
-        summary = change(game, source)
-        text = record.write(game)
+        source = read_record(self.file, pinned=pinned)
+        game = load_game(source)
+        summary = change(game.record, source)
+        text = str(game)
         _read_back(text)
         if self.file == "-":
             click.echo(text, nl=False)
             click.echo(summary, err=True)
             return
-        cli.write_over(self.file, text, pinned)
-        click.echo("\n".join([summary, "", cli.digest_line(game), "", text.rstrip("\n")]))
+        write_over(self.file, text, pinned)
+        click.echo("\n".join([summary, "", digest_line(game), "", text.rstrip("\n")]))
 
 
 def _read_back(text: str) -> None:
     """The record about to be written must read back as valid: a bug here, never a bad file."""
-    from . import record
+    from .. import record
 
     record.read_game(text)
 
 
 def refuse_if_over(game, source) -> None:
-    from .errors import RecordError
+    from ..errors import RecordError
 
     state = game.final
     if state.is_over:
@@ -185,10 +179,10 @@ def claim(file, as_side, now):
 
 
 def claim_game(game, source, side: int, at: int) -> str:
-    from . import clock as _clock
-    from . import correspondence, record
-    from .board import SIDE_TITLES
-    from .errors import RecordError
+    from .. import clock as _clock
+    from .. import correspondence, record
+    from ..board import SIDE_TITLES
+    from ..errors import RecordError
 
     refuse_if_over(game, source)
     facts, ran = _clocks(game, source)
@@ -227,9 +221,9 @@ def draw(file, accept, as_side):
 
 
 def accept_draw(game, source, side: int) -> str:
-    from . import correspondence, record
-    from .board import SIDE_TITLES
-    from .errors import RecordError
+    from .. import correspondence, record
+    from ..board import SIDE_TITLES
+    from ..errors import RecordError
 
     refuse_if_over(game, source)
     state = game.final
@@ -255,8 +249,8 @@ def resign(file, as_side):
 
 
 def resign_game(game, source, side: int) -> str:
-    from . import correspondence, record
-    from .board import SIDE_TITLES
+    from .. import correspondence, record
+    from ..board import SIDE_TITLES
 
     refuse_if_over(game, source)
     record.finish(game, correspondence.WIN_FOR[1 - side])
@@ -266,18 +260,12 @@ def resign_game(game, source, side: int) -> str:
 COMMANDS = (clock, claim, draw, resign)
 
 
-def register(group: click.Group) -> None:
-    """Add the correspondence commands to ``group`` (the ``tomis`` group)."""
-    for command in COMMANDS:
-        group.add_command(command)
-
-
 # --------------------------------------------------------------------------- inside tomis new / move
 
 def start_clock(game, time_control: str, at: int) -> None:
     """``tomis new --time-control TC``: the tag, and the game's start stamp (docs/NOTATION.md)."""
-    from . import clock as _clock
-    from .errors import RecordError
+    from .. import clock as _clock
+    from ..errors import RecordError
 
     try:
         _clock.parse_time_control(time_control)
@@ -287,10 +275,10 @@ def start_clock(game, time_control: str, at: int) -> None:
     game.comments.append(f"[%ts {_clock.format_stamp(at)}]")
 
 
-def parse_then(game, lines: tuple[str, ...]) -> list[tuple[str, ...]]:
+def parse_then(lines: tuple[str, ...]) -> list[tuple[str, ...]]:
     """``--then`` values as lines of canonical texts, checked for form (before anything is played)."""
-    from . import conditional
-    from .errors import NotationError
+    from .. import conditional
+    from ..errors import NotationError
 
     parsed = []
     for text in lines:
@@ -304,7 +292,7 @@ def parse_then(game, lines: tuple[str, ...]) -> list[tuple[str, ...]]:
 
 def stamps_moves(game, time_given: bool) -> bool:
     """Whether ``tomis move`` stamps its actions: under a TimeControl always, else on --time."""
-    from .clock import TIME_CONTROL_TAG
+    from ..clock import TIME_CONTROL_TAG
 
     return time_given or TIME_CONTROL_TAG in game.tags
 
@@ -318,8 +306,9 @@ def after_action(game, at: int | None, offer: bool, lines: list[tuple[str, ...]]
     the same stamp. Returns what happened, in words, for the summary. Raises a
     :class:`~tomis.errors.TomisError` (nothing is written then).
     """
-    from . import conditional, record
-    from .game import Position
+    from .. import conditional, record
+    from ..errors import TomisError
+    from ..game import Position
 
     node = game.nodes[-1]
     played = len(game.nodes)        # the mover's action; replies it fires come after it
@@ -329,8 +318,12 @@ def after_action(game, at: int | None, offer: bool, lines: list[tuple[str, ...]]
     if offer:
         node.offer = True
     after = Position.from_state(game.final)
-    for line in lines:
-        conditional.check_playable(after, line)
+    for number, line in enumerate(lines, 1):
+        try:
+            conditional.check_playable(after, line)
+        except TomisError as error:
+            error.line, error.column = number, 1      # the number-th --then line
+            raise
         node.comments.append(f"[%if {' '.join(line)}]")
     words = []
     if offer:
@@ -351,20 +344,20 @@ def after_action(game, at: int | None, offer: bool, lines: list[tuple[str, ...]]
 
 def _refuse_backwards(game, at: int) -> None:
     """A new stamp may not be earlier than the last one (docs/NOTATION.md)."""
-    from . import correspondence
-    from .errors import RecordError
+    from .. import correspondence
 
     facts = correspondence.read_facts(game)
     stamped = [s for s in (facts.start, *facts.stamps[:-1]) if s is not None]
     if stamped and at < stamped[-1]:
-        raise RecordError(f"the time {_format(at)} is earlier than the last timestamp, "
-                          f"{_format(stamped[-1])}; timestamps never go backwards")
+        raise click.BadParameter(f"{_format(at)} is earlier than the record's last timestamp, "
+                                 f"{_format(stamped[-1])}; timestamps never go backwards",
+                                 param_hint="--time")
 
 
 def _late_note(game, index: int) -> list[str]:
     """A note when the action at ``index`` (1-based) came after its side's time ran out."""
-    from . import clock as _clock
-    from . import correspondence
+    from .. import clock as _clock
+    from .. import correspondence
 
     facts = correspondence.read_facts(game)
     if facts.control is None or any(stamp is None for stamp in facts.stamps):
@@ -380,7 +373,7 @@ def _late_note(game, index: int) -> list[str]:
 
 
 def _follow(game):
-    from . import conditional, correspondence
+    from .. import conditional, correspondence
 
     facts = correspondence.read_facts(game)
     first = game.start.ply + 1
@@ -389,25 +382,25 @@ def _follow(game):
 
 
 def _format(at: int) -> str:
-    from .clock import format_stamp
+    from ..clock import format_stamp
 
     return format_stamp(at)
 
 
 def _side_title(game, index: int) -> str:
-    from .board import SIDE_TITLES
+    from ..board import SIDE_TITLES
 
     return SIDE_TITLES[(game.start.ply + index - 1) & 1]
 
 
 def flag_fall_notes(game) -> list[str]:
     """One line per late action of a checked game (``validate`` prints them as notes)."""
-    return [flag_fall_words(fall) for fall in game.flag_falls]
+    return [flag_fall_words(fall) for fall in getattr(game, "flag_falls", ())]
 
 
 def flag_fall_words(fall) -> str:
-    from .board import SIDE_TITLES
-    from .clock import format_stamp
+    from ..board import SIDE_TITLES
+    from ..clock import format_stamp
 
     return (f"action {fall.number} ({SIDE_TITLES[fall.side]}) was played after "
             f"{SIDE_TITLES[fall.side]}'s time ran out at {format_stamp(fall.deadline)}; "

@@ -1,0 +1,222 @@
+"""Correspondence play through the command line: new --time-control, move --time
+--offer-draw --then, clock, claim, draw --accept, resign, and a whole exchange by email."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from conftest import invoke
+from tomis import record
+
+TIMED = """\
+[White "Ana"]
+[Black "Bo"]
+[Result "*"]
+[TimeControl "30d+3d"]
+
+{[%ts 2026-11-01T10:00Z]} 1. B@e1 {[%ts 2026-11-02T10:00Z]} B@d8 {[%ts 2026-11-05T10:00Z]}
+2. G@b1 {[%ts 2026-11-05T12:00Z]} *
+"""
+# White: 30d - 1d + 3d = 32d, then - 2h + 3d = 34d 22h. Black: 30d - 3d + 3d = 30d,
+# to act since 2026-11-05T12:00Z, so its time runs out at 2026-12-05T12:00Z.
+
+
+@pytest.fixture
+def timed(tmp_path):
+    path = tmp_path / "timed.tgn"
+    path.write_text(TIMED, encoding="utf-8")
+    return path
+
+
+def test_clock_shows_time_left_and_the_deadline(timed):
+    result = invoke("clock", timed, "--now", "2026-11-20T10:00Z")
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.splitlines() == [
+        "TimeControl 30d+3d: 30d each, 3d more after each own action",
+        "White: 34d 22h left",
+        "Black: 15d 2h left, to act since 2026-11-05T12:00Z; time runs out at 2026-12-05T12:00Z",
+    ]
+
+
+def test_clock_after_the_deadline_says_who_may_claim(timed):
+    result = invoke("clock", timed, "--now", "2026-12-05T12:01Z")
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.splitlines()[2:] == [
+        "Black: no time left, to act since 2026-11-05T12:00Z",
+        f"Black's time ran out at 2026-12-05T12:00Z: White may claim the game "
+        f"(tomis claim {timed} --as white)",
+    ]
+
+
+def test_clock_refuses_a_game_without_time_control(tmp_path):
+    path = tmp_path / "plain.tgn"
+    path.write_text("1. B@e1 *\n", encoding="utf-8")
+    result = invoke("clock", path)
+    assert result.exit_code == 1
+    assert result.stderr.strip() == (f"{path}:1:1: this game has no TimeControl tag, so no clock "
+                                     f"(tomis new --time-control 30d+3d starts one)")
+
+
+def test_clock_refuses_a_bad_now(timed):
+    result = invoke("clock", timed, "--now", "2026-11-20 10:00")
+    assert result.exit_code == 2
+    assert "Invalid value for --now: expected a UTC time like 2026-11-23T10:15Z, found " \
+           "'2026-11-20 10:00'" in result.stderr
+
+
+def test_claim_before_the_deadline_is_refused_and_changes_nothing(timed):
+    result = invoke("claim", timed, "--as", "white", "--now", "2026-12-05T12:00Z")
+    assert result.exit_code == 1
+    assert result.stderr.strip() == (f"{timed}:1:1: Black's time has not run out: 0m left at "
+                                     f"2026-12-05T12:00Z (TimeControl 30d+3d)")
+    assert timed.read_text(encoding="utf-8") == TIMED
+
+
+def test_claim_after_the_deadline_wins_with_termination_and_claim_stamp(timed):
+    result = invoke("claim", timed, "--as", "white", "--now", "2026-12-06T09:00Z")
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.splitlines()[0] == (
+        "White claims: Black's time ran out at 2026-12-05T12:00Z. Result 1-0 (time forfeit)")
+    game = record.read_game(timed.read_text(encoding="utf-8"))
+    assert game.result == "1-0"
+    assert game.tags["Termination"] == "time forfeit"
+    assert game.nodes[-1].comments == ["[%ts 2026-11-05T12:00Z]", "[%claim 2026-12-06T09:00Z]"]
+    again = invoke("claim", timed, "--as", "white", "--now", "2026-12-07T09:00Z")
+    assert again.exit_code == 1
+    assert again.stderr.strip() == f"{timed}:1:1: the game has already ended 1-0 (R23)"
+
+
+def test_claim_earlier_than_the_last_stamp_is_refused(timed):
+    result = invoke("claim", timed, "--as", "white", "--now", "2026-11-05T11:00Z")
+    assert result.exit_code == 1
+    assert result.stderr.strip() == (f"{timed}:1:1: the claim at 2026-11-05T11:00Z is earlier than "
+                                     f"the last timestamp, 2026-11-05T12:00Z")
+
+
+def test_resign_gives_the_game_to_the_opponent(timed):
+    result = invoke("resign", timed, "--as", "white")
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.splitlines()[0] == "White resigns. Result 0-1 (R23)"
+    assert record.read_game(timed.read_text(encoding="utf-8")).result == "0-1"
+
+
+def test_draw_without_an_offer_is_refused(timed):
+    result = invoke("draw", timed, "--accept", "--as", "black")
+    assert result.exit_code == 1
+    assert result.stderr.strip() == (f"{timed}:1:1: White has not offered a draw: its last action "
+                                     f"carries no (=) (an offer stands until the next action) (R23)")
+    result = invoke("draw", timed, "--accept", "--as", "white")
+    assert result.exit_code == 1
+    assert result.stderr.strip() == (f"{timed}:1:1: only the side to act may accept a draw offer, "
+                                     f"and that is Black (action 4), not White (--as white)")
+    assert timed.read_text(encoding="utf-8") == TIMED
+
+
+# --------------------------------------------------------------------------- new and move options
+
+T0 = "2026-11-01T09:00Z"
+
+
+def read(path):
+    return record.read_game(path.read_text(encoding="utf-8"))
+
+
+def ok(*args):
+    result = invoke(*args)
+    assert result.exit_code == 0, result.stderr
+    return result
+
+
+def test_new_with_a_time_control_starts_the_clock(tmp_path):
+    game_file = tmp_path / "g.tgn"
+    ok("new", game_file, "--white", "Ana", "--black", "Bo", "--time-control", "30d+3d", "--time", T0)
+    game = read(game_file)
+    assert game.tags["TimeControl"] == "30d+3d"
+    assert game.comments == [f"[%ts {T0}]"]
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--time-control", "30 days"], "Invalid value for --time-control: the TimeControl tag must be "
+                                    "like 30d+3d or bank:240h+36h, found '30 days'"),
+    (["--time-control", "30d", "--time", "today"],
+     "Invalid value for --time: expected a UTC time like 2026-11-23T10:15Z, found 'today'"),
+    (["--time", T0], "Invalid value for --time: a start time is for a game with a clock: give "
+                     "--time-control too"),
+])
+def test_new_refuses_bad_clock_options_and_writes_nothing(tmp_path, args, message):
+    game_file = tmp_path / "g.tgn"
+    result = invoke("new", game_file, *args)
+    assert result.exit_code == 2
+    assert message in result.stderr
+    assert not game_file.exists()
+
+
+def test_move_stamps_and_stores_a_line(tmp_path):
+    game_file = tmp_path / "g.tgn"
+    ok("new", game_file, "--time-control", "30d+3d", "--time", T0)
+    result = ok("move", game_file, "B@e1", "--time", "2026-11-01T10:00Z", "--then", "B@d8 G@b1")
+    assert "stored the conditional line [%if B@d8 G@b1]" in result.stdout.splitlines()
+    node = read(game_file).nodes[0]
+    assert node.comments == ["[%ts 2026-11-01T10:00Z]", "[%if B@d8 G@b1]"]
+
+
+def test_a_stamp_earlier_than_the_last_is_refused(tmp_path):
+    game_file = tmp_path / "g.tgn"
+    ok("new", game_file, "--time-control", "30d+3d", "--time", T0)
+    before = game_file.read_text(encoding="utf-8")
+    result = invoke("move", game_file, "B@e1", "--time", "2026-10-31T10:00Z")
+    assert result.exit_code == 2
+    assert ("Invalid value for --time: 2026-10-31T10:00Z is earlier than the record's last "
+            "timestamp, 2026-11-01T09:00Z; timestamps never go backwards") in result.stderr
+    assert game_file.read_text(encoding="utf-8") == before
+
+
+def test_a_line_that_cannot_be_played_is_refused_and_nothing_is_written(tmp_path):
+    game_file = tmp_path / "g.tgn"
+    ok("new", game_file)
+    before = game_file.read_text(encoding="utf-8")
+    result = invoke("move", game_file, "B@e1", "--then", "B@d8 G@d1")
+    assert result.exit_code == 1
+    assert result.stderr.strip() == (
+        "<then>:1:1: the conditional line [%if B@d8 G@d1] cannot be played: action 3 (White) G@d1: "
+        "a gate on the home row leaves at least one empty square between it and the base (R6)")
+    result = invoke("move", game_file, "B@e1", "--then", "B@d8")
+    assert result.exit_code == 2
+    assert ("Invalid value for --then: a conditional line holds pairs THEIRS MINE; its last "
+            "action 'B@d8' has no reply after it (at column 1 of 'B@d8')") in result.stderr
+    assert game_file.read_text(encoding="utf-8") == before
+
+
+def test_an_untimed_move_is_stamped_only_when_asked(tmp_path):
+    game_file = tmp_path / "g.tgn"
+    ok("new", game_file)
+    ok("move", game_file, "B@e1")
+    assert read(game_file).nodes[0].comments == []
+    ok("move", game_file, "B@d8", "--time", "2026-11-02T10:00Z")
+    assert read(game_file).nodes[1].comments == ["[%ts 2026-11-02T10:00Z]"]
+
+
+def test_a_timed_move_is_stamped_with_the_current_minute(tmp_path):
+    game_file = tmp_path / "g.tgn"
+    ok("new", game_file, "--time-control", "bank:240h+36h", "--time", T0)
+    ok("move", game_file, "B@e1")
+    (stamp,) = read(game_file).nodes[0].comments
+    assert re.fullmatch(r"\[%ts 20\d\d-\d\d-\d\dT\d\d:\d\dZ\]", stamp)
+
+
+def test_the_opponents_move_plays_the_reply_a_line_fires(tmp_path):
+    game_file = tmp_path / "g.tgn"
+    ok("new", game_file, "--time-control", "30d+3d", "--time", T0)
+    ok("move", game_file, "B@e1", "--time", "2026-11-01T10:00Z", "--then", "B@d8 G@b1 G@g8 G@f2")
+    result = ok("move", game_file, "B@d8", "--as", "black", "--time", "2026-11-02T10:00Z")
+    assert ("White's conditional line stored after action 1 answers B@d8 with G@b1 (action 3)"
+            in result.stdout.splitlines())
+    game = read(game_file)
+    assert [str(node.action) for node in game.nodes] == ["B@e1", "B@d8", "G@b1"]
+    assert game.nodes[2].comments == ["[%ts 2026-11-02T10:00Z]"]     # the same minute
+    # Black to act again; the rest of the line waits for G@g8. G@a8 cancels it.
+    ok("move", game_file, "G@a8", "--as", "black", "--time", "2026-11-02T11:00Z")
+    ok("move", game_file, "G@c2", "--as", "white", "--time", "2026-11-03T11:00Z")
+    assert [str(node.action) for node in read(game_file).nodes][-2:] == ["G@a8", "G@c2"]
