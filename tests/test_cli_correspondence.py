@@ -162,31 +162,33 @@ def test_move_stamps_and_stores_a_line(tmp_path):
     assert node.comments == ["[%ts 2026-11-01T10:00Z]", "[%if B@d8 G@b1]"]
 
 
+def refused(game_file, code: int, *args) -> str:
+    """``tomis ARGS`` fails with exit ``code`` and leaves ``game_file`` as it was; its stderr."""
+    before = game_file.read_text(encoding="utf-8")
+    result = invoke(*args)
+    assert result.exit_code == code
+    assert game_file.read_text(encoding="utf-8") == before
+    return result.stderr
+
+
 def test_a_stamp_earlier_than_the_last_is_refused(tmp_path):
     game_file = tmp_path / "g.tgn"
     ok("new", game_file, "--time-control", "30d+3d", "--time", T0)
-    before = game_file.read_text(encoding="utf-8")
-    result = invoke("move", game_file, "B@e1", "--time", "2026-10-31T10:00Z")
-    assert result.exit_code == 2
+    stderr = refused(game_file, 2, "move", game_file, "B@e1", "--time", "2026-10-31T10:00Z")
     assert ("Invalid value for --time: 2026-10-31T10:00Z is earlier than the record's last "
-            "timestamp, 2026-11-01T09:00Z; timestamps never go backwards") in result.stderr
-    assert game_file.read_text(encoding="utf-8") == before
+            "timestamp, 2026-11-01T09:00Z; timestamps never go backwards") in stderr
 
 
 def test_a_line_that_cannot_be_played_is_refused_and_nothing_is_written(tmp_path):
     game_file = tmp_path / "g.tgn"
     ok("new", game_file)
-    before = game_file.read_text(encoding="utf-8")
-    result = invoke("move", game_file, "B@e1", "--then", "B@d8 G@d1")
-    assert result.exit_code == 1
-    assert result.stderr.strip() == (
+    stderr = refused(game_file, 1, "move", game_file, "B@e1", "--then", "B@d8 G@d1")
+    assert stderr.strip() == (
         "<then>:1:1: the conditional line [%if B@d8 G@d1] cannot be played: action 3 (White) G@d1: "
         "a gate on the home row leaves at least one empty square between it and the base (R6)")
-    result = invoke("move", game_file, "B@e1", "--then", "B@d8")
-    assert result.exit_code == 2
+    stderr = refused(game_file, 2, "move", game_file, "B@e1", "--then", "B@d8")
     assert ("Invalid value for --then: a conditional line holds pairs THEIRS MINE; its last "
-            "action 'B@d8' has no reply after it (at column 1 of 'B@d8')") in result.stderr
-    assert game_file.read_text(encoding="utf-8") == before
+            "action 'B@d8' has no reply after it (at column 1 of 'B@d8')") in stderr
 
 
 def test_an_untimed_move_is_stamped_only_when_asked(tmp_path):
