@@ -384,3 +384,29 @@ def test_game_from_record_shares_the_record_it_wraps():
     assert game.record is checked and game.error is None
     game.play("G@b1")
     assert len(checked.nodes) == 3 and str(game) == record.write(checked)
+
+
+MAIL = Path(__file__).resolve().parent / "data" / "mail"
+
+
+@pytest.mark.parametrize("name", ["gmail-base64.eml", "apple-top-qp.eml", "gmail-attachment.eml",
+                                  "thunderbird-bottom-flowed.eml", "debris-curly-tags.eml"])
+def test_read_games_reads_saved_messages_as_the_cli_does(name):
+    """The library and `tomis extract` take the same record from a saved message (issue 14)."""
+    path = MAIL / name
+    out = CliRunner().invoke(cli, ["extract", str(path)])
+    assert out.exit_code == 0, out.output
+    cli_games = [str(g) for g in tomis.read_games(out.stdout)]
+    assert [str(g) for g in tomis.read_games(path)] == cli_games
+    with open(path, "rb") as handle:
+        assert [str(g) for g in tomis.read_games(handle)] == cli_games
+
+
+def test_error_places_in_a_message_count_in_the_saved_file():
+    game = tomis.read_game(MAIL / "bottom-new-record-illegal.eml")
+    assert (game.error.line, game.error.column) == (91, 9) and "(R5)" in str(game.error)
+
+
+def test_diverging_records_in_one_message_are_refused():
+    with pytest.raises(tomis.RecordError, match="diverge at action 2"):
+        tomis.read_game(MAIL / "diverging-records.eml")

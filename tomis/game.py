@@ -21,12 +21,12 @@ Errors are the :mod:`tomis.errors` classes: :class:`~tomis.errors.IllegalActionE
 
 from __future__ import annotations
 
+import io
 import os
 from collections.abc import Iterator
 from typing import IO, NamedTuple, Union
 
 from . import record as _record
-from . import textio
 from .actions import Action
 from .board import (
     DIRECTION_NAMES, PIECE_NAMES, SIDE_NAMES, SIDE_TITLES, SQUARE_NAMES, WHITE, parse_square,
@@ -46,6 +46,7 @@ RESULTS = ("*", "1-0", "0-1", "1/2-1/2")
 _GATE_STATES = ("inactive", "active", "jump")
 _RESIGNS = {"white": "0-1", "black": "1-0"}          # the side that resigns loses (R23)
 _RECORD_SUFFIXES = (".tgn", ".pgn", ".txt", ".eml", ".mbox")
+_INPUT = "<input>"                 # how errors name a record that came from no file
 
 Source = Union[str, "os.PathLike[str]", IO[str], IO[bytes]]
 
@@ -284,6 +285,11 @@ class Position:
 
     def __repr__(self) -> str:
         return f"Position.from_string({self.to_string()!r})"
+
+    def _repr_svg_(self) -> str:
+        """The board as SVG (:func:`tomis.svg.board`), with the last action: notebooks show this."""
+        from .svg import board        # only for a notebook or a script that draws
+        return board(self, last=self._last)
 
     def __eq__(self, other) -> bool:
         if not isinstance(other, Position):
@@ -542,53 +548,59 @@ def _check_tag(name: str, value) -> None:
 
 # --------------------------------------------------------------------------- reading
 
-def read_games(source: Source) -> Iterator[Game]:
+def read_games(source: Source, *, message: str | None = None) -> Iterator[Game]:
     """Every game of ``source``, one at a time, each replayed and checked.
 
-    ``source`` is a path (``str`` or ``os.PathLike``), an open file (text or binary), or
-    the text of a record. A ``str`` holding a line break is text; one without is a path
-    when such a file exists (or when it ends like a record file name, ``.tgn``,
-    ``.pgn``, ...), else text. Files are read as the CLI reads them: UTF-8 with or
-    without a byte order mark, any line ends, the documented size limits
-    (:mod:`tomis.textio`), and the record dug out of a pasted email.
+    ``source`` is a path (``str`` or ``os.PathLike``: a record, a saved message, an mbox
+    or a Maildir), an open file (text or binary), or the text of a record. A ``str``
+    holding a line break is text; one without is a path when such a file exists (or
+    when it ends like a record file name, ``.tgn``, ``.pgn``, ...), else text.
 
-    A game with an error is yielded too, with :attr:`Game.error` set. A file that cannot
-    be read raises :class:`~tomis.errors.FileError`; a text with no game yields nothing.
+    Everything is read exactly as the command line reads it (:mod:`tomis.mail`): UTF-8
+    with or without a byte order mark, any line ends, the documented size limits
+    (:mod:`tomis.textio`), the record dug out of a pasted or saved email (MIME parts,
+    quoting, webmail debris), and, when a message quotes several records of the game,
+    the one that extends the others. ``message`` picks one message of a mailbox, as the
+    CLI's ``--message`` does. Error places count in what was saved.
+
+    A game with an error is yielded too, with :attr:`Game.error` set. What cannot be
+    read raises :class:`~tomis.errors.FileError`; records that diverge raise
+    :class:`~tomis.errors.RecordError`; a text with no game yields nothing.
 
     >>> [g.result for g in read_games("1. B@e1 B@d8 1-0 1. B@a1 *")]
     ['1-0', '*']
     """
-    text, name = _source_text(source)
-    extracted = textio.extract_record(text)
-    for checked in _record.iter_read(extracted, name):
-        if checked.error is not None:
-            extracted.relocate(checked.error)
+    found, name = _find_record(source, message)
+    text = found.text
+    relocate = getattr(text, "relocate", None)
+    for checked in _record.iter_read(text, name):
+        if checked.error is not None and relocate is not None:
+            relocate(checked.error)
         yield Game._from_checked(checked)
 
 
-def read_game(source: Source) -> Game | None:
+def read_game(source: Source, *, message: str | None = None) -> Game | None:
     """The first game of ``source`` (see :func:`read_games`), or None if it holds none."""
-    return next(read_games(source), None)
+    return next(read_games(source, message=message), None)
 
 
-def _source_text(source: Source) -> tuple[str, str | None]:
-    """The decoded text of ``source`` and the name errors should carry."""
-    if isinstance(source, os.PathLike):
+def _find_record(source: Source, message: str | None):
+    """What :func:`tomis.mail.read_source` finds in ``source``, and the name errors carry."""
+    from . import mail
+
+    if isinstance(source, os.PathLike) or (
+            isinstance(source, str) and "\n" not in source and _names_a_file(source)):
         path = os.fspath(source)
-        return textio.read_path(path), path
+        return mail.read_source(path, message=message), path
     if isinstance(source, str):
-        if "\n" not in source and _names_a_file(source):
-            return textio.read_path(source), source
-        return textio.decode(source.encode("utf-8", "surrogatepass")), None
-    read = getattr(source, "read", None)
-    if read is None:
+        stream, name = io.BytesIO(source.encode("utf-8", "surrogatepass")), None
+    elif hasattr(source, "read"):
+        stream = source
+        name = getattr(source, "name", None)
+        name = name if isinstance(name, str) else None
+    else:
         raise TypeError(f"read_games takes a path, a file or a string, not {type(source).__name__}")
-    name = getattr(source, "name", None)
-    name = name if isinstance(name, str) else None
-    data = read(textio.MAX_FILE_BYTES + 1)
-    if isinstance(data, str):
-        data = data.encode("utf-8", "surrogatepass")
-    return textio.decode(data, name), name
+    return mail.read_source(name or _INPUT, message=message, stream=stream, name=name or _INPUT), name
 
 
 def _names_a_file(text: str) -> bool:

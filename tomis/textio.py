@@ -144,9 +144,19 @@ def read_path(path: str | os.PathLike[str]) -> str:
     not read, any other OS error, and everything :func:`decode` refuses.
     """
     name = os.fspath(path)
+    return decode(read_bytes(name), name)
+
+
+def read_bytes(path: str | os.PathLike[str]) -> bytes:
+    """The bytes of the file at *path*, undecoded (a saved email declares its own charsets).
+
+    The same size limit and the same :class:`FileError` messages as :func:`read_path`,
+    except the ones :func:`decode` adds.
+    """
+    name = os.fspath(path)
     try:
         with open(name, "rb") as stream:
-            data = _read_limited(stream, name)
+            return _read_limited(stream, name)
     except FileError:
         raise
     except FileNotFoundError:
@@ -161,7 +171,6 @@ def read_path(path: str | os.PathLike[str]) -> str:
         raise _error(f"cannot read this file: {_reason(exc)}", name) from None
     except ValueError:  # a NUL inside the name itself
         raise _error("is not a valid file name", name.replace("\0", "\\0")) from None
-    return decode(data, name)
 
 
 def read_stream(stream, name: str = "<stdin>") -> str:
@@ -170,6 +179,11 @@ def read_stream(stream, name: str = "<stdin>") -> str:
     Same limits and errors as :func:`read_path`; *name* becomes the error's ``.path``.
     A text stream is accepted through its ``.buffer`` when it has one.
     """
+    return decode(read_stream_bytes(stream, name), name)
+
+
+def read_stream_bytes(stream, name: str = "<stdin>") -> bytes:
+    """The bytes of a stream, undecoded, with :func:`read_stream`'s limit and read errors."""
     stream = getattr(stream, "buffer", stream)
     try:
         data = _read_limited(stream, name)
@@ -179,7 +193,7 @@ def read_stream(stream, name: str = "<stdin>") -> str:
         raise _error(f"cannot read: {_reason(exc)}", name) from None
     if isinstance(data, str):  # a text stream without .buffer, e.g. io.StringIO
         data = data.encode("utf-8", errors="surrogateescape")
-    return decode(data, name)
+    return data
 
 
 def _read_limited(stream, name: str):
@@ -327,6 +341,12 @@ def extract_record(text: str) -> Extracted:
         return Extracted(text)
     return Extracted("\n".join(content for content, _ in rows),
                      [pieces for _, pieces in rows], notes)
+
+
+def record_start_line(text: str) -> int | None:
+    """The 1-based line where :func:`extract_record` would start a record in *text*, or None."""
+    start = _record_start(text.split("\n"))
+    return None if start is None else start + 1
 
 
 def _record_start(lines: list[str]) -> int | None:

@@ -2,8 +2,9 @@
 
 This module holds the click group and the exit policy; each command family has its own
 module (:mod:`.records`: new, move, fmt; :mod:`.views`: show, moves, replay;
-:mod:`.check`: validate; :mod:`.play`: the play loop; :mod:`.correspondence`: clock,
-claim, draw, resign), over :mod:`.files` (reading and
+:mod:`.check`: validate; :mod:`.play`: the play loop; :mod:`.mail`: send, inbox,
+extract and move's mail options; :mod:`.correspondence`: clock, claim, draw, resign),
+over :mod:`.files` (reading and
 writing records) and :mod:`.output` (colour, JSON, caret lines).
 
 Only click is imported at module level here and in those modules, so ``tomis --help``
@@ -101,12 +102,20 @@ def main(argv=None) -> None:
 # A new command family is a module here defining click commands, imported and added below.
 from .check import validate  # noqa: E402
 from .correspondence import claim, clock, draw, resign  # noqa: E402
+from .files import message_option  # noqa: E402
+from .mail import extract, inbox, send  # noqa: E402
 from .output import caret_lines, is_terminal  # noqa: E402
 from .play import HumanPlayer, Player, PlaySession, play  # noqa: E402
+from .pictures import export  # noqa: E402
 from .records import fmt, move, new  # noqa: E402
 from .views import moves, replay, show  # noqa: E402
 
-for _command in (new, move, fmt, show, moves, replay, validate, play, clock, claim, draw, resign):
+# Every command that only reads a record can read one message of a mailbox (--message);
+# move and fmt write FILE back, so they take files only.
+for _command in (show, moves, replay, export, validate):
+    message_option(_command)
+for _command in (new, move, fmt, show, moves, replay, export, validate, play, send, inbox,
+                 extract, clock, claim, draw, resign):
     cli.add_command(_command)
 del _command
 

@@ -120,7 +120,7 @@ def validate_file(path: str) -> FileResult:
     try:
         source = read_record(path)
     except Failure as failure:
-        return FileResult(name, error=failure.error, unreadable=True)
+        return FileResult(name, error=failure.error, unreadable=failure.code == EXIT_USAGE)
     try:
         checked = load_games(source)
     except Failure as failure:

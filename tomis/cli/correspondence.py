@@ -130,6 +130,9 @@ class Ending:
         from .records import digest_line
 
         source = read_record(self.file, pinned=pinned)
+        if source.mailbox:
+            raise click.UsageError(f"{source.name} is a mailbox, and this command writes the "
+                                   f"record back to FILE: save the message as a file first")
         game = load_game(source)
         summary = change(game.record, source)
         text = str(game)

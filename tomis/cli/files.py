@@ -74,8 +74,10 @@ class Source:
     ``raw`` so that line numbers and the caret point at what the user has open.
     """
 
-    def __init__(self, path: str, raw: str, text: str):
+    def __init__(self, path: str, raw: str, text: str, origin=None, mailbox: bool = False):
         self.path, self.raw, self.text = path, raw, text
+        self.origin = origin        # the message it came from (tomis.mail.Origin), for a reply
+        self.mailbox = mailbox      # one message of an mbox or Maildir: never written back
 
     @property
     def name(self) -> str:
@@ -102,19 +104,71 @@ class Source:
 
 
 def read_record(path: str, *, extract: bool = True, pinned=None) -> Source:
-    """Read ``path`` (``-`` is stdin); with ``extract``, dig the record out of an email.
+    """Read ``path`` (``-`` is stdin); with ``extract``, dig the record out of whatever was
+    saved: plain text, a pasted email, a saved message, one message of a mailbox (see
+    tomis.mail; ``--message`` picks it). With ``pinned`` the file opened then is read.
 
-    What extraction removed is said on stderr as a note, so nobody is surprised.
+    What was taken, skipped or repaired is said on stderr as a note, so nobody is surprised.
     """
-    from .. import textio
+    from .. import mail
+    from ..errors import FileError, TomisError
 
-    raw = read_text(path, pinned)
     if not extract:
+        raw = read_text(path, pinned)
         return Source(path, raw, raw)
-    extracted = textio.extract_record(raw)
-    for note in extracted.notes:
+    if path == "-" and pinned is None:
+        require_stdin("cannot read: stdin is closed; name a file or pipe the record in")
+    stream = pinned.stream if pinned is not None else (sys.stdin if path == "-" else None)
+    try:
+        found = mail.read_source(path, message=_message_wanted(path), stream=stream,
+                                 name=shown(path))
+    except FileError as error:
+        raise Failure(located(error, shown(path)), EXIT_USAGE) from None
+    except TomisError as error:
+        raise Failure(located(error, shown(path)), EXIT_INVALID,
+                      getattr(error, "source_text", None)) from None
+    for note in found.notes:
         click.echo(f"{shown(path)}: note: {note}", err=True)
-    return Source(path, raw, extracted)
+    return Source(path, found.raw, found.text, found.origin, found.mailbox)
+
+
+def _message_wanted(path: str) -> str | None:
+    """``--message`` of the running command, for the FILE(s) it names (not for --since)."""
+    ctx = click.get_current_context(silent=True)
+    if ctx is None or ctx.meta.get("tomis.message") is None:
+        return None
+    named = ctx.params.get("file"), *ctx.params.get("files", ())
+    return ctx.meta["tomis.message"] if path in named else None
+
+
+def _remember_message(ctx, _param, value):
+    ctx.meta["tomis.message"] = value
+    return value
+
+
+class RecordPath(click.Path):
+    """A file, or a Maildir folder (any other folder is refused as click refuses it)."""
+
+    def convert(self, value, param, ctx):
+        import os
+
+        from ..mail import is_maildir
+
+        if isinstance(value, str) and os.path.isdir(value) and is_maildir(value):
+            return value
+        return super().convert(value, param, ctx)
+
+
+def message_option(command):
+    """Give a command that reads records ``--message N|ID`` (which message of an mbox or
+    a Maildir), and let its FILE be a Maildir folder."""
+    for param in command.params:
+        if param.name in ("file", "files"):
+            param.type = RecordPath(dir_okay=False, allow_dash=True)
+    command.params.append(click.Option(
+        ["--message"], metavar="N|ID", expose_value=False, callback=_remember_message,
+        help="For an mbox or a Maildir: the message to read (1-based number or Message-ID)."))
+    return command
 
 
 def load_game(source: Source):

@@ -64,6 +64,12 @@ def new(file, white, black, rules, event, site, date, round_, position, time_con
 @click.option("--since", "since", type=click.Path(dir_okay=False, allow_dash=False),
               help="The record you sent last: refuse unless FILE is exactly it plus the "
                    "opponent's new action(s) (play-by-email safety).")
+@click.option("--mail", "mail_out", type=click.Path(dir_okay=False),
+              help="Also write the reply as a ready-to-send message (.eml) to this file.")
+@click.option("--to", "to", metavar="ADDR",
+              help="The opponent's address (remembered beside FILE for this game).")
+@click.option("--send", "send", is_flag=True,
+              help="Also send the reply by SMTP (settings: TOMIS_SMTP_* or the config file).")
 @click.option("--time", "time", metavar="TIME",
               help="When the action was played, a UTC time like 2026-11-23T10:15Z (default: "
                    "now; the action is stamped in a game with a TimeControl or when given).")
@@ -72,7 +78,7 @@ def new(file, white, black, rules, event, site, date, round_, position, time_con
 @click.option("--then", "then", metavar="LINE", multiple=True,
               help='A binding line "THEIRS MINE [THEIRS MINE ...]": when the opponent plays '
                    "THEIRS, MINE is played at once; anything else cancels it. Repeatable.")
-def move(file, action, as_side, dry_run, since, time, offer_draw, then):
+def move(file, action, as_side, dry_run, since, mail_out, to, send, time, offer_draw, then):
     """Play ACTION in the game in FILE and write the record back.
 
     The whole record is checked first. The new record is written atomically under a file
@@ -83,14 +89,18 @@ def move(file, action, as_side, dry_run, since, time, offer_draw, then):
     if since == "-":
         raise click.BadParameter("the record you sent must be a file you kept, not - (stdin)",
                                  param_hint="--since")
+    from .mail import MoveMail
+
+    mailing = MoveMail(file, mail_out, to, send, dry_run)     # its usage errors come first
     extras = MoveExtras(parse_now(time, "--time") if time is not None else None, time is not None,
                         offer_draw, parse_then(then))
     step = MoveStep(file, action, as_side, dry_run, since, extras)
     if file == "-" or dry_run:
         step.run()
-        return
-    with pinned_and_locked(file) as step.pinned:
-        step.run()
+    else:
+        with pinned_and_locked(file) as step.pinned:
+            step.run()
+    mailing.after(step)       # the move is saved: mail comes after, outside the lock
 
 
 class MoveExtras(NamedTuple):
@@ -117,6 +127,9 @@ class MoveStep:
 
     def run(self) -> None:
         source = read_record(self.file, pinned=self.pinned)
+        if source.mailbox:
+            raise click.UsageError(f"{source.name} is a mailbox, and move writes the record "
+                                   f"back to FILE: save the message as a file first")
         game = load_game(source)
         self.check_since(game, source)
         self.check_turn(game)
@@ -126,6 +139,8 @@ class MoveStep:
         new_text = str(game)
         self.save(new_text)
         self.summarise(game, report, new_text)
+        # Kept for what follows the move (--mail, --send).
+        self.game, self.new_text, self.origin = game, new_text, source.origin
 
     def correspond(self, game) -> list[str]:
         """Stamp, offer, store lines, and play the replies they fire (docs/NOTATION.md)."""

@@ -8,6 +8,7 @@ import click
 
 from .files import load_game, pick_game, read_record, require_stdin
 from .output import echo_json, legal_action_words, use_colour
+from .pictures import picture_options, show_picture
 
 MAX_DELAY = 3600.0             # replay --delay, seconds; time.sleep refuses inf and huge values
 
@@ -44,12 +45,20 @@ def _state_at(game, at: int | None):
 @click.option("--ascii", "ascii_only", is_flag=True, help="Plain ASCII, no colour.")
 @click.option("--game", "game_number", type=click.IntRange(min=1), default=1, show_default=True,
               help="Which game of the file.")
-def show(file, at, as_json, ascii_only, game_number):
-    """Show the position of a game: board, reserves, unlocks, side to act, result."""
+@picture_options
+def show(file, at, as_json, ascii_only, game_number, picture, output, flip, size):
+    """Show the position of a game: board, reserves, unlocks, side to act, result.
+
+    With --svg or --png, draw it as a picture instead (docs/PICTURES.md).
+    """
     from .. import position, render
 
+    if as_json and picture:
+        raise click.UsageError("--json and --{} are two different outputs; choose one".format(picture))
     game = pick_game(read_record(file), game_number)
     state = _state_at(game, at)
+    if show_picture(game, state, at, picture=picture, output=output, flip=flip, size=size):
+        return
     if as_json:
         echo_json(position.to_json(state))
         return

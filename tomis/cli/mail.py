@@ -1,0 +1,323 @@
+"""The mail commands: ``send``, ``inbox``, ``extract``, and what ``move --mail --to --send``
+does after the move (:class:`MoveMail`).
+
+The move is always written before any mail is composed or sent: a failure here leaves
+the record saved and says how to send it again (``tomis send``). Only click (and the
+standard library's os and sys) at module level; tomis.mail and tomis.mailout load inside
+the commands.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import click
+
+from . import EXIT_INVALID, EXIT_USAGE, Failure
+from .files import (
+    load_game, load_games, located, message_option, no_game_error, read_record, shown,
+)
+from .output import is_terminal
+
+
+# --------------------------------------------------------------------------- after a move
+
+class MoveMail:
+    """``move --mail OUT --to ADDR --send``: checked before the move, done after it."""
+
+    def __init__(self, file: str, mail_out: str | None, to: str | None, send: bool,
+                 dry_run: bool):
+        self.file, self.mail_out, self.to, self.send = file, mail_out, to, send
+        wanted = mail_out is not None or send
+        if wanted and dry_run:
+            raise click.UsageError("--dry-run writes nothing, so it cannot go with --mail or --send")
+        if to is not None and not wanted:
+            raise click.BadParameter("--to is the address for --mail or --send", param_hint="--to")
+        if mail_out is not None and file != "-" and _same_file(mail_out, file):
+            raise click.BadParameter("the message would be written over FILE, which keeps the "
+                                     "record; name another file", param_hint="--mail")
+        self.wanted = wanted
+
+    def after(self, step) -> None:
+        if not self.wanted:
+            return
+        from ..errors import TomisError
+
+        try:
+            message, address = compose_reply(self.file, step.game.record, step.new_text,
+                                             step.origin, self.to)
+        except TomisError as error:
+            raise _not_sent(self.file, error, "no message was written",
+                            f"tomis send {self.file} --to ADDRESS") from None
+        if self.mail_out is not None:
+            try:
+                write_message(self.mail_out, message)
+            except TomisError as error:
+                raise _not_sent(self.file, error, "the message was not written",
+                                f"tomis send {self.file} --to ADDRESS") from None
+            click.echo(f"{shown(self.mail_out)}: message to {address} written", err=True)
+        if self.send:
+            again = self.mail_out if self.mail_out is not None else self.file
+            send_now(message, address, lambda error: _not_sent(
+                self.file, error, "the message was NOT sent", f"tomis send {again}"))
+
+
+def _same_file(one: str, other: str) -> bool:
+    try:
+        return os.path.samefile(one, other)
+    except OSError:             # one of them does not exist yet
+        return os.path.abspath(one) == os.path.abspath(other)
+
+
+def _not_sent(file: str, error, what: str, again: str) -> Failure:
+    """The move is saved; say so, why the mail part failed, and the command that retries."""
+    from ..errors import TomisError
+
+    saved = "the move is saved" if file != "-" else "the move was written to stdout"
+    wrapped = TomisError(f"{saved}, but {what}: {error.message} -- once that is fixed: {again}")
+    wrapped.path = error.path or shown(file)
+    return Failure(wrapped, EXIT_INVALID)
+
+
+def compose_reply(record_path: str, game, record_text: str, origin, to: str | None):
+    """The message for ``game`` and its address; remembers the address and thread beside
+    the record (not for stdin). Raises MailError when no address or sender is known."""
+    from .. import mailout
+
+    settings = mailout.smtp_settings()
+    sidecar = mailout.Sidecar() if record_path == "-" else mailout.Sidecar.load(record_path)
+    address = to or sidecar.to or (origin.reply_to if origin is not None else None)
+    if address is None:
+        raise mailout.MailError("no address to send to: give --to ADDRESS (it is remembered "
+                                "for this game)")
+    if settings.sender is None:
+        raise mailout.MailError(f"no sender address: set {mailout.ENV['from']} or from = in "
+                                f"[smtp] of {settings.source}")
+    if origin is not None and origin.message_id:
+        sidecar.in_reply_to, sidecar.references = origin.message_id, list(origin.references)
+    sidecar.to = address
+    message = mailout.compose(game, record_text, sender=settings.sender, to=address,
+                              attachment_name=mailout.attachment_name(record_path),
+                              in_reply_to=sidecar.in_reply_to,
+                              references=tuple(sidecar.references))
+    if record_path != "-":
+        sidecar.save(record_path)
+    return message, address
+
+
+def write_message(path: str, message) -> None:
+    """Atomically, like a record. The message is 7-bit ASCII (non-ASCII text is encoded by
+    the email package), so safefile's UTF-8 text writer stores exactly its bytes."""
+    from .. import mailout, safefile
+
+    safefile.atomic_write(path, mailout.message_bytes(message).decode("ascii"))
+
+
+def send_now(message, address: str, failed, starttls: bool | None = None) -> None:
+    """Send with the configured server; ``failed(error)`` gives the Failure to raise;
+    ``starttls`` overrides the settings when not None."""
+    from .. import mailout
+
+    try:
+        settings = mailout.smtp_settings(starttls=starttls)
+        mailout.send(message, settings, smtp_password(settings))
+    except mailout.MailError as error:
+        raise failed(error) from None
+    click.echo(f"sent to {address}: {message['Subject']}", err=True)
+
+
+def smtp_password(settings) -> str | None:
+    """From TOMIS_SMTP_PASSWORD, else asked on the terminal; never from argv or a file."""
+    from .. import mailout
+
+    if not settings.user:
+        return None
+    password = os.environ.get(mailout.PASSWORD_ENV)
+    if password is not None:
+        return password
+    if not is_terminal(sys.stdin):
+        raise mailout.MailError(f"no password for {settings.user}: set "
+                                f"{mailout.PASSWORD_ENV} or run tomis on a terminal")
+    return click.prompt(f"SMTP password for {settings.user} at {settings.host}",
+                        hide_input=True, err=True)
+
+
+# --------------------------------------------------------------------------- commands
+
+@click.command()
+@click.argument("file", type=click.Path(dir_okay=False, exists=False))
+@click.option("--to", "to", metavar="ADDR",
+              help="The address, for a record (remembered for this game).")
+@click.option("--starttls/--no-starttls", "starttls", default=None,
+              help="Override the setting (default: STARTTLS, unless the settings say no).")
+def send(file, to, starttls):
+    """Send FILE: a message written by move --mail, or a record (composed again, to --to or
+    the address remembered for its game). SMTP settings: TOMIS_SMTP_* or the config file."""
+    message = _saved_message(file)
+    if message is None:
+        from ..errors import TomisError
+
+        source = read_record(file)
+        game = load_game(source)           # a tomis.Game; the composer reads its record
+        try:
+            message, address = compose_reply(file, game.record, str(game), source.origin, to)
+        except TomisError as error:
+            raise Failure(located(error, shown(file)), EXIT_INVALID) from None
+    else:
+        if to is not None:
+            raise click.BadParameter("a written message keeps its own To: header", param_hint="--to")
+        address = str(message["To"])
+    send_now(message, address, lambda error: Failure(located(error, shown(file)), EXIT_INVALID),
+             starttls)
+
+
+def _saved_message(path: str):
+    """The message in ``path`` when tomis wrote it (``move --mail``), None for a record.
+
+    A message some mail program wrote (the opponent's reply, say) is refused: sending it
+    as it is would send someone else's mail again.
+    """
+    from .. import mail, mailout, textio
+    from ..errors import FileError
+
+    try:
+        data = textio.read_bytes(path)
+    except FileError as error:
+        raise Failure(located(error, shown(path)), EXIT_USAGE) from None
+    message = mail.parse_message(data)
+    if message is None:
+        return None
+    if str(message.get("X-Mailer", "")) != mailout.MAILER:
+        raise click.UsageError(f"{shown(path)} is a message tomis did not write; send a "
+                               "record (tomis send RECORD) or a message from move --mail")
+    return message
+
+
+@click.command()
+@click.argument("place", type=click.Path(exists=True, allow_dash=False))
+@click.option("--me", "me", required=True, metavar="NAME", help="Your name as on the White or Black tag.")
+@click.option("--now", "now", hidden=True, help="ISO time to measure waiting from (tests).")
+def inbox(place, me, now):
+    """Games waiting for you in PLACE (a folder of records or saved messages, an mbox or a
+    Maildir): the oldest waiting first, with the opponent, the action count and how long
+    the action has waited. The newest record of each game counts."""
+    from .. import mail
+    from ..errors import TomisError
+
+    moment = _moment(now)
+    newest: dict = {}
+    skipped = 0
+    try:
+        items = list(mail.place_items(place))
+    except TomisError as error:
+        raise Failure(located(error, shown(place)), EXIT_USAGE) from None
+    for item in items:
+        game = _one_game(item)
+        if game is None:
+            skipped += 1
+            continue
+        key = _identity(game)
+        if key not in newest or _later(game, item, *newest[key]):
+            newest[key] = (game, item)
+    waiting = [(game, item) for game, item in newest.values() if _my_turn(game, me)]
+    waiting.sort(key=lambda pair: pair[1].when or moment)
+    click.echo(f"{len(waiting)} game(s) waiting for {me}" + (", oldest first" if waiting else ""))
+    for game, item in waiting:
+        click.echo(_inbox_line(game, item, me, moment))
+    if skipped:
+        click.echo(f"{shown(place)}: note: {skipped} file(s) or message(s) without a "
+                   "readable record were passed over", err=True)
+
+
+def _moment(now: str | None):
+    from datetime import datetime, timezone
+
+    if now is None:
+        return datetime.now(timezone.utc)
+    try:
+        moment = datetime.fromisoformat(now)
+    except ValueError:
+        raise click.BadParameter(f"{now!r} is not an ISO time", param_hint="--now") from None
+    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+
+
+def _one_game(item):
+    from .. import record
+
+    if item.found is None:
+        return None
+    checked = record.read(str(item.found.text))
+    if len(checked) != 1 or checked[0].error is not None:
+        return None
+    return checked[0].game
+
+
+def _identity(game) -> tuple:
+    from ..position import to_string
+
+    tags = tuple(game.tags.get(name) for name in ("White", "Black", "Event", "Site", "Round", "Date"))
+    return tags + (to_string(game.start),)
+
+
+def _later(game, item, best_game, best_item) -> bool:
+    """Is (game, item) a newer record of the game than the best so far?"""
+    from datetime import datetime, timezone
+
+    if len(game.nodes) != len(best_game.nodes):
+        return len(game.nodes) > len(best_game.nodes)
+    return (item.when or datetime.min.replace(tzinfo=timezone.utc)) > (
+        best_item.when or datetime.min.replace(tzinfo=timezone.utc))
+
+
+def _my_turn(game, me: str) -> bool:
+    side = game.final.to_move
+    if side is None or game.result != "*":
+        return False
+    tag = ("White", "Black")[side]
+    return game.tags.get(tag, "").strip().casefold() == me.strip().casefold()
+
+
+def _inbox_line(game, item, me: str, moment) -> str:
+    from .. import mailout
+
+    side = game.final.to_move
+    opponent = mailout.players(game)[1 - side]
+    event = game.tags.get("Event")
+    about = f" ({event})" if event not in (None, "", "?") else ""
+    waited = _duration(moment - item.when) if item.when else "since an unknown time"
+    played = len(game.nodes)
+    return (f"  {shown(item.label)}: vs {opponent}{about}, you play "
+            f"{('White', 'Black')[side]}, action {played + 1} after {played}, waiting {waited}")
+
+
+def _duration(delta) -> str:
+    minutes = max(0, int(delta.total_seconds() // 60))
+    days, rest = divmod(minutes, 24 * 60)
+    hours, minutes = divmod(rest, 60)
+    if days:
+        return f"{days} d {hours} h"
+    if hours:
+        return f"{hours} h {minutes} min"
+    return f"{minutes} min"
+
+
+@message_option
+@click.command()
+@click.argument("file", type=click.Path(dir_okay=False, allow_dash=True))
+def extract(file):
+    """Print the record found in FILE (a saved message, a mailbox message, pasted mail) in
+    canonical form, e.g. to keep it: tomis extract reply.eml > game.tgn."""
+    from .. import record
+
+    source = read_record(file)
+    checked = load_games(source)
+    if not checked:
+        raise source.failure(no_game_error())
+    for item in checked:
+        if item.error is not None:
+            raise source.failure(item.error)
+    click.echo(record.write_all([item.game for item in checked]), nl=False)
+
+
+COMMANDS = (send, inbox, extract)     # added to the group in tomis/cli/__init__.py

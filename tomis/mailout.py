@@ -1,0 +1,329 @@
+"""Mail going out: a ready-to-send message for a move, the address book of a game, SMTP.
+
+A layer above :mod:`tomis.record`, :mod:`tomis.render` and :mod:`tomis.mail`, below the
+CLI; it prints and prompts nothing (the password comes in as an argument). Messages are
+built with :class:`email.message.EmailMessage` and sent with
+:meth:`smtplib.SMTP.send_message`.
+
+- :func:`compose`: subject ``Tomis: Ana vs Bo — action 3 (G@b1)``, the board and the
+  record in the text body, the record attached as a ``.tgn`` file, ``In-Reply-To`` and
+  ``References`` when the record came from a message.
+- :class:`Sidecar`: what is remembered about a game's mail beside its record
+  (``ladder.tgn.mail.json``): the opponent's address and the thread. Never the password,
+  never inside the record.
+- :func:`smtp_settings` and :func:`send`: host, port, user, sender and STARTTLS from
+  ``TOMIS_SMTP_*`` variables over a config file (``TOMIS_MAIL_CONFIG``, else
+  ``$XDG_CONFIG_HOME/tomis/mail.ini``, else ``~/.config/tomis/mail.ini``, section
+  ``[smtp]``). The password is ``TOMIS_SMTP_PASSWORD`` or the CLI's prompt, never a
+  setting in a file, never a command-line argument, never written anywhere.
+"""
+
+from __future__ import annotations
+
+import configparser
+import json
+import os
+import re
+import smtplib
+import ssl
+from dataclasses import dataclass, field
+from email.message import EmailMessage
+from email.utils import format_datetime, localtime, make_msgid
+
+from .errors import FileError, TomisError
+
+SIDECAR_SUFFIX = ".mail.json"
+MAILER = "tomis"                # X-Mailer of the messages tomis writes (and alone resends)
+DEFAULT_PORT = 587              # the submission port, where STARTTLS is the rule
+SMTP_TIMEOUT = 30.0
+ENV = {"host": "TOMIS_SMTP_HOST", "port": "TOMIS_SMTP_PORT", "user": "TOMIS_SMTP_USER",
+       "from": "TOMIS_SMTP_FROM", "starttls": "TOMIS_SMTP_STARTTLS"}
+PASSWORD_ENV = "TOMIS_SMTP_PASSWORD"
+CONFIG_ENV = "TOMIS_MAIL_CONFIG"
+_YES = ("1", "yes", "true", "on")
+_NO = ("0", "no", "false", "off")
+
+
+class MailError(TomisError):
+    """A message that cannot be composed or sent; the move itself is already saved."""
+
+
+# --------------------------------------------------------------------------- composing
+
+def players(game) -> tuple[str, str]:
+    """The names on the White and Black tags, or the side's name when a tag is missing."""
+    def name(tag: str) -> str:
+        value = game.tags.get(tag)
+        return value if value not in (None, "", "?") else tag
+    return name("White"), name("Black")
+
+
+def subject(game) -> str:
+    """``Tomis: White vs Black — action N (ACTION)`` for the last action of ``game``.
+
+    A control character in a name is shown escaped (``\\x1d``): a header is one line.
+    """
+    from .errors import one_line
+
+    white, black = (one_line(name) for name in players(game))
+    if not game.nodes:
+        return f"Tomis: {white} vs {black} — new game"
+    return f"Tomis: {white} vs {black} — action {len(game.nodes)} ({game.nodes[-1].action})"
+
+
+def body_text(game, record_text: str) -> str:
+    """What the opponent reads: the last action and its combat, the board, the Digest, the
+    record. Plain ASCII diagram: it survives every mail client."""
+    from . import digest, render
+
+    lines = []
+    if game.nodes:
+        lines += render.report_lines(game.nodes[-1].report, len(game.nodes)) + [""]
+    lines.append(render.position_text(game.final, color=False, result=game.result))
+    lines += ["", f"Digest after action {len(game.nodes)}: {digest.game_digest(game)}",
+              "", record_text.rstrip("\n"), ""]
+    return "\n".join(lines)
+
+
+def compose(game, record_text: str, *, sender: str, to: str, attachment_name: str,
+            in_reply_to: str | None = None, references: tuple[str, ...] = (),
+            date=None) -> EmailMessage:
+    """A complete RFC 5322 message carrying ``game`` (its text ``record_text``).
+
+    Raises :class:`MailError` when ``sender`` is not one address or ``to`` not a list of
+    addresses (``Name <local@domain>`` or ``local@domain``).
+    """
+    message = EmailMessage()
+    message["From"] = addresses(sender, "the sender", single=True)
+    message["To"] = addresses(to, "the address to send to")
+    message["Subject"] = subject(game)
+    message["Date"] = format_datetime(date or localtime())
+    message["Message-ID"] = make_msgid(domain=_domain(sender))
+    if in_reply_to:
+        message["In-Reply-To"] = in_reply_to
+        thread = [ref for ref in references if ref != in_reply_to] + [in_reply_to]
+        message["References"] = " ".join(thread)
+    message["X-Mailer"] = MAILER
+    body = body_text(game, record_text)
+    message.set_content(body, cte=_transfer_encoding(body))
+    message.add_attachment(record_text, subtype="plain", filename=attachment_name,
+                           cte=_transfer_encoding(record_text))
+    return message
+
+
+def _transfer_encoding(text: str) -> str:
+    """7bit for ASCII; quoted-printable for accented names, so the message stays 7-bit
+    (the email package would choose raw 8bit, which a server may refuse)."""
+    return "7bit" if text.isascii() else "quoted-printable"
+
+
+_ADDR_SPEC = re.compile(r"[^@\s<>()\[\],;:\"]+@[^@\s<>()\[\],;:\"]+")
+
+
+def addresses(text: str, what: str, single: bool = False) -> str:
+    """``text`` as a header value of mail addresses, each checked; a MailError names the
+    one that is not an address (a line break never reaches a header)."""
+    from email.utils import formataddr, getaddresses
+
+    shown = " ".join(text.split())
+    pairs = getaddresses([shown]) if not any(c in text for c in "\r\n") else [("", "")]
+    if not pairs or (single and len(pairs) > 1) or not all(
+            _ADDR_SPEC.fullmatch(addr) for _name, addr in pairs):
+        raise MailError(f"{what} {text!r} is not {'a mail address' if single else 'a list of mail addresses'} "
+                        "like Ana <ana@example.org>")
+    return ", ".join(formataddr(pair) for pair in pairs)
+
+
+def _domain(address: str) -> str | None:
+    from email.headerregistry import Address
+    from email.utils import parseaddr
+
+    addr = parseaddr(address)[1]
+    try:
+        return Address(addr_spec=addr).domain or None
+    except (ValueError, IndexError, TypeError):
+        return None
+
+
+def attachment_name(record_path: str) -> str:
+    """The record's own file name when it is a .tgn file, else ``game.tgn``."""
+    base = os.path.basename(record_path)
+    return base if base.lower().endswith(".tgn") and base.isprintable() else "game.tgn"
+
+
+def message_bytes(message: EmailMessage) -> bytes:
+    """The message as a mail program saves it (``.eml``), CRLF line ends as on the wire."""
+    return message.as_bytes(policy=message.policy.clone(linesep="\r\n"))
+
+
+# --------------------------------------------------------------------------- sidecar
+
+@dataclass
+class Sidecar:
+    """What is remembered about one game's mail, in ``RECORD.mail.json`` beside it."""
+
+    to: str | None = None
+    in_reply_to: str | None = None
+    references: list[str] = field(default_factory=list)
+
+    @staticmethod
+    def path_for(record_path: str) -> str:
+        return record_path + SIDECAR_SUFFIX
+
+    @classmethod
+    def load(cls, record_path: str) -> Sidecar:
+        """The remembered facts; an absent file is an empty sidecar, a broken one an error."""
+        path = cls.path_for(record_path)
+        try:
+            with open(path, encoding="utf-8") as stream:
+                data = json.load(stream)
+        except FileNotFoundError:
+            return cls()
+        except (OSError, ValueError) as exc:
+            error = FileError(f"cannot read what was remembered about this game's mail: {exc}")
+            error.path = path
+            raise error from None
+        if not isinstance(data, dict):
+            data = {}
+        refs = data.get("references")
+        return cls(_text(data.get("to")), _text(data.get("in_reply_to")),
+                   [r for r in refs if isinstance(r, str)] if isinstance(refs, list) else [])
+
+    def save(self, record_path: str) -> None:
+        from . import safefile
+
+        text = json.dumps({"to": self.to, "in_reply_to": self.in_reply_to,
+                           "references": self.references}, indent=2) + "\n"
+        safefile.atomic_write(self.path_for(record_path), text)
+
+
+def _text(value) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+# --------------------------------------------------------------------------- sending
+
+@dataclass(frozen=True)
+class SmtpSettings:
+    host: str | None
+    port: int
+    user: str | None
+    sender: str | None
+    starttls: bool
+    source: str                 # where they were read, for messages
+
+
+def config_path(env=None) -> str:
+    env = os.environ if env is None else env
+    if env.get(CONFIG_ENV):
+        return env[CONFIG_ENV]
+    base = env.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
+    return os.path.join(base, "tomis", "mail.ini")
+
+
+def smtp_settings(env=None, *, starttls: bool | None = None) -> SmtpSettings:
+    """Settings from the config file, overridden by ``TOMIS_SMTP_*``; ``starttls`` (an
+    explicit option) overrides both. A bad port or yes/no value is a :class:`MailError`."""
+    env = os.environ if env is None else env
+    path = config_path(env)
+    values = _config_values(path)
+    for key, variable in ENV.items():
+        if env.get(variable):
+            values[key] = env[variable]
+    port_text = values.get("port", str(DEFAULT_PORT))
+    if not port_text.isdigit() or not 0 < int(port_text) < 65536:
+        raise MailError(f"the SMTP port {port_text!r} is not a port number (1-65535)")
+    use_tls = _yes_no(values.get("starttls", "yes"), "starttls")
+    if starttls is not None:
+        use_tls = starttls
+    user = values.get("user") or None
+    sender = values.get("from") or (user if user and "@" in user else None)
+    return SmtpSettings(values.get("host") or None, int(port_text), user, sender, use_tls, path)
+
+
+def _config_values(path: str) -> dict[str, str]:
+    parser = configparser.ConfigParser(interpolation=None)
+    try:
+        read = parser.read(path, encoding="utf-8")
+    except (configparser.Error, UnicodeDecodeError) as exc:
+        error = MailError(f"cannot read the mail settings: {str(exc).splitlines()[0]}")
+        error.path = path
+        raise error from None
+    if not read or not parser.has_section("smtp"):
+        return {}
+    if parser.has_option("smtp", "password"):
+        error = MailError("a password does not belong in the settings file; remove it and "
+                          f"use {PASSWORD_ENV} or the prompt")
+        error.path = path
+        raise error
+    return {key: value.strip() for key, value in parser.items("smtp")}
+
+
+def _yes_no(value: str, name: str) -> bool:
+    if value.lower() in _YES:
+        return True
+    if value.lower() in _NO:
+        return False
+    raise MailError(f"{name} must be yes or no, not {value!r}")
+
+
+def send(message: EmailMessage, settings: SmtpSettings, password: str | None) -> None:
+    """Hand ``message`` to the SMTP server; every failure is one :class:`MailError` line."""
+    if not settings.host:
+        raise MailError(f"no SMTP server: set {ENV['host']} or host = in [smtp] of "
+                        f"{settings.source}")
+    where = f"{settings.host}:{settings.port}"
+    try:
+        with smtplib.SMTP(settings.host, settings.port, timeout=SMTP_TIMEOUT) as smtp:
+            smtp.ehlo()
+            if settings.starttls:
+                smtp.starttls(context=ssl.create_default_context())
+                smtp.ehlo()
+            if settings.user:
+                smtp.login(settings.user, password or "")
+            refused = smtp.send_message(message)
+    except smtplib.SMTPNotSupportedError as exc:
+        raise MailError(f"the SMTP server {where} does not offer {_what_unsupported(exc)}") from None
+    except smtplib.SMTPAuthenticationError as exc:
+        raise MailError(f"the SMTP server {where} refused the user name or password for "
+                        f"{settings.user}: {_answer(exc)}") from None
+    except smtplib.SMTPRecipientsRefused as exc:
+        raise MailError(f"the SMTP server {where} refused every recipient: "
+                        f"{_refusals(exc.recipients)}") from None
+    except smtplib.SMTPResponseException as exc:
+        raise MailError(f"the SMTP server {where} answered {_answer(exc)}") from None
+    except smtplib.SMTPServerDisconnected as exc:
+        raise MailError(f"the SMTP server {where} closed the connection: {exc}") from None
+    except ConnectionRefusedError:
+        raise MailError(f"nothing answers at {where} (connection refused)") from None
+    except ssl.SSLError as exc:
+        raise MailError(f"STARTTLS with {where} failed: {exc.reason or exc}") from None
+    except (OSError, smtplib.SMTPException) as exc:
+        raise MailError(f"cannot talk to the SMTP server {where}: {exc}") from None
+    if refused:
+        raise MailError(f"the SMTP server {where} refused some recipients: {_refusals(refused)}")
+
+
+def _answer(exc) -> str:
+    text = exc.smtp_error
+    if isinstance(text, bytes):
+        text = text.decode("utf-8", "replace")
+    return f"{exc.smtp_code} {' '.join(str(text).split())}"
+
+
+def _refusals(recipients: dict) -> str:
+    parts = []
+    for address, (code, text) in recipients.items():
+        if isinstance(text, bytes):
+            text = text.decode("utf-8", "replace")
+        parts.append(f"{address} ({code} {' '.join(str(text).split())})")
+    return ", ".join(parts)
+
+
+def _what_unsupported(exc) -> str:
+    text = str(exc).lower()
+    if "starttls" in text:
+        return "STARTTLS; only for a server on this machine, turn it off (starttls = no)"
+    if "auth" in text:
+        return "AUTH, so it cannot check the user name; unset the user"
+    return str(exc)
