@@ -246,12 +246,15 @@ def test_show_json_is_the_position_view_and_nothing_else(game_file):
     data = json.loads(result.stdout)
     assert data["to_move"] == "white"
     assert {"square": "a8", "side": "black", "piece": "tower"} in data["units"]
-    assert set(data) == {"to_move", "result", "units", "gates", "reserve", "flagship_unlocked"}
+    # ... and its position string, which `new --position` takes (issue 17).
+    assert set(data) == {"to_move", "result", "units", "gates", "reserve", "flagship_unlocked",
+                         "position"}
 
 
 def test_show_at_zero_is_the_empty_board(game_file):
     data = json.loads(invoke("show", game_file, "--json", "--at", "0").stdout)
-    assert data == position.to_json(rules.new_game())
+    start = rules.new_game()
+    assert data == {**position.to_json(start), "position": position.to_string(start)}
 
 
 def test_show_at_an_action_in_the_middle(game_file):

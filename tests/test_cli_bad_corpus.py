@@ -19,7 +19,7 @@ from conftest import invoke as run
 
 BAD = Path(__file__).resolve().parent / "data" / "bad"
 FILES = sorted(path.name for path in BAD.glob("*.tgn"))
-LOCATED = re.compile(r"^(?P<path>[^\n]+?):(?P<line>\d+):(?P<column>\d+): \S")
+LOCATED = re.compile(r"^(?P<path>[^\n]+?)(?::(?P<line>\d+):(?P<column>\d+))?: \S")
 
 
 def expectations() -> dict[str, tuple[int, list[str]]]:

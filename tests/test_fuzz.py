@@ -35,7 +35,8 @@ JUNK = [b"{", b"}", b"[", b"]", b'"', b"\\", b"(", b")", b"$", b"!", b"?", b";",
         b"\x00", b"\xff", b"\xef\xbb\xbf", b"1-0", b"*", b"12...", b"F@a1", b"Fa2-a3", b"M@c3:NE",
         b"\xc3", b"\xe2\x80\x93", b" " * 3, b"[Digest \"0123456789abcdef\"]"]
 
-LOCATED = re.compile(r"^.+:\d+:\d+: \S.*$")
+# path:line:column: message, or path: message for the file as a whole (not a usage line)
+LOCATED = re.compile(r"^(?!Error: |Usage: |Try ').+?(?::\d+:\d+)?: \S.*$")
 NOTE = re.compile(r"^.+: note: \S.*$")
 REFORMAT = re.compile(r"^.+: would reformat$")
 USAGE = re.compile(r"^(Usage: |Try '|Error: |$)")

@@ -78,11 +78,11 @@ def test_a_mailbox_of_several_messages_wants_one_chosen(name, monkeypatch):
     count = {"thread.mbox": 3, "maildir": 2}[name]
     result = run("show", name)
     assert result.exit_code == 2
-    assert result.stderr == (f"{name}:0:0: this mailbox holds {count} messages; choose one with "
+    assert result.stderr == (f"{name}: this mailbox holds {count} messages; choose one with "
                              f"--message N (1-{count}) or --message MESSAGE-ID\n")
     result = run("show", name, "--message", count + 1)
     assert result.exit_code == 2
-    assert result.stderr == f"{name}:0:0: --message {count + 1}: this mailbox holds {count} message(s)\n"
+    assert result.stderr == f"{name}: --message {count + 1}: this mailbox holds {count} message(s)\n"
 
 
 def test_every_reading_command_takes_the_newest_of_a_bottom_posted_reply(tmp_path):
@@ -118,7 +118,7 @@ def test_move_refuses_to_write_over_a_mailbox(tmp_path):
     before = box.read_bytes()
     result = run("move", box, "B@d8")
     assert result.exit_code == 2
-    assert result.stderr == (f"{box}:0:0: this is an mbox mailbox: its messages are read by "
+    assert result.stderr == (f"{box}: this is an mbox mailbox: its messages are read by "
                              "name with --message (show, moves, replay, validate, extract), and "
                              "a record is never written into it; save the message as a file "
                              "first\n")
@@ -208,7 +208,7 @@ def test_mail_without_an_address_saves_the_move_and_says_how_to_send(tmp_path):
     result = run("move", game, "B@d8", "--mail", tmp_path / "out.eml", env=SENDER)
     assert result.exit_code == 1
     assert result.stderr.splitlines()[-1] == (
-        f"{game}:0:0: the move is saved, but no message was written: no address to send to: "
+        f"{game}: the move is saved, but no message was written: no address to send to: "
         f"give --to ADDRESS (it is remembered for this game) -- once that is fixed: "
         f"tomis send {game} --to ADDRESS")
     assert "1. B@e1 B@d8 *" in game.read_text(encoding="utf-8")
@@ -409,7 +409,7 @@ def test_a_bad_address_is_refused_after_the_move_is_saved(tmp_path, option, valu
     assert result.exit_code == 1
     assert words in result.stderr
     assert result.stderr.splitlines()[-1].startswith(
-        f"{game}:0:0: the move is saved, but no message was written: ")
+        f"{game}: the move is saved, but no message was written: ")
     assert "1. B@e1 B@d8 *" in game.read_text(encoding="utf-8")
     assert not (tmp_path / "o.eml").exists() and not (tmp_path / "g.tgn.mail.json").exists()
 

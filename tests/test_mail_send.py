@@ -118,7 +118,7 @@ def test_a_refused_connection_leaves_the_move_saved_and_send_sends_it_later(serv
                  env=environment(port))
     assert result.exit_code == 1
     assert result.stderr.splitlines()[-1] == (
-        f"{game}:0:0: the move is saved, but the message was NOT sent: nothing answers at "
+        f"{game}: the move is saved, but the message was NOT sent: nothing answers at "
         f"127.0.0.1:{port} (connection refused) -- once that is fixed: tomis send {out}")
     assert "1. B@e1 B@d8 *" in game.read_text(encoding="utf-8")
     assert out.exists()
@@ -137,7 +137,7 @@ def test_bad_credentials_leave_the_record_saved_with_a_clear_message(server, tmp
                  env=environment(port, USER, "wrong"))
     assert result.exit_code == 1
     last = result.stderr.splitlines()[-1]
-    assert last.startswith(f"{game}:0:0: the move is saved, but the message was NOT sent: "
+    assert last.startswith(f"{game}: the move is saved, but the message was NOT sent: "
                            f"the SMTP server 127.0.0.1:{port} refused the user name or "
                            f"password for ana: 535 ")
     assert last.endswith(f"-- once that is fixed: tomis send {game}")
@@ -198,7 +198,7 @@ def test_settings_come_from_the_config_file_and_a_password_there_is_refused(serv
     config.write_text(config.read_text() + "password = hunter2\n", encoding="utf-8")
     result = run("move", game, "G@b1", "--send", env=env)
     assert result.exit_code == 1
-    assert (f"{config}:0:0: the move is saved, but no message was written: a password does "
+    assert (f"{config}: the move is saved, but no message was written: a password does "
             "not belong in the settings file") in result.stderr
 
 

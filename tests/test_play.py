@@ -75,7 +75,7 @@ def test_play_save_as_never_replaces_another_file(tmp_path):
     before = other.read_bytes()
     result = invoke("play", input=f"B@e1\nsave {other}\nsave {tmp_path / 'new.tgn'}\nquit\n")
     assert result.exit_code == 0
-    assert f"{other}:0:0: already exists; choose another name or remove it first" in result.stderr
+    assert f"{other}: already exists; choose another name or remove it first" in result.stderr
     assert other.read_bytes() == before
     assert len(record.read_game((tmp_path / "new.tgn").read_text()).nodes) == 1
 
@@ -166,7 +166,8 @@ def test_a_human_player_reads_lines_through_ask_with_the_prompts_of_tomis_play()
     assert white.confirm("do you accept a draw?", game) is True
     assert white.confirm("do you accept a draw?", game) is False
     assert white.confirm("do you accept a draw?", game) is None         # end of input
-    assert prompts == ["White (action 1)> "] + ["White, do you accept a draw? [y/N] "] * 3
+    # A yes/no question insists on yes or no (issue 17): "[yes/no]", not "[y/N]".
+    assert prompts == ["White (action 1)> "] + ["White, do you accept a draw? [yes/no] "] * 3
     game.resign("white")
     replies.append("quit")
     assert white.turn(game) == "quit" and prompts[-1] == "game over (0-1)> "

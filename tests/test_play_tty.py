@@ -13,7 +13,9 @@ TIMEOUT = 20   # generous: a slow CI machine must not fail; no test measures tim
 
 
 def spawn(path):
-    env = dict(os.environ, NO_COLOR="1", COLUMNS="100")
+    # TERM=dumb: plain prompts, byte for byte, without the line editor's redrawing;
+    # editing, history and completion are tested in tests/test_play_keyboard.py.
+    env = dict(os.environ, NO_COLOR="1", COLUMNS="100", TERM="dumb")
     child = pexpect.spawn(sys.executable, ["-m", "tomis", "play", str(path)],
                           env=env, encoding="utf-8", timeout=TIMEOUT)
     child.setwinsize(40, 100)

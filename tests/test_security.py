@@ -31,7 +31,8 @@ ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "samples" / "resignation.tgn"
 POSIX = os.name == "posix"
 IS_ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
-LOCATED = re.compile(r"^.+:\d+:\d+: \S.*$")
+# path:line:column: message, or path: message for the file as a whole (not a usage line)
+LOCATED = re.compile(r"^(?!Error: |Usage: |Try ').+?(?::\d+:\d+)?: \S.*$")
 HUGE = "9" * 4_400               # over Python's 4,300-digit int() limit
 NEW_GAME = "[Rules \"manual\"]\n\n*\n"
 GAMES_LIMIT = 100_000            # MAX_GAMES_PER_FILE as documented in docs/SECURITY.md

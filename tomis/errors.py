@@ -26,13 +26,20 @@ class TomisError(Exception):
     def located(self) -> str:
         """The one-line form ``path:line:column: message`` the CLI prints.
 
+        A problem with the file as a whole (missing, a folder, locked) has no place in
+        it, so it reads ``path: message``, as compilers and grep say it, not ``path:0:0:``
+        (which pointed at a line 0 no editor has); a known line without a column gives
+        ``path:line: message``.
+
         Messages quote what the input said; a control character in it (a line or record
         separator, say) is shown escaped, so the report stays one line whatever the input.
         """
-        path = one_line(self.path or "<input>")
-        line = self.line if self.line is not None else 0
-        column = self.column if self.column is not None else 0
-        return f"{path}:{line}:{column}: {one_line(self.message)}"
+        place = one_line(self.path or "<input>")
+        if self.line is not None:
+            place += f":{self.line}"
+            if self.column is not None:
+                place += f":{self.column}"
+        return f"{place}: {one_line(self.message)}"
 
 
 def one_line(text: str) -> str:

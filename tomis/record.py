@@ -132,7 +132,7 @@ def _collector_paused():
 
 def no_game_error() -> RecordError:
     """The one error for a text that holds no game at all (every command says the same)."""
-    return RecordError("no game found in this file", 1, 1)
+    return RecordError("no game found in this file")     # the file as a whole: no place in it
 
 
 def read_game(text: str, path: str | None = None) -> Game:

@@ -3,7 +3,9 @@
 Everything here returns text and prints nothing; :mod:`tomis.cli` decides where it goes.
 The plain diagram uses ASCII only, so it survives a plain-text email and a reply quote
 (``> ``) without shifting columns. With ``color=True`` the same layout gets ANSI colours
-(via ``click.style``, imported only then) and arrows for jump-gate directions.
+(via ``click.style``, imported only then): each unit and each gate in its owner's colour,
+so ownership shows without reading letter case. ``arrows`` (by default as ``color``)
+draws jump-gate directions as arrows; :mod:`tomis.terminal` decides both for a stream.
 
 One square is one cell six characters wide (the longest mark is five)::
 
@@ -60,17 +62,22 @@ def gate_mark(gate, arrows: bool = False) -> str:
     return letter + pointer + ("2" if markers == 2 else "")
 
 
-def _cell(state, square: int, color: bool) -> str:
+def _cell(state, square: int, color: bool, arrows: bool) -> str:
     code = state.units.get(square)
     unit = unit_letter(code)
-    gate = gate_mark(state.gate_at(square), arrows=color)
+    gate_here = state.gate_at(square)
+    gate = gate_mark(gate_here, arrows=arrows)
     text = f"{unit}{gate:<{CELL - 1}}"
     if not color:
         return text
     import click  # only a terminal asks for colour; keep the plain path import-free
 
     unit_text = click.style(unit, fg=_side_colour(code >> 3), bold=True) if code is not None else unit
-    gate_text = click.style(gate, fg="cyan") if gate else ""
+    gate_text = ""
+    if gate_here is not None:
+        _square, owner, *_rest = gate_here
+        # In its owner's colour, not bold, so that a unit standing on it stands out.
+        gate_text = click.style(gate, fg=_side_colour(owner))
     return unit_text + gate_text + " " * (CELL - 1 - len(gate))
 
 
@@ -78,18 +85,20 @@ def _side_colour(side: int) -> str:
     return "yellow" if side == WHITE else "magenta"
 
 
-def board(state, *, color: bool = False, legend: bool = True) -> str:
+def board(state, *, color: bool = False, legend: bool = True, arrows: bool | None = None) -> str:
     """The diagram of ``state``: rank 8 on top, files and ranks labelled on every edge.
 
-    ``color`` adds ANSI colours and arrow glyphs; without it the text is pure ASCII.
+    ``color`` adds ANSI colours, ``arrows`` (default: as ``color``) arrow glyphs for
+    jump-gate directions; with neither the text is pure ASCII.
     """
+    arrows = color if arrows is None else arrows
     lines = [FILES_LINE, RULE_LINE]
     for rank in range(7, -1, -1):
-        cells = "".join(_cell(state, rank * 8 + file, color) for file in range(8))
+        cells = "".join(_cell(state, rank * 8 + file, color, arrows) for file in range(8))
         lines.append(f" {rank + 1} | {cells}| {rank + 1}")
     lines += [RULE_LINE, FILES_LINE]
     if legend:
-        directions = " ".join(ARROWS if color else DIRECTION_NAMES)
+        directions = " ".join(ARROWS if arrows else DIRECTION_NAMES)
         lines += ["   " + line.format(directions=directions) for line in LEGEND]
     return "\n".join(lines)
 
@@ -176,10 +185,11 @@ def unlock_words(state) -> str:
     return "Flagships: " + ", ".join(words) + " (R20)"
 
 
-def position_text(state, *, color: bool = False, result: str = "*") -> str:
+def position_text(state, *, color: bool = False, result: str = "*",
+                  arrows: bool | None = None) -> str:
     """Board, reserves, unlocks, edition and whose turn: all a player needs to act."""
     return "\n".join([
-        board(state, color=color),
+        board(state, color=color, arrows=arrows),
         *(reserve_words(state, side) for side in (WHITE, BLACK)),
         unlock_words(state),
         f"Rules: {state.edition_name}",

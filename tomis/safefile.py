@@ -111,7 +111,10 @@ def create_new(path: str | os.PathLike[str], text: str) -> None:
     try:
         _write_via_temp(name, data, None, lambda temp: _link_new(temp, name, data))
     except FileExistsError:
-        err = FileError("already exists; choose another name or remove it first")
+        # A folder is named as the readers name it, so every path problem reads alike.
+        what = ("is a folder; name a file in it instead" if os.path.isdir(name)
+                else "already exists; choose another name or remove it first")
+        err = FileError(what)
         err.path = name
         raise err from None
     except OSError as exc:

@@ -3,18 +3,19 @@
 This module holds the click group and the exit policy; each command family has its own
 module (:mod:`.records`: new, move, fmt; :mod:`.views`: show, moves, replay;
 :mod:`.check`: validate; :mod:`.play`: the play loop; :mod:`.mail`: send, inbox,
-extract and move's mail options; :mod:`.correspondence`: clock, claim, draw, resign),
-over :mod:`.files` (reading and
-writing records) and :mod:`.output` (colour, JSON, caret lines).
+extract and move's mail options; :mod:`.manual`: help and the man page;
+:mod:`.correspondence`: clock, claim, draw, resign), over :mod:`.files` (reading
+and writing records) and :mod:`.output` (colour, JSON, caret lines).
 
 Only click is imported at module level here and in those modules, so ``tomis --help``
 starts as fast as a bare click app; the library, the record reader and lark load inside
 the commands that need them.
 
 Exit codes: 0 ok; 1 an invalid game, an illegal action or a file we could not write or
-lock; 2 a usage error (click's own) or an input file we could not read.
-Every error is one ``path:line:column: message`` line on stderr; when stderr is a
-terminal, the offending source line and a caret follow it.
+lock; 2 a usage error (click's own) or an input file we could not read; 130 Ctrl-C.
+Every error is one ``path:line:column: message`` line on stderr (``path: message`` when
+it concerns the file as a whole); when stderr is a terminal, the offending source line
+and a caret follow it.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ import click
 
 EXIT_INVALID = 1
 EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130        # 128 + SIGINT, what shells report for a program stopped by Ctrl-C
 
 
 class Failure(Exception):
@@ -52,8 +54,17 @@ class TomisGroup(click.Group):
         except TomisError as error:
             _print_error(error, None)
             ctx.exit(EXIT_INVALID)
-        except (click.ClickException, click.exceptions.Exit, click.Abort):
+        except click.Abort as abort:
+            # click.prompt turns Ctrl-C into Abort ("Aborted!", exit 1): say it as ours.
+            if isinstance(abort.__context__, KeyboardInterrupt):
+                _say_interrupted(abort.__context__)
+                ctx.exit(EXIT_INTERRUPTED)
             raise
+        except (click.ClickException, click.exceptions.Exit):
+            raise
+        except KeyboardInterrupt as interrupt:
+            _say_interrupted(interrupt)
+            ctx.exit(EXIT_INTERRUPTED)
         except BrokenPipeError:
             # The reader went away (`tomis moves | head`): nothing left to say to it.
             _silence_stdout()
@@ -64,6 +75,19 @@ class TomisGroup(click.Group):
             click.echo(f"tomis: internal error: {type(error).__name__}: {error} "
                        "(please report it; TOMIS_DEBUG=1 shows the traceback)", err=True)
             ctx.exit(EXIT_INVALID)
+
+
+def _say_interrupted(interrupt: KeyboardInterrupt) -> None:
+    """One line for Ctrl-C (click's own "Aborted!" came with exit 1).
+
+    The terminal has echoed ``^C`` where the cursor was; the line starts below it,
+    unless the line editor already moved there (``at_line_start``). ``note`` is what the
+    command wants said, e.g. where the game is saved.
+    """
+    if not getattr(interrupt, "at_line_start", False) and is_terminal(sys.stderr):
+        click.echo(err=True)
+    note = getattr(interrupt, "note", None)
+    click.echo("tomis: interrupted" + (f"; {note}" if note else ""), err=True)
 
 
 def _silence_stdout() -> None:
@@ -88,7 +112,8 @@ def cli():
     """Tomis: keep, check and play game records of the space board game.
 
     Records are .tgn files (see docs/NOTATION.md). FILE may be - for stdin.
-    Exit codes: 0 ok, 1 invalid game or illegal action, 2 usage or unreadable file.
+    Exit codes: 0 ok, 1 invalid game or illegal action, 2 usage or unreadable file,
+    130 interrupted (Ctrl-C). The whole manual: tomis help (or man tomis).
     """
 
 
@@ -104,6 +129,7 @@ from .check import validate  # noqa: E402
 from .correspondence import claim, clock, draw, resign  # noqa: E402
 from .files import message_option  # noqa: E402
 from .mail import extract, inbox, send  # noqa: E402
+from .manual import help_command  # noqa: E402
 from .output import caret_lines, is_terminal  # noqa: E402
 from .play import HumanPlayer, Player, PlaySession, play  # noqa: E402
 from .pictures import export  # noqa: E402
@@ -115,7 +141,7 @@ from .views import moves, replay, show  # noqa: E402
 for _command in (show, moves, replay, export, validate):
     message_option(_command)
 for _command in (new, move, fmt, show, moves, replay, export, validate, play, send, inbox,
-                 extract, clock, claim, draw, resign):
+                 extract, help_command, clock, claim, draw, resign):
     cli.add_command(_command)
 del _command
 

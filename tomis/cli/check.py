@@ -9,31 +9,33 @@ import click
 
 from . import EXIT_INVALID, EXIT_USAGE, Failure
 from .correspondence import flag_fall_notes
-from .files import load_games, no_game_error, read_record, shown
-from .output import JsonList, with_progress
+from .files import INPUT_PATH, load_games, no_game_error, read_record, shown
+from .output import JsonList, caret_lines, is_terminal, with_progress
 
 
 @click.command()
-@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False, allow_dash=True))
+@click.argument("files", nargs=-1, required=True, type=INPUT_PATH)
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON report and nothing else.")
 @click.option("--quiet", "-q", is_flag=True, help="Print only the problems.")
 def validate(files, as_json, quiet):
     """Check every game in every FILE. Exit 0 all valid, 1 any invalid, 2 unreadable file.
 
-    Problems go to stderr, one ``path:line:column: message`` line each; with --json,
-    stdout gets {"files": [...]} (shape in the README) and nothing else is printed.
+    Problems go to stderr, one ``path:line:column: message`` line each (on a terminal
+    followed by the line and a caret); with --json, stdout gets {"files": [...]} (shape
+    in the README) and nothing else is printed.
     """
     # Each file is reported as soon as it is read and then forgotten, so memory stays
     # flat however many files a club archive holds.
     worst = 0
     json_out = JsonList("files") if as_json else None
+    carets = is_terminal(sys.stderr)
     for path in with_progress(files):
         result = _validate_file_guarded(path)
         worst = max(worst, result.exit_code)
         if json_out is not None:
             json_out.add(result.as_json())
             continue
-        for line in result.problem_lines() + result.notes:
+        for line in result.problem_lines(carets) + result.notes:
             click.echo(line, err=True)
         if not quiet and result.exit_code == 0:
             click.echo(result.ok_line())
@@ -51,12 +53,14 @@ class FileResult:
     readable but holding no game at all.
     """
 
-    def __init__(self, name: str, games=(), error=None, unreadable: bool = False, notes=()):
+    def __init__(self, name: str, games=(), error=None, unreadable: bool = False,
+                 text: str | None = None, notes=()):
         self.name = name
         self.games = list(games)
         self.error = error
         self.unreadable = unreadable
         self.notes = list(notes)    # what is valid but worth saying: flag falls
+        self.text = text            # the text as read, for caret lines; None if unreadable
 
     @property
     def exit_code(self) -> int:
@@ -75,9 +79,17 @@ class FileResult:
             data["error"] = error_json(self.error)
         return data
 
-    def problem_lines(self) -> list[str]:
-        errors = [self.error] + [error for _a, _r, error in self.games]
-        return [error.located() for error in errors if error is not None]
+    def problem_lines(self, carets: bool = False) -> list[str]:
+        """A located line per problem; with ``carets``, each followed by the offending
+        source line and a caret under the column, as every other command shows them."""
+        lines = []
+        for error in [self.error] + [error for _a, _r, error in self.games]:
+            if error is None:
+                continue
+            lines.append(error.located())
+            if carets and self.text is not None:
+                lines += caret_lines(self.text, error.line, error.column)
+        return lines
 
     def ok_line(self) -> str:
         return f"{self.name}: ok, {len(self.games)} game(s)"
@@ -124,7 +136,7 @@ def validate_file(path: str) -> FileResult:
     try:
         checked = load_games(source)
     except Failure as failure:
-        return FileResult(name, error=failure.error)
+        return FileResult(name, error=failure.error, text=source.raw)
     games, notes = [], []
     for number, item in enumerate(checked, 1):
         if item.error is not None:
@@ -136,4 +148,4 @@ def validate_file(path: str) -> FileResult:
                          for words in flag_fall_notes(item.game))
     if not games:
         return FileResult(name, error=source.locate(no_game_error()))
-    return FileResult(name, games, notes=notes)
+    return FileResult(name, games, text=source.raw, notes=notes)

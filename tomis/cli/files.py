@@ -15,6 +15,25 @@ import click
 from . import EXIT_INVALID, EXIT_USAGE, Failure
 
 STDIN_NAME = "<stdin>"
+# A FILE to read. click is not asked to check it: a folder, like a missing or unreadable
+# file, is then reported by tomis in its one style ("games: is a folder, not a game
+# file", exit 2), not in click's usage message.
+INPUT_PATH = click.Path(allow_dash=True)
+# A file to write: a folder there is refused at once, before anything is done (so a move
+# is not saved and then its message refused), and in the words every command uses.
+OUTPUT_PATH = click.Path(allow_dash=True)
+
+
+def refuse_a_folder(_ctx, _param, value):
+    """click callback for an OUTPUT_PATH option: a folder is no place to write a file."""
+    import os
+
+    from ..errors import FileError
+
+    if value not in (None, "-") and os.path.isdir(value):
+        error = FileError("is a folder; name a file in it instead")
+        raise Failure(located(error, shown(value)), EXIT_INVALID)
+    return value
 
 
 def located(error, path: str | None):
@@ -94,9 +113,18 @@ class Source:
         return Failure(self.locate(error), EXIT_INVALID, self.raw)
 
     def read(self, reader):
-        """``reader(text, path=...)``; a TomisError it raises becomes a located Failure."""
-        from ..errors import TomisError
+        """``reader(text, path=...)``; a TomisError it raises becomes a located Failure.
 
+        A text with nothing of a record in it (a letter, say) is "no game found", not a
+        complaint about its first word.
+        """
+        from ..errors import TomisError
+        from ..hints import looks_like_a_record, no_record_hint
+
+        if self.text.strip() and not looks_like_a_record(self.text):
+            error = no_game_error()
+            error.message += f": {no_record_hint()}"
+            raise self.failure(error)
         try:
             return reader(self.text, path=self.name)
         except TomisError as error:
@@ -146,25 +174,14 @@ def _remember_message(ctx, _param, value):
     return value
 
 
-class RecordPath(click.Path):
-    """A file, or a Maildir folder (any other folder is refused as click refuses it)."""
-
-    def convert(self, value, param, ctx):
-        import os
-
-        from ..mail import is_maildir
-
-        if isinstance(value, str) and os.path.isdir(value) and is_maildir(value):
-            return value
-        return super().convert(value, param, ctx)
-
-
 def message_option(command):
     """Give a command that reads records ``--message N|ID`` (which message of an mbox or
-    a Maildir), and let its FILE be a Maildir folder."""
+    a Maildir). Its FILE may be a Maildir folder: FILE is an INPUT_PATH, which click
+    does not check, and tomis.mail reads a Maildir and refuses any other folder in
+    tomis's own words."""
     for param in command.params:
         if param.name in ("file", "files"):
-            param.type = RecordPath(dir_okay=False, allow_dash=True)
+            param.type = INPUT_PATH
     command.params.append(click.Option(
         ["--message"], metavar="N|ID", expose_value=False, callback=_remember_message,
         help="For an mbox or a Maildir: the message to read (1-based number or Message-ID)."))

@@ -146,7 +146,7 @@ def smtp_password(settings) -> str | None:
 # --------------------------------------------------------------------------- commands
 
 @click.command()
-@click.argument("file", type=click.Path(dir_okay=False, exists=False))
+@click.argument("file", type=click.Path())
 @click.option("--to", "to", metavar="ADDR",
               help="The address, for a record (remembered for this game).")
 @click.option("--starttls/--no-starttls", "starttls", default=None,
@@ -195,7 +195,7 @@ def _saved_message(path: str):
 
 
 @click.command()
-@click.argument("place", type=click.Path(exists=True, allow_dash=False))
+@click.argument("place", type=click.Path())
 @click.option("--me", "me", required=True, metavar="NAME", help="Your name as on the White or Black tag.")
 @click.option("--now", "now", hidden=True, help="ISO time to measure waiting from (tests).")
 def inbox(place, me, now):
@@ -203,8 +203,11 @@ def inbox(place, me, now):
     Maildir): the oldest waiting first, with the opponent, the action count and how long
     the action has waited. The newest record of each game counts."""
     from .. import mail
-    from ..errors import TomisError
+    from ..errors import FileError, TomisError
 
+    if not os.path.lexists(place):      # said as every other missing path is said
+        error = FileError("no such file or folder")
+        raise Failure(located(error, shown(place)), EXIT_USAGE)
     moment = _moment(now)
     newest: dict = {}
     skipped = 0

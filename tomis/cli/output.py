@@ -3,27 +3,38 @@ progress bars, the list of legal actions in words."""
 
 from __future__ import annotations
 
-import os
 import sys
 
 import click
 
+from ..terminal import COLOR_CHOICES, is_terminal  # noqa: F401 -- is_terminal: the CLI's one test for a tty
+
 PROGRESS_MIN_FILES = 20        # fewer files finish before a progress bar helps
 
 
-def is_terminal(stream) -> bool:
-    try:
-        return stream.isatty()
-    except (AttributeError, ValueError):
-        return False
+def display(ascii_only: bool = False, choice: str = "auto", stream=None):
+    """How to draw for ``stream`` (stdout by default): the policy of :mod:`tomis.terminal`."""
+    from ..terminal import display_for
+
+    return display_for(sys.stdout if stream is None else stream, choice, ascii_only=ascii_only)
 
 
-def use_colour(ascii_only: bool) -> bool:
-    """Colour (and arrow glyphs) only for a terminal that can show them and wants them."""
-    if ascii_only or "NO_COLOR" in os.environ or not is_terminal(sys.stdout):
-        return False
-    encoding = (getattr(sys.stdout, "encoding", None) or "ascii").lower()
-    return "utf" in encoding
+def colour_options(command):
+    """``--color auto|always|never`` and ``--ascii``, for every command that draws a board."""
+    # Applied innermost first, so --ascii is added before --color lists above it.
+    command = click.option("--ascii", "ascii_only", is_flag=True,
+                           help="Plain ASCII: no colour, no arrows.")(command)
+    return click.option(
+        "--color", "color", type=click.Choice(COLOR_CHOICES, case_sensitive=False),
+        default="auto", show_default=True,
+        help="Colour: auto (a terminal, unless NO_COLOR is set), always (even into a "
+             "pipe; FORCE_COLOR=1 does the same) or never.")(command)
+
+
+def echo_position(text: str, shown, err: bool = False) -> None:
+    """Print ``text`` drawn for ``shown`` (a Display): keep its colours even into a pipe
+    when colour was asked for, which click.echo would otherwise strip."""
+    click.echo(text, err=err, color=shown.colour or None)
 
 
 def caret_lines(text: str, line: int | None, column: int | None) -> list[str]:

@@ -15,7 +15,7 @@ import sys
 
 import click
 
-from .files import pick_game, read_record
+from .files import INPUT_PATH, OUTPUT_PATH, pick_game, read_record, refuse_a_folder
 from .output import is_terminal
 
 DEFAULT_SIZE = 400
@@ -83,7 +83,7 @@ def picture_options(command):
     options = [
         click.option("--svg", "picture", flag_value="svg", help="Draw the board as SVG."),
         click.option("--png", "picture", flag_value="png", help="Draw the board as PNG (needs tomis[images])."),
-        click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True),
+        click.option("-o", "--output", type=OUTPUT_PATH, callback=refuse_a_folder,
                      help="Write the picture to OUT (default: stdout)."),
         click.option("--flip", is_flag=True, help="Black at the bottom."),
         click.option("--size", type=click.IntRange(min=16, max=MAX_SIZE), default=DEFAULT_SIZE,
@@ -127,10 +127,10 @@ def show_picture(game, state, at: int | None, *, picture: str | None, output: st
 
 
 @click.command("export")
-@click.argument("file", type=click.Path(dir_okay=False, allow_dash=True))
+@click.argument("file", type=INPUT_PATH)
 @click.option("--html", "kind", flag_value="html", help="A replay page: one file, works offline.")
 @click.option("--gif", "kind", flag_value="gif", help="An animated GIF, one frame per action (needs tomis[images]).")
-@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False, allow_dash=True),
+@click.option("-o", "--output", required=True, type=OUTPUT_PATH, callback=refuse_a_folder,
               help="The file to write (- for stdout, not a terminal for a GIF).")
 @click.option("--game", "game_number", type=click.IntRange(min=1), default=1, show_default=True)
 @click.option("--delay", type=click.FloatRange(min=0.02, max=MAX_GIF_DELAY), default=1.0, show_default=True,

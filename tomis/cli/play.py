@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Callable, Protocol
 import click
 
 from .files import load_game, locked, new_game, read_record, require_stdin, write_new, write_over
-from .output import legal_action_words, use_colour
+from .output import colour_options, display, legal_action_words
 
 if TYPE_CHECKING:
     import tomis
@@ -26,14 +26,18 @@ Type an action in the notation, e.g.  B@e1  G@c1  F@a1  Fa2-a3  Fc3=A  M@c3:NE  
 Commands:
   moves [SQUARE]  legal actions (all, or those starting from SQUARE)
   show            the board again
-  undo            take back the last action
+  undo            take back the last action (or a resignation or agreed draw)
   resign          the side to act resigns
-  draw            offer a draw; the other player answers y or n
+  draw            offer a draw; the other player answers yes or no
   save [FILE]     save now (to FILE, which then becomes the game's file)
   help            this text
-  quit            leave; the game is saved after every action"""
+  quit            leave; a game with a file is saved after every action, for one
+                  without a file you are asked first
+Keys: Tab completes actions and commands, Up and Down recall earlier lines,
+Ctrl-L clears the screen, Ctrl-D quits as quit does, Ctrl-C stops at once."""
 
 SIDES = ("white", "black")
+COMMAND_WORDS = ("help", "moves", "show", "undo", "resign", "draw", "save", "quit")
 
 
 class Player(Protocol):
@@ -57,41 +61,63 @@ def read_line(prompt: str) -> str | None:
 
 class HumanPlayer:
     """Someone at the keyboard. ``ask(prompt)`` gives one line or None at end of input;
-    it is :func:`read_line` unless a test or a line editor passes its own."""
+    it is :func:`read_line` unless a test or a line editor passes its own.
 
-    def __init__(self, name: str, ask: Callable[[str], str | None] = read_line):
+    ``side`` (``"white"``/``"black"``) is named in prompts beside the player's name, so
+    that "Ana" is also told she plays White; without it, or when the name is the side's
+    own, prompts show the name alone.
+    """
+
+    def __init__(self, name: str, ask: Callable[[str], str | None] = read_line,
+                 side: str | None = None):
         self.name = name
         self.ask = ask
+        self.side = side
+
+    @property
+    def _names_side(self) -> bool:
+        return self.side is not None and self.name.lower() != self.side
+
+    @property
+    def label(self) -> str:
+        """``Ana (White)``, or ``White`` for a player known only by the side."""
+        return f"{self.name} ({self.side.capitalize()})" if self._names_side else self.name
 
     def turn(self, game: "tomis.Game") -> str | None:
         if game.is_over:
             return self.ask(f"game over ({game.result})> ")
-        return self.ask(f"{self.name} (action {game.position.action_number})> ")
+        number = game.position.action_number
+        where = f"{self.side.capitalize()}, action {number}" if self._names_side else f"action {number}"
+        return self.ask(f"{self.name} ({where})> ")
 
     def confirm(self, question: str, game: "tomis.Game") -> bool | None:
-        answer = self.ask(f"{self.name}, {question} [y/N] ")
-        if answer is None:
-            return None
-        return answer.strip().lower() in ("y", "yes")
+        """Yes or no, asked again until it is one of them (``maybe`` is not an answer)."""
+        from ..lineedit import ask_yes_no
+
+        return ask_yes_no(self.ask, f"{self.label}, {question}",
+                          lambda words: click.echo(words, err=True))
 
 
 @click.command()
-@click.argument("file", required=False, type=click.Path(dir_okay=False))
-@click.option("--rules", type=click.Choice(["manual", "readme"]), default=None,
+@click.argument("file", required=False, type=click.Path())
+@click.option("--rules", type=click.Choice(["manual", "readme"], case_sensitive=False), default=None,
               help="Edition for a new game (default manual); a resumed game keeps its own.")
 @click.option("--white", help="White player's name, for a new game.")
 @click.option("--black", help="Black player's name, for a new game.")
-@click.option("--ascii", "ascii_only", is_flag=True, help="Plain ASCII, no colour.")
-def play(file, rules, white, black, ascii_only):
+@colour_options
+def play(file, rules, white, black, color, ascii_only):
     """Two players at one terminal; FILE is saved after every action, resumed if it exists.
 
     At the prompt type an action in the notation (like F@a1 or Fa2-a3), or one of:
     help, moves [SQUARE], undo, show, resign, draw, save [FILE], quit.
-    End of input (Ctrl-D) quits; the game is already saved.
+    At a terminal, Tab completes legal actions and commands and Up recalls earlier
+    lines (kept per game). End of input (Ctrl-D) quits as quit does: a game without
+    FILE is not thrown away without asking. Ctrl-C stops at once (exit 130).
     """
     require_stdin("cannot read the players' actions: stdin is closed; run tomis play "
                   "at a terminal or pipe the actions in")
-    session = PlaySession(file, colour=use_colour(ascii_only))
+    shown = display(ascii_only, color)
+    session = PlaySession(file, colour=shown.colour, arrows=shown.glyphs)
     with session.locks:
         if file is not None:
             # Held from the first read to the last save: a `tomis move` on the same file
@@ -105,14 +131,19 @@ class PlaySession:
     """The loop behind ``tomis play``: ask a player for a line, act on it, show, save.
 
     ``players`` maps ``"white"`` and ``"black"`` to a :class:`Player` each; by default
-    two :class:`HumanPlayer` at this terminal, named after their sides.
+    two :class:`HumanPlayer` at this terminal, named after the record's White and Black
+    tags (their sides when the tags are unknown), sharing one line editor.
     """
 
-    def __init__(self, file: str | None, colour: bool, players: dict[str, Player] | None = None):
+    def __init__(self, file: str | None, colour: bool, players: dict[str, Player] | None = None,
+                 arrows: bool | None = None):
         self.file = file
         self.colour = colour
-        self.players = players or {side: HumanPlayer(side.capitalize()) for side in SIDES}
+        self.arrows = colour if arrows is None else arrows
+        self.players = players          # None: two HumanPlayers, made once the names are known
+        self.editor = None              # their shared LineEditor (history, completion)
         self.game = None
+        self._legal_cache = (None, [])
         self.locks = contextlib.ExitStack()     # the file locks held until the session ends
         self.commands = {
             "help": self.do_help, "?": self.do_help, "moves": self.do_moves,
@@ -131,22 +162,74 @@ class PlaySession:
                 click.echo(f"note: this game uses the {edition} rules; "
                            f"--rules {rules} applies only to new games", err=True)
             click.echo(f"resumed {self.file} after {len(self.game.actions)} action(s)")
-            return
-        self.game = new_game(white=white, black=black, rules=rules or "manual")
-        if self.file is not None:
-            write_new(self.file, str(self.game))
-            click.echo(f"new game saved in {self.file}")
+        else:
+            self.game = new_game(white=white, black=black, rules=(rules or "manual").lower())
+            if self.file is not None:
+                write_new(self.file, str(self.game))
+                click.echo(f"new game saved in {self.file}")
+            else:
+                click.echo("new game, not saved to any file: type save FILE to keep it "
+                           "(you are asked before it is thrown away)")
+        if self.players is None:
+            self.players = self._people_at_the_keyboard()
+
+    def _people_at_the_keyboard(self) -> dict[str, Player]:
+        """Two HumanPlayers named after the record's White and Black tags, sharing one
+        line editor: one keyboard, one history (kept per game), completion of what is
+        legal now."""
+        from ..lineedit import LineEditor
+
+        self.editor = LineEditor(history=self.file, completions=self.completions)
+        players = {}
+        for side in SIDES:
+            name = self.game.tags.get(side.capitalize())
+            name = side.capitalize() if name in (None, "", "?") else name
+            players[side] = HumanPlayer(name, ask=self.editor, side=side)
+        return players
+
+    def completions(self, before_cursor: str) -> list[str]:
+        """What Tab offers: commands and legal actions for the first word, the squares
+        that have legal actions after ``moves``."""
+        import re
+
+        words = before_cursor.split()
+        typing_first = len(words) == 0 or (len(words) == 1 and not before_cursor.endswith(" "))
+        if typing_first:
+            return [*COMMAND_WORDS, *self._legal_texts()]
+        if words[0].lower() == "moves":
+            starts = (re.search(r"[a-h][1-8]", text) for text in self._legal_texts())
+            return sorted({found.group() for found in starts if found})
+        return []
+
+    def _legal_texts(self) -> list[str]:
+        """The legal actions in notation, worked out once per position."""
+        key = (len(self.game.record.nodes), self.game.result)
+        if self._legal_cache[0] != key:
+            self._legal_cache = (key, [str(action) for action in self.game.legal_actions()])
+        return self._legal_cache[1]
 
     # -- loop -------------------------------------------------------------------
     def run(self) -> None:
         click.echo("Type help for the commands.")
         self.do_show("")
+        try:
+            self._loop()
+        except KeyboardInterrupt as interrupt:      # Ctrl-C: one line, exit 130
+            from ..lineedit import Interrupted
+
+            if self.file is not None:
+                note = f"the game is saved in {self.file}"
+            else:
+                note = "this game was not saved" if self._unsaved() else None
+            raise Interrupted(getattr(interrupt, "at_line_start", False), note) from None
+
+    def _loop(self) -> None:
         while True:
             line = self.player_to_ask().turn(self.game)
-            if line is None:
-                click.echo()
-                self.do_quit("")
-                return
+            if line is None:            # the editor has ended the prompt's line
+                if self.do_quit("") is False:
+                    return
+                continue
             word, _, rest = line.strip().partition(" ")
             if not word:
                 continue
@@ -193,26 +276,34 @@ class PlaySession:
         from .. import render
 
         click.echo(render.position_text(self.game.position.state, color=self.colour,
-                                        result=self.game.result))
+                                        arrows=self.arrows, result=self.game.result),
+                   color=self.colour or None)
 
     def do_moves(self, rest: str) -> None:
         from ..errors import PositionError
 
         try:
-            click.echo(legal_action_words(self.game, rest or None))
+            click.echo(legal_action_words(self.game, rest.lower() or None))
         except PositionError as error:      # not a square
             self.say_error(error)
 
     def do_undo(self, _rest: str) -> None:
         from ..errors import RecordError
 
+        result = self.game.result
         try:
-            self.game.undo()
+            taken = self.game.undo()
         except RecordError:
             click.echo("  nothing to undo", err=True)
             return
         self.save()
-        click.echo("took back the last action")
+        if taken is None:
+            click.echo(f"took back the result {result}; the game goes on")
+        else:
+            # After the undo it is again the turn of whoever played the action (R4).
+            position = self.game.position
+            click.echo(f"took back action {position.action_number}, "
+                       f"{position.turn.capitalize()}'s {taken}")
         self.do_show("")
 
     def do_resign(self, _rest: str) -> None:
@@ -258,6 +349,8 @@ class PlaySession:
                 click.echo(f"  {error.located()}", err=True)
                 return
             self.file = rest
+            if self.editor is not None:
+                self.editor.keep_history_for(rest)
         elif self.file is None:
             click.echo("  save where? type: save FILE", err=True)
             return
@@ -265,12 +358,22 @@ class PlaySession:
             self.save()
         click.echo(f"saved {self.file}")
 
-    def do_quit(self, _rest: str) -> bool:
+    def do_quit(self, _rest: str) -> bool | None:
+        """Leave (False), or play on (None) when the players would lose an unsaved game
+        and say no to that."""
         if self.file is not None:
             click.echo(f"bye; the game is in {self.file}")
-        else:
-            click.echo("bye; this game was not saved (play FILE saves as you go)")
+            return False
+        if self._unsaved():
+            click.echo("this game is not saved (save FILE keeps it)")
+            if self.player_to_ask().confirm("quit without saving it?", self.game) is False:
+                return None
+        click.echo("bye; this game was not saved (play FILE saves as you go)")
         return False
+
+    def _unsaved(self) -> bool:
+        """A game without a file that holds something to lose: an action or a result."""
+        return self.file is None and (bool(self.game.record.nodes) or self.game.result != "*")
 
     def save(self) -> None:
         """Write the record atomically, so a closed terminal never loses an action."""

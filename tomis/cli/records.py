@@ -7,13 +7,14 @@ from typing import NamedTuple
 
 import click
 
-from . import EXIT_INVALID, Failure
-from .files import (
-    load_game, load_games, located, new_game, no_game_error, pinned_and_locked, read_record,
-    read_text, shown, write_new, write_over,
-)
+from ..terminal import PLAIN
+from . import EXIT_INVALID, EXIT_USAGE, Failure
 from .correspondence import after_action, parse_now, parse_then, start_clock, stamps_moves
-from .output import use_colour
+from .files import (
+    INPUT_PATH, OUTPUT_PATH, load_game, load_games, located, new_game, no_game_error, pinned_and_locked,
+    read_record, read_text, refuse_a_folder, shown, write_new, write_over,
+)
+from .output import colour_options, display, echo_position
 
 SIDES = ("white", "black")
 ACTION_PATH = "<action>"       # where errors in the ACTION argument are located
@@ -21,10 +22,10 @@ THEN_PATH = "<then>"           # ... and in a --then line
 
 
 @click.command()
-@click.argument("file", type=click.Path(dir_okay=False, allow_dash=True))
+@click.argument("file", type=click.Path(allow_dash=True))
 @click.option("--white", help="White player's name.")
 @click.option("--black", help="Black player's name.")
-@click.option("--rules", type=click.Choice(["manual", "readme"]), default="manual",
+@click.option("--rules", type=click.Choice(["manual", "readme"], case_sensitive=False), default="manual",
               show_default=True, help="Edition of the rules (E1-E4).")
 @click.option("--event", help="Event tag.")
 @click.option("--site", help="Site tag.")
@@ -55,16 +56,37 @@ def new(file, white, black, rules, event, site, date, round_, position, time_con
     click.echo(f"{file}: new game, {render.turn_words(game.position.state)}")
 
 
+def _complete_action(ctx, _param, incomplete: str):
+    """Shell completion of ACTION: the legal actions of the game in FILE.
+
+    Runs inside the shell's completion, so it must never print (a mail note on stderr
+    would land in the user's prompt) and never fail: anything unreadable offers nothing.
+    """
+    from click.shell_completion import CompletionItem
+
+    from .. import record, textio
+
+    try:
+        text = textio.extract_record(textio.read_path(ctx.params["file"]))
+        game = record.read_game(text)
+        from ..game import Game
+
+        texts = [str(action) for action in Game.from_record(game).legal_actions()]
+    except Exception:   # noqa: BLE001 -- no file yet, a broken record, anything: no offers
+        return []
+    return [CompletionItem(t) for t in texts if t.lower().startswith(incomplete.lower())]
+
+
 @click.command()
-@click.argument("file", type=click.Path(dir_okay=False, allow_dash=True))
-@click.argument("action")
-@click.option("--as", "as_side", type=click.Choice(SIDES),
+@click.argument("file", type=INPUT_PATH)
+@click.argument("action", shell_complete=_complete_action)
+@click.option("--as", "as_side", type=click.Choice(SIDES, case_sensitive=False),
               help="Refuse unless it is this side's turn (play-by-email safety).")
 @click.option("--dry-run", is_flag=True, help="Show the outcome, write nothing.")
-@click.option("--since", "since", type=click.Path(dir_okay=False, allow_dash=False),
+@click.option("--since", "since", type=click.Path(),
               help="The record you sent last: refuse unless FILE is exactly it plus the "
                    "opponent's new action(s) (play-by-email safety).")
-@click.option("--mail", "mail_out", type=click.Path(dir_okay=False),
+@click.option("--mail", "mail_out", type=OUTPUT_PATH, callback=refuse_a_folder,
               help="Also write the reply as a ready-to-send message (.eml) to this file.")
 @click.option("--to", "to", metavar="ADDR",
               help="The opponent's address (remembered beside FILE for this game).")
@@ -78,7 +100,9 @@ def new(file, white, black, rules, event, site, date, round_, position, time_con
 @click.option("--then", "then", metavar="LINE", multiple=True,
               help='A binding line "THEIRS MINE [THEIRS MINE ...]": when the opponent plays '
                    "THEIRS, MINE is played at once; anything else cancels it. Repeatable.")
-def move(file, action, as_side, dry_run, since, mail_out, to, send, time, offer_draw, then):
+@colour_options
+def move(file, action, as_side, dry_run, since, mail_out, to, send, time, offer_draw, then,
+         color, ascii_only):
     """Play ACTION in the game in FILE and write the record back.
 
     The whole record is checked first. The new record is written atomically under a file
@@ -92,15 +116,29 @@ def move(file, action, as_side, dry_run, since, mail_out, to, send, time, offer_
     from .mail import MoveMail
 
     mailing = MoveMail(file, mail_out, to, send, dry_run)     # its usage errors come first
+    _refuse_swapped_arguments(file, action)
     extras = MoveExtras(parse_now(time, "--time") if time is not None else None, time is not None,
                         offer_draw, parse_then(then))
     step = MoveStep(file, action, as_side, dry_run, since, extras)
+    step.display = display(ascii_only, color)
     if file == "-" or dry_run:
         step.run()
     else:
         with pinned_and_locked(file) as step.pinned:
             step.run()
     mailing.after(step)       # the move is saved: mail comes after, outside the lock
+
+
+def _refuse_swapped_arguments(file: str, action: str) -> None:
+    """``tomis move B@e1 game.tgn``: say which way round they go, before anything else."""
+    import os
+
+    from ..errors import FileError
+    from ..hints import swapped_arguments
+
+    hint = None if os.path.lexists(file) else swapped_arguments("move", file, action)
+    if hint is not None:
+        raise Failure(located(FileError(f"no such file; {hint}"), shown(file)), EXIT_USAGE)
 
 
 class MoveExtras(NamedTuple):
@@ -124,6 +162,7 @@ class MoveStep:
         self.pinned = None      # the game file as opened under the lock (safefile.pin)
         self.played = 0         # the number of nodes once ACTION is played
         self.words: list[str] = []      # what the correspondence options did, for the summary
+        self.display = None     # how to draw the board (a tomis.terminal.Display)
 
     def run(self) -> None:
         source = read_record(self.file, pinned=self.pinned)
@@ -181,11 +220,14 @@ class MoveStep:
                        f"(--as {self.as_side})")
         else:
             return
-        raise Failure(located(IllegalActionError(message, 1, 1), ACTION_PATH))
+        raise Failure(located(IllegalActionError(message, 1, 1), ACTION_PATH), EXIT_INVALID,
+                      self.action)
 
     def play(self, game):
         """Play the action; what it did, as the engine reports it (for render)."""
         from ..errors import TomisError
+
+        from ..hints import shell_took_a_redirect
 
         try:
             game.play(self.action)
@@ -193,6 +235,9 @@ class MoveStep:
             # The action came from the command line, so locate it there, not in the file.
             error.path = ACTION_PATH
             error.line = 1
+            hint = shell_took_a_redirect(self.action)
+            if hint is not None:
+                error.message += f"; {hint}"
             raise Failure(error, EXIT_INVALID, self.action) from None
         return game.record.nodes[-1].report
 
@@ -211,14 +256,15 @@ class MoveStep:
         lines = render.report_lines(report, self.played) + self.words
         if self.dry_run:
             lines.insert(0, "dry run: nothing written")
-        colour = not to_stderr and use_colour(False)
-        lines += ["", render.position_text(game.position.state, color=colour), "",
-                  digest_line(game)]
+        # With FILE -, the summary shares stderr with any errors: kept plain.
+        shown = PLAIN if to_stderr else (self.display or display())
+        lines += ["", render.position_text(game.position.state, color=shown.colour,
+                                           arrows=shown.glyphs), "", digest_line(game)]
         if not to_stderr:
             # The record itself closes the summary, so one paste makes a complete reply
             # that the opponent's `tomis move` can read straight from the saved email.
             lines += ["", new_text.rstrip("\n")]
-        click.echo("\n".join(lines), err=to_stderr)
+        echo_position("\n".join(lines), shown, err=to_stderr)
 
 
 def digest_line(game) -> str:
@@ -228,7 +274,7 @@ def digest_line(game) -> str:
 
 
 @click.command()
-@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False, allow_dash=True))
+@click.argument("files", nargs=-1, required=True, type=INPUT_PATH)
 @click.option("--check", is_flag=True, help="Write nothing; exit 1 if any file would change.")
 def fmt(files, check):
     """Rewrite records in canonical form (atomically), or with --check only report.

@@ -6,8 +6,8 @@ import sys
 
 import click
 
-from .files import load_game, pick_game, read_record, require_stdin
-from .output import echo_json, legal_action_words, use_colour
+from .files import INPUT_PATH, pick_game, read_record, require_stdin
+from .output import colour_options, display, echo_json, echo_position, legal_action_words
 from .pictures import picture_options, show_picture
 
 MAX_DELAY = 3600.0             # replay --delay, seconds; time.sleep refuses inf and huge values
@@ -25,6 +25,8 @@ def _past_the_end(game, lowest: int) -> str:
     count = len(game.record.nodes)
     if count < lowest:
         return "the game has no actions yet"
+    if count == 0:
+        return "the game has no actions yet; only 0, the start, can be shown"
     return f"the game has {count} action{'' if count == 1 else 's'}; choose {lowest} to {count}"
 
 
@@ -39,28 +41,37 @@ def _state_at(game, at: int | None):
 
 
 @click.command()
-@click.argument("file", type=click.Path(dir_okay=False, allow_dash=True))
+@click.argument("file", type=INPUT_PATH)
 @click.option("--at", "at", type=click.IntRange(min=0), help="Show the position after action N (0: start).")
-@click.option("--json", "as_json", is_flag=True, help="Print the position as JSON and nothing else.")
-@click.option("--ascii", "ascii_only", is_flag=True, help="Plain ASCII, no colour.")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print the position as JSON (with its position string) and nothing else.")
+@click.option("--fen", "as_fen", is_flag=True,
+              help="Print only the position string (what new --position takes).")
+@colour_options
 @click.option("--game", "game_number", type=click.IntRange(min=1), default=1, show_default=True,
               help="Which game of the file.")
 @picture_options
-def show(file, at, as_json, ascii_only, game_number, picture, output, flip, size):
+def show(file, at, as_json, as_fen, color, ascii_only, game_number, picture, output, flip, size):
     """Show the position of a game: board, reserves, unlocks, side to act, result.
 
-    With --svg or --png, draw it as a picture instead (docs/PICTURES.md).
+    With --svg or --png, draw it as a picture instead (docs/PICTURES.md); with --fen,
+    print only its position string.
     """
     from .. import position, render
 
-    if as_json and picture:
-        raise click.UsageError("--json and --{} are two different outputs; choose one".format(picture))
+    chosen = [f"--{name}" for name, wanted in (("json", as_json), ("fen", as_fen),
+                                              (picture, picture)) if wanted]
+    if len(chosen) > 1:
+        raise click.UsageError(f"{' and '.join(chosen)} are different outputs; choose one")
     game = pick_game(read_record(file), game_number)
     state = _state_at(game, at)
     if show_picture(game, state, at, picture=picture, output=output, flip=flip, size=size):
         return
+    if as_fen:
+        click.echo(position.to_string(state))
+        return
     if as_json:
-        echo_json(position.to_json(state))
+        echo_json({**position.to_json(state), "position": position.to_string(state)})
         return
     lines = []
     heading = game.heading()
@@ -71,18 +82,22 @@ def show(file, at, as_json, ascii_only, game_number, picture, output, flip, size
     if number:
         lines += render.report_lines(nodes[number - 1].report, number) + [""]
     result = game.result if at is None or at == len(nodes) else "*"
-    lines.append(render.position_text(state, color=use_colour(ascii_only), result=result))
-    click.echo("\n".join(lines))
+    shown = display(ascii_only, color)
+    lines.append(render.position_text(state, color=shown.colour, arrows=shown.glyphs, result=result))
+    echo_position("\n".join(lines), shown)
 
 
 @click.command()
-@click.argument("file", type=click.Path(dir_okay=False, allow_dash=True))
+@click.argument("file", type=INPUT_PATH)
 @click.option("--json", "as_json", is_flag=True, help='Print {"moves": [...]} and nothing else.')
-@click.option("--square", help="Only actions starting from (or placing on) this square.")
-def moves(file, as_json, square):
-    """List the legal actions in the final position of the game in FILE."""
+@click.option("--square", help="Only actions starting from (or placing on) this square (e4 or E4).")
+@click.option("--game", "game_number", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Which game of the file.")
+def moves(file, as_json, square, game_number):
+    """List the legal actions in the final position of a game in FILE."""
+    square = square and square.lower()         # E4 means e4, as --as White means white
     _check_square_option(square)
-    game = load_game(read_record(file))
+    game = pick_game(read_record(file), game_number)
     if as_json:
         echo_json({"moves": [str(action) for action in game.legal_actions(square)]})
         return
@@ -102,16 +117,17 @@ def _check_square_option(square: str | None) -> None:
 
 
 @click.command()
-@click.argument("file", type=click.Path(dir_okay=False, allow_dash=True))
-@click.option("--game", "game_number", type=click.IntRange(min=1), default=1, show_default=True)
+@click.argument("file", type=INPUT_PATH)
+@click.option("--game", "game_number", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Which game of the file.")
 @click.option("--from", "first", type=click.IntRange(min=1), help="First action to show.")
 @click.option("--to", "last", type=click.IntRange(min=1), help="Last action to show.")
 @click.option("--step", is_flag=True, help="Wait for Enter after each action (q then Enter stops).")
 @click.option("--delay", type=click.FloatRange(min=0, max=MAX_DELAY), default=0.0,
               callback=lambda _ctx, _param, value: _finite(value, "--delay"),
               help="Seconds between actions.")
-@click.option("--ascii", "ascii_only", is_flag=True, help="Plain ASCII, no colour.")
-def replay(file, game_number, first, last, step, delay, ascii_only):
+@colour_options
+def replay(file, game_number, first, last, step, delay, color, ascii_only):
     """Replay a game action by action, with the board and combat after each."""
     from .. import render
 
@@ -128,27 +144,41 @@ def replay(file, game_number, first, last, step, delay, ascii_only):
     elif first > len(nodes):
         raise click.BadParameter(_past_the_end(game, 1), param_hint="--from")
     last = len(nodes) if last is None else min(last, len(nodes))
-    colour = use_colour(ascii_only)
+    shown = display(ascii_only, color)
+    pause = _Pause(step, delay)
     for number in range(first, last + 1):
         result = game.result if number == len(nodes) else "*"
         lines = render.report_lines(nodes[number - 1].report, number) + [
-            render.position_text(states[number], color=colour, result=result), ""]
-        click.echo("\n".join(lines))
-        if number < last and not _pause(step, delay):
+            render.position_text(states[number], color=shown.colour, arrows=shown.glyphs,
+                                 result=result), ""]
+        echo_position("\n".join(lines), shown)
+        if number < last and not pause():
             break
 
 
-def _pause(step: bool, delay: float) -> bool:
-    """Wait between actions; False when the viewer asked to stop.
+class _Pause:
+    """The wait between two actions of a replay; calling it is False when the viewer
+    asked to stop.
 
-    With ``--step`` and no more input (EOF, e.g. no terminal), the replay simply goes on.
+    With ``--step`` it asks for Enter on stderr (stdout keeps only the replay). At end
+    of input (no terminal, ``</dev/null``) the replay simply runs on, and the question is
+    not asked again: it was printed 58 times for a 59-action game.
     """
-    if delay:
-        import time
 
-        time.sleep(delay)
-    if not step:
-        return True
-    click.echo("-- Enter: next action, q: stop --", err=True)
-    answer = sys.stdin.readline()
-    return answer.strip().lower() not in ("q", "quit")
+    def __init__(self, step: bool, delay: float):
+        self.delay = delay
+        self.ask = None
+        if step:
+            from ..lineedit import LineEditor
+
+            self.ask = LineEditor(stdout=sys.stderr)
+
+    def __call__(self) -> bool:
+        if self.delay:
+            import time
+
+            time.sleep(self.delay)
+        if self.ask is None:
+            return True
+        answer = self.ask("-- Enter: next action, q: stop -- ")
+        return answer is None or answer.strip().lower() not in ("q", "quit")
