@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 
 import _common
-from gen_games import random_tomis_game, writer
+from gen_games import random_tomis_game, write_tgn
 
 from tomis import mail, textio
 
@@ -51,12 +51,11 @@ def timed_pair(old, new, loops: int, repeat: int) -> tuple[float, float]:
 
 
 def archive(directory: Path, games: int, comment: str | None) -> Path:
-    write, _how = writer()
     texts = []
     for index in range(games):
         edition = ("manual", "readme")[index % 2]
-        actions, state = random_tomis_game(20261123 + index, edition, 120)
-        text = write(index, edition, actions, state)
+        actions, _state = random_tomis_game(20261123 + index, edition, 120)
+        text = write_tgn(index, edition, actions)
         if comment:
             text = text.replace("\n1. ", f"\n{{{comment}}}\n1. ", 1)
         texts.append(text)

@@ -27,7 +27,7 @@ import tempfile
 from pathlib import Path
 
 import _common
-from gen_games import writer
+from gen_games import write_tgn
 from tomis import rules
 
 BARE_CLICK_APP = '''\
@@ -62,9 +62,8 @@ def sample_game(directory: Path, actions: int, seed: int) -> tuple[Path, str]:
             played.append(action)
         if not state.is_over:
             break
-    write, _how = writer()
     path = directory / "startup.tgn"
-    path.write_text(write(0, "manual", played, state))
+    path.write_text(write_tgn(0, "manual", played))
     return path, str(rng.choice(rules.legal_actions(state)))
 
 

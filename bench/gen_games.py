@@ -26,7 +26,7 @@ from pathlib import Path
 import _common
 from tomis import rules
 
-TAG_ORDER = ("Event", "Site", "Date", "Round", "White", "Black", "Result", "Rules")
+WRITER = "tomis.record.write"     # named in the manifest, which the bench scripts print
 
 
 def random_tomis_game(seed: int, edition: str, max_actions: int):
@@ -42,63 +42,16 @@ def random_tomis_game(seed: int, edition: str, max_actions: int):
     return actions, state
 
 
-def _movetext(words: list[str], result: str, width: int = 79) -> str:
-    """Move numbers before White's actions, wrapped like PGN export."""
-    tokens = []
-    for index, word in enumerate(words):
-        if index % 2 == 0:
-            tokens.append(f"{index // 2 + 1}.")
-        tokens.append(word)
-    tokens.append(result)
-    lines, line = [], ""
-    for token in tokens:
-        if line and len(line) + 1 + len(token) > width:
-            lines.append(line)
-            line = token
-        else:
-            line = f"{line} {token}" if line else token
-    lines.append(line)
-    return "\n".join(lines)
-
-
-def _tags(index: int, edition: str, result: str) -> dict[str, str]:
-    return {
-        "Event": "tomis bench", "Site": "random legal play", "Date": "????.??.??",
-        "Round": str(index + 1), "White": "random", "Black": "random",
-        "Result": result, "Rules": edition,
-    }
-
-
-def write_tgn_by_hand(index: int, edition: str, actions, state) -> str:
-    """The record built from ``str(action)``; used only while tomis.record is missing."""
-    result = state.result if state.is_over else "*"
-    tags = _tags(index, edition, result)
-    head = "\n".join(f'[{name} "{tags[name]}"]' for name in TAG_ORDER)
-    return f"{head}\n\n{_movetext([str(a) for a in actions], result)}\n"
-
-
-def write_tgn_with_record(index: int, edition: str, actions, state) -> str:
-    """The record built and written by tomis.record, the project's own writer."""
+def write_tgn(index: int, edition: str, actions) -> str:
+    """The record of one game, built and written by tomis.record, the project's own writer."""
     from tomis import record
-    tags = _tags(index, edition, "*")
     game = record.new_record(
-        rules=edition, event=tags["Event"], site=tags["Site"], round=tags["Round"],
-        white=tags["White"], black=tags["Black"],
+        rules=edition, event="tomis bench", site="random legal play", round=str(index + 1),
+        white="random", black="random",
     )
     for action in actions:
         record.append(game, str(action))    # parses and checks each action again
     return record.write(game)
-
-
-def writer():
-    """The record writer to use: tomis.record's once it exists, else the hand-built one."""
-    try:
-        from tomis import record
-    except ImportError:
-        return write_tgn_by_hand, "hand-built movetext (tomis.record not available)"
-    if all(hasattr(record, name) for name in ("new_record", "append", "write")):
-        return write_tgn_with_record, "tomis.record.write"
-    return write_tgn_by_hand, "hand-built movetext (tomis.record incomplete)"
 
 
 def random_chess_game(seed: int, plies: int, index: int):
@@ -136,7 +89,6 @@ def main(argv=None) -> int:
     (out / "pgn").mkdir(parents=True, exist_ok=True)
     for old in list((out / "tgn").glob("*.tgn")) + list((out / "pgn").glob("*.pgn")):
         old.unlink()            # a smaller corpus must not keep files from a bigger one
-    write, how = writer()
 
     start = time.perf_counter()
     tgn, pgn = [], []
@@ -145,7 +97,7 @@ def main(argv=None) -> int:
         edition = "manual" if index % 2 == 0 else "readme"
         actions, state = random_tomis_game(seed, edition, args.max_actions)
         name = f"game-{index:05d}"
-        (out / "tgn" / f"{name}.tgn").write_text(write(index, edition, actions, state))
+        (out / "tgn" / f"{name}.tgn").write_text(write_tgn(index, edition, actions))
         tgn.append({
             "file": f"tgn/{name}.tgn", "edition": edition, "actions": len(actions),
             "result": state.result if state.is_over else "*", "reason": state.reason,
@@ -158,7 +110,7 @@ def main(argv=None) -> int:
 
     manifest = {
         "seed": args.seed, "games": args.games, "max_actions": args.max_actions,
-        "writer": how, "tgn": tgn, "pgn": pgn,
+        "writer": WRITER, "tgn": tgn, "pgn": pgn,
         "tomis_actions": sum(g["actions"] for g in tgn),
         "chess_moves": sum(g["moves"] for g in pgn),
     }
@@ -166,7 +118,7 @@ def main(argv=None) -> int:
 
     decided = sum(1 for g in tgn if g["result"] != "*")
     print(f"corpus: {out}")
-    print(f"writer: {how}")
+    print(f"writer: {WRITER}")
     print(f"tomis games: {len(tgn)}, actions: {manifest['tomis_actions']}, "
           f"mean {manifest['tomis_actions'] / max(1, len(tgn)):.1f} per game, "
           f"{decided} decided by the end rules, {len(tgn) - decided} capped at {args.max_actions}")

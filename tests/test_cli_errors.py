@@ -37,7 +37,7 @@ def test_validate_reports_a_control_character_in_a_tag_on_one_line(tmp_path):
 
 def test_every_error_type_is_a_tomis_error():
     from tomis import errors
-    kinds = [errors.NotationError, errors.IllegalActionError, errors.AmbiguousActionError,
+    kinds = [errors.NotationError, errors.IllegalActionError,
              errors.PositionError, errors.RecordError, errors.FileError]
     assert all(issubclass(kind, TomisError) for kind in kinds)
 

@@ -1145,7 +1145,7 @@ def test_actions_are_values_equal_across_positions_and_kinds_differ():
     assert GateJump(18, 27) != Jump(18, 27)
     copy = pickle.loads(pickle.dumps(Move(3, 8, 16, line=4, column=2)))
     assert (copy, copy.line, copy.column) == (Move(3, 8, 16), 4, 2)
-    assert repr(Move(3, 8, 16)) == "Move(piece=3, origin=8, target=16)"
+    assert repr(Move(3, 8, 16)) == "Action.parse('Fa2-a3')"      # reads back (issue 11)
     with pytest.raises(AttributeError, match="immutable"):
         Move(3, 8, 16).target = 24
 

@@ -1,7 +1,8 @@
 """Actions: one small frozen type per kind, each knowing its canonical notation.
 
 Actions record intent only; whether one is legal is decided by :mod:`tomis.rules`.
-They are immutable, and compare and hash by kind and values. ``line`` and ``column``
+They are immutable, and compare and hash by kind and values. ``Action.parse(text)``
+reads one from notation and ``repr(action)`` is that call, so a repr reads back. ``line`` and ``column``
 say where a parsed action stood in its source text; they take no part in comparison,
 so a parsed ``Fa2-a3`` equals the one the move generator produces.
 
@@ -17,7 +18,7 @@ from operator import attrgetter
 from .board import DIRECTION_NAMES, PIECE_LETTERS, SQUARE_NAMES
 
 
-class _Action:
+class Action:
     """Base of the action types: immutable values with a source position."""
 
     __slots__ = ("line", "column")
@@ -52,8 +53,23 @@ class _Action:
         return hash((type(self).__name__, self._key(self)))
 
     def __repr__(self) -> str:
-        values = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._fields)
-        return f"{type(self).__name__}({values})"
+        return f"Action.parse({str(self)!r})"
+
+    @classmethod
+    def parse(cls, text: str) -> Action:
+        """The action written ``text`` in notation (``"Fa2-a3"``); blanks around it are allowed.
+
+        Raises :class:`~tomis.errors.NotationError` (with the column of the first wrong
+        character) for a text that is not one action, or not one of ``cls``'s kind when
+        called on a subclass (``Move.parse("F@a1")``). Legality is :mod:`tomis.rules`'s.
+        """
+        from .notation import parse_action      # notation is the layer above; import on use
+        action = parse_action(text)
+        if not isinstance(action, cls):
+            from .errors import NotationError
+            raise NotationError(f"expected a {cls.__name__} action, found '{text.strip()}' "
+                                f"(a {type(action).__name__})", 1, len(text) - len(text.lstrip()) + 1)
+        return action
 
     def __reduce__(self):
         return (_rebuild, (type(self), self._key(self), self.line, self.column))
@@ -63,7 +79,7 @@ def _rebuild(cls, values, line, column):
     return cls(*values, line=line, column=column)
 
 
-class Place(_Action):
+class Place(Action):
     """``X@sq``: put a base or gate (opening, R5-R6) or a ship (deploy, R8) on a square."""
 
     __slots__ = _fields = ("piece", "square")
@@ -72,7 +88,7 @@ class Place(_Action):
         return f"{PIECE_LETTERS[self.piece]}@{SQUARE_NAMES[self.square]}"
 
 
-class Move(_Action):
+class Move(Action):
     """``Xfrom-to``: a ship moves (R9)."""
 
     __slots__ = _fields = ("piece", "origin", "target")
@@ -81,7 +97,7 @@ class Move(_Action):
         return f"{PIECE_LETTERS[self.piece]}{SQUARE_NAMES[self.origin]}-{SQUARE_NAMES[self.target]}"
 
 
-class Toggle(_Action):
+class Toggle(Action):
     """``Fsq=A`` / ``Fsq=I``: the frigate on a gate activates or deactivates it (R10)."""
 
     __slots__ = _fields = ("square", "activate")
@@ -90,7 +106,7 @@ class Toggle(_Action):
         return f"F{SQUARE_NAMES[self.square]}={'A' if self.activate else 'I'}"
 
 
-class PlaceMarker(_Action):
+class PlaceMarker(Action):
     """``M@sq:DIR``: a marker from reserve onto an own active gate (R11)."""
 
     __slots__ = _fields = ("square", "direction")
@@ -99,7 +115,7 @@ class PlaceMarker(_Action):
         return f"M@{SQUARE_NAMES[self.square]}:{DIRECTION_NAMES[self.direction]}"
 
 
-class RotateMarker(_Action):
+class RotateMarker(Action):
     """``Msq:DIR``: give an own jump gate a new direction (R11)."""
 
     __slots__ = _fields = ("square", "direction")
@@ -108,7 +124,7 @@ class RotateMarker(_Action):
         return f"M{SQUARE_NAMES[self.square]}:{DIRECTION_NAMES[self.direction]}"
 
 
-class GateJump(_Action):
+class GateJump(Action):
     """``Ffrom>to``: a frigate on an active gate moves to the next gate up or down (R12)."""
 
     __slots__ = _fields = ("origin", "target")
@@ -117,7 +133,7 @@ class GateJump(_Action):
         return f"F{SQUARE_NAMES[self.origin]}>{SQUARE_NAMES[self.target]}"
 
 
-class GateStrike(_Action):
+class GateStrike(Action):
     """``Ffromxto``: a frigate on an active gate strikes the enemy frigate on the next (R13)."""
 
     __slots__ = _fields = ("origin", "target")
@@ -126,7 +142,7 @@ class GateStrike(_Action):
         return f"F{SQUARE_NAMES[self.origin]}x{SQUARE_NAMES[self.target]}"
 
 
-class Jump(_Action):
+class Jump(Action):
     """``Ffrom^to``: a frigate beside a jump gate flies to its landing square (R14)."""
 
     __slots__ = _fields = ("origin", "target")
@@ -135,7 +151,6 @@ class Jump(_Action):
         return f"F{SQUARE_NAMES[self.origin]}^{SQUARE_NAMES[self.target]}"
 
 
-Action = Place | Move | Toggle | PlaceMarker | RotateMarker | GateJump | GateStrike | Jump
 ACTION_TYPES = (Place, Move, Toggle, PlaceMarker, RotateMarker, GateJump, GateStrike, Jump)
 
 

@@ -1,18 +1,17 @@
 """Combat after every action (R15-R19): pure functions over a position's pieces.
 
-``units`` maps square -> unit code (``side << 3 | kind``); ``gates`` is a list of eight
-entries, one per rank, each None or a gate tuple ``(square, owner, state, markers,
-direction)``. Nothing here changes its arguments.
+``units`` maps square -> unit code (:func:`tomis.board.unit_code`); ``gates`` is a list
+of eight entries, one per rank, each None or a :class:`tomis.board.Gate` (any tuple
+``(square, owner, state, markers, direction)`` will do). Nothing here changes its
+arguments.
 """
 
 from __future__ import annotations
 
-from .board import (
-    BASE, FLAGSHIP, FRIGATE, FRIGATE_ATTACKS, RAYS, SLIDER_DIRECTIONS,
+from .board import (  # noqa: F401  (INACTIVE ... README: still importable from here)
+    ACTIVE, BASE, FLAGSHIP, FRIGATE, FRIGATE_ATTACKS, INACTIVE, JUMP, MANUAL, RAYS, README,
+    SLIDER_DIRECTIONS, UNIT_KIND, UNIT_SIDE,
 )
-
-INACTIVE, ACTIVE, JUMP = 0, 1, 2
-MANUAL, README = 0, 1
 
 # Attack points and defence by edition (R17, E1). Bases have no AP and no defence (R19).
 UNIT_AP = (
@@ -26,16 +25,13 @@ UNIT_DEFENCE = (
 JUMP_GATE_DEFENCE = 1
 BASE_THRESHOLD = 3           # R19, in AP (manual) or in units (readme), E4
 
-# The squares a slider attacks along each ray stop at the first unit (R15).
-_SLIDER_RAYS = {kind: dirs for kind, dirs in SLIDER_DIRECTIONS.items()}
-
-
 def attacked_squares(square: int, code: int, units: dict[int, int]) -> list[int]:
-    """The squares the unit ``code`` on ``square`` attacks (R15)."""
-    kind = code & 7
+    """The squares the unit ``code`` on ``square`` attacks (R15): a slider's rays stop
+    at the first unit."""
+    kind = UNIT_KIND[code]
     if kind == FRIGATE:
-        return list(FRIGATE_ATTACKS[code >> 3][square])
-    dirs = _SLIDER_RAYS.get(kind)
+        return list(FRIGATE_ATTACKS[UNIT_SIDE[code]][square])
+    dirs = SLIDER_DIRECTIONS.get(kind)
     if dirs is None:            # bases (and anything else) do not attack
         return []
     out = []
@@ -66,14 +62,14 @@ def attack_tables(units: dict[int, int], edition: int) -> tuple[list[int], list[
     tables = (white_ap, black_ap)
     flagship_ap = UNIT_AP[edition][FLAGSHIP]
     for square, code in units.items():
-        kind = code & 7
+        kind = UNIT_KIND[code]
         if kind == FRIGATE:
-            side = code >> 3
+            side = UNIT_SIDE[code]
             ap = tables[side]
             for t in FRIGATE_ATTACKS[side][square]:
                 ap[t] += 1
         elif kind != BASE:
-            ap = tables[code >> 3]
+            ap = tables[UNIT_SIDE[code]]
             points = flagship_ap if kind == FLAGSHIP else 1
             for ray in _SLIDER_RAY_LISTS[kind][square]:
                 for t in ray:
@@ -87,7 +83,7 @@ def attacking_units(units: dict[int, int], target: int, side: int) -> int:
     """How many of ``side``'s units attack ``target`` (the readme base rule, R19/E4)."""
     return sum(
         1 for square, code in units.items()
-        if code >> 3 == side and target in attacked_squares(square, code, units)
+        if UNIT_SIDE[code] == side and target in attacked_squares(square, code, units)
     )
 
 
@@ -101,11 +97,11 @@ def resolve(units: dict[int, int], gates: list, edition: int):
     defence = UNIT_DEFENCE[edition]
     lost_units: list[int] = []
     for square, code in units.items():
-        side = code >> 3
+        side = UNIT_SIDE[code]
         points = tables[1 - side][square]         # only the enemy's AP count (R16)
         if points < 2:
             continue                              # every defence is at least 1
-        kind = code & 7
+        kind = UNIT_KIND[code]
         if kind == BASE:
             if points >= BASE_THRESHOLD and (
                 edition == MANUAL
@@ -116,6 +112,9 @@ def resolve(units: dict[int, int], gates: list, edition: int):
             lost_units.append(square)              # R18
     lost_gates: list[int] = []
     for gate in gates:
+        # Hot loop, run after every action: indexes (gate[0] square, gate[1] owner,
+        # gate[2] state) are a little faster than names and take plain tuples too;
+        # unpacking all five fields measured twice as slow.
         if gate is None or gate[2] != JUMP or gate[0] in units:
             continue                               # a unit on the square is the target (R16)
         if tables[1 - gate[1]][gate[0]] > JUMP_GATE_DEFENCE:
@@ -129,9 +128,9 @@ def support_ap(units: dict[int, int], target: int, side: int, exclude: int, edit
     unit_ap = UNIT_AP[edition]
     total = 0
     for square, code in units.items():
-        if square == exclude or code >> 3 != side:
+        if square == exclude or UNIT_SIDE[code] != side:
             continue
-        kind = code & 7
+        kind = UNIT_KIND[code]
         if kind == BASE:
             continue
         if target in attacked_squares(square, code, units):

@@ -83,7 +83,9 @@ def check_extends(sent, received, sent_name: str, received_text: str = "") -> No
     Both are :class:`tomis.record.Game` objects read without error. "The opponent" is
     the side to act at the end of ``sent``. Checked, in this order, each failure a
     :class:`~tomis.errors.RecordError` naming the first difference and located in
-    ``received_text`` where possible: ``sent`` must be unfinished; the tags in
+    ``received``'s source where possible (tags by ``received.tag_places``; the text is no
+    longer re-scanned, so ``received_text`` is unused and kept only for old callers):
+    ``sent`` must be unfinished; the tags in
     :data:`TAGS_THAT_MATTER` must be equal (Rules and Position compared by meaning);
     every action of ``sent`` must be there unchanged; at least one action must be new
     and every new one the opponent's; a result must not be claimed by resignation or
@@ -93,15 +95,15 @@ def check_extends(sent, received, sent_name: str, received_text: str = "") -> No
 
     if sent.result != "*" or sent.final.is_over:
         raise RecordError(f"{sent_name} holds a finished game ({sent.result}); nothing may follow it", 1, 1)
-    _compare_tags(sent, received, sent_name, received_text)
+    _compare_tags(sent, received, sent_name)
     _compare_actions(sent, received, sent_name)
     _check_new_actions(sent, received, sent_name)
     if received.result != "*" and not received.final.is_over:
         raise RecordError(f"this record ends {received.result} by resignation or agreement, "
-                          f"which {sent_name} does not (R23)", *_tag_place(received_text, "Result"))
+                          f"which {sent_name} does not (R23)", *_tag_place(received, "Result"))
 
 
-def _compare_tags(sent, received, sent_name: str, received_text: str) -> None:
+def _compare_tags(sent, received, sent_name: str) -> None:
     from .errors import RecordError
     from .position import to_string
 
@@ -114,7 +116,7 @@ def _compare_tags(sent, received, sent_name: str, received_text: str) -> None:
             before, after = sent.tags.get(name), received.tags.get(name)
         if before != after:
             raise RecordError(f"the {name} tag was {_shown(before)} in {sent_name} but is "
-                              f"{_shown(after)} here", *_tag_place(received_text, name))
+                              f"{_shown(after)} here", *_tag_place(received, name))
 
 
 def _shown(value: str | None) -> str:
@@ -160,10 +162,6 @@ def _last_place(game) -> tuple[int | None, int | None]:
     return action.line, action.column
 
 
-def _tag_place(text: str, name: str) -> tuple[int, int]:
-    """Line and column of tag ``name`` in ``text`` (1, 1 when it is not there)."""
-    match = re.search(r"^[ \t]*\[[ \t]*" + re.escape(name) + r"[ \t]", text, re.MULTILINE)
-    if match is None:
-        return 1, 1
-    line = text.count("\n", 0, match.start()) + 1
-    return line, match.start() - (text.rfind("\n", 0, match.start()) + 1) + 1
+def _tag_place(game, name: str) -> tuple[int, int]:
+    """Line and column where ``game``'s tag ``name`` stood when read (1, 1 when it did not)."""
+    return game.tag_places.get(name, (1, 1))

@@ -60,10 +60,6 @@ class IllegalActionError(TomisError):
     """A well-formed action the rules do not allow in the position; names the ruling."""
 
 
-class AmbiguousActionError(TomisError):
-    """An action text that matches more than one legal action."""
-
-
 class PositionError(TomisError):
     """A position string that cannot be read or describes an impossible position."""
 

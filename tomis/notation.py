@@ -8,6 +8,13 @@ error in one game never hides the games after it. Each game goes through
 do not accept goes to the real Lark parser, built once, lazily, whose error is then
 explained here.
 
+Each parsed game reads as a sequence of typed items (:func:`game_items`): a
+:class:`TagItem` per tag pair, then the movetext: actions (an :class:`~tomis.actions.Action`
+is its own item; it carries ``line`` and ``column``), :class:`MoveNumber`,
+:class:`CommentItem`, :class:`GlyphItem`, :class:`NagItem`, :class:`DestroyedItem`, and
+last a :class:`ResultItem`. Every item carries the 1-based ``line`` and ``column`` where
+it stood in the file.
+
 Only syntax is checked here. Whether an action is legal, a move number right or a result
 true is :mod:`tomis.record`'s business (with :mod:`tomis.rules`).
 
@@ -21,6 +28,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Iterator, NamedTuple
 
 from .actions import (
     ACTION_TYPES, Action, builder, GateJump, GateStrike, Jump, Move, Place, PlaceMarker, RotateMarker, Toggle,
@@ -30,7 +38,6 @@ from .errors import NotationError
 from . import lalr
 from .textio import MAX_GAMES_PER_FILE, MAX_TOKENS_PER_GAME
 
-RESULTS = ("1-0", "0-1", "1/2-1/2", "*")
 GLYPHS = ("!", "?", "!!", "??", "!?", "?!")
 RESULT_WORDS = "a result (1-0, 0-1, 1/2-1/2 or *)"
 
@@ -463,6 +470,138 @@ class Chunk:
     def where(self, token) -> tuple[int, int]:
         line = token.line
         return line + self.line - 1, token.column + self.column - 1 if line == 1 else token.column
+
+
+# ---------------------------------------------------------------------------
+# Typed items: what a game's tokens mean, each with its file line and column.
+# ``text`` is what the record said (trailing blanks dropped), for messages that quote it.
+
+class TagItem(NamedTuple):
+    """``[Name "value"]``: the value unescaped; ``column`` is the ``[``'s and
+    ``value_column`` the opening quote's."""
+
+    name: str
+    value: str
+    line: int
+    column: int
+    value_column: int
+
+
+class MoveNumber(NamedTuple):
+    """``12.`` (before White's action) or ``12...`` (before Black's), as written.
+
+    Its number is read by :mod:`tomis.record`, which says what is wrong with it (R4).
+    """
+
+    text: str
+    line: int
+    column: int
+
+
+class CommentItem(NamedTuple):
+    """A ``{...}`` or ``;...`` comment: its words joined by single spaces, and how many
+    characters stood between its delimiters (the size limit counts those)."""
+
+    text: str
+    size: int
+    line: int
+    column: int
+
+
+class GlyphItem(NamedTuple):
+    """A run of ``!`` and ``?`` after an action, not yet checked against the six glyphs."""
+
+    text: str
+    line: int
+    column: int
+
+
+class NagItem(NamedTuple):
+    """``$n``, a numeric annotation, as written (its range is checked by the record)."""
+
+    text: str
+    line: int
+    column: int
+
+
+class DestroyedItem(NamedTuple):
+    """``(e6,f6)``: the squares the combat after an action destroyed, in the order written."""
+
+    squares: tuple[int, ...]
+    text: str
+    line: int
+    column: int
+
+
+class ResultItem(NamedTuple):
+    """The result token that ends the game: ``1-0``, ``0-1``, ``1/2-1/2`` or ``*``."""
+
+    result: str
+    line: int
+    column: int
+
+
+# Built with tuple.__new__ where a game has one per action or so (move numbers,
+# destroyed squares): the named tuples' own constructors are Python functions, twice
+# as slow.
+_new_item = tuple.__new__
+
+
+def _tag_item(text: str, line: int, column: int) -> TagItem:
+    name, value, quote = tag_pair(text)
+    return TagItem(name, value, line, column, column + quote)
+
+
+def _comment_item(text: str, line: int, column: int) -> CommentItem:
+    size = len(text.rstrip()) - (2 if text[0] == "{" else 1)
+    return CommentItem(comment_text(text), size, line, column)
+
+
+def _bad_action(text: str, line: int, column: int):
+    offset, message = explain_action(text.rstrip())
+    raise NotationError(message, line, column + offset)
+
+
+_ITEM_MAKERS = {
+    "TAG": _tag_item,
+    "COMMENT": _comment_item,
+    "LINE_COMMENT": _comment_item,
+    "GLYPH": lambda text, line, column: GlyphItem(text.rstrip(), line, column),
+    "NAG": lambda text, line, column: NagItem(text.rstrip(), line, column),
+    "DESTROYED": lambda text, line, column: _new_item(
+        DestroyedItem, (destroyed_squares(text), text.rstrip(), line, column)),
+    "RESULT": lambda text, line, column: ResultItem(text, line, column),
+    "BAD_ACTION": _bad_action,
+}
+
+
+def game_items(chunk: Chunk) -> Iterator:
+    """The items of one parsed game (``chunk.tokens``), in the order written.
+
+    Tags (if any) come first and a :class:`ResultItem` last, as the grammar has it. Lazy:
+    a word that is no action (``BAD_ACTION``) raises its :class:`NotationError` only when
+    reached, so a reader that stops at an earlier problem reports that one first.
+    """
+    first_line = chunk.line - 1       # token line 1 is the chunk's line
+    first_column = chunk.column - 1   # ... and on it, columns start at the chunk's column
+    makers = _ITEM_MAKERS
+    decoded = _decoded
+    new_item = _new_item
+    for token in chunk.tokens:
+        kind = token.type
+        line = token.line       # chunk.where(token), inlined: this runs once per token
+        column = token.column + first_column if line == 1 else token.column
+        line += first_line
+        if kind in DECODERS:
+            entry = decoded.get(token.value)      # make_action's cache, read without the call
+            if entry is None:
+                yield make_action(kind, token.value, line, column)
+            else:
+                yield entry[0](*entry[1], line, column)
+        elif kind == "MOVE_NUMBER":                # the next most common: half the actions
+            yield new_item(MoveNumber, (token.value.rstrip(), line, column))
+        else:
+            yield makers[kind](token.value, line, column)
 
 
 # Result tokens outside comments and tag values end a game. A digit result glued to

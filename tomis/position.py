@@ -28,18 +28,18 @@ the board without its unlock, say), and the engine plays them by the rules.
 from __future__ import annotations
 
 from .board import (
-    BASE, BLACK, DIRECTION_INDEX, DIRECTION_NAMES, GATE, HOME_RANK,
-    INITIAL_RESERVE, LETTER_TO_PIECE, MARKER, PIECE_LETTERS, PIECE_NAMES, SIDE_NAMES, SQUARE_NAMES, WHITE, parse_square,
+    ACTIVE, BASE, BLACK, DECIDED_RESULTS, DIRECTION_INDEX, DIRECTION_NAMES, EDITIONS, GATE,
+    GATE_STATE_NAMES, HOME_RANK, INACTIVE, INITIAL_RESERVE, JUMP, LETTER_TO_PIECE, MARKER,
+    PIECE_LETTERS, PIECE_NAMES, README, SIDE_NAMES, SQUARE_NAMES, UNDECIDED, UNIT_KIND, UNIT_SIDE,
+    WHITE, Gate, parse_square, unit_code,
 )
-from .combat import ACTIVE, INACTIVE, JUMP
 from .errors import PositionError
 from .rules import (
-    EDITIONS, OPENING_GATE_RANKS, OPENING_PLIES, QUIET_LIMIT, State, compute_hash, has_legal_action,
+    OPENING_GATE_RANKS, OPENING_PLIES, QUIET_LIMIT, State, compute_hash, has_legal_action,
     unlocker_codes,
 )
 
 START = "8/8/8/8/8/8/8/8 - w 1448221/1448221 - manual 1 0"
-RESULTS = ("1-0", "0-1", "1/2-1/2")
 _UNIT_LETTERS = "BFSTQ"
 _STATE_LETTERS = {INACTIVE: "I", ACTIVE: "A"}
 
@@ -66,8 +66,8 @@ def _units_field(state: State) -> str:
                 continue
             if empty:
                 text, empty = text + str(empty), 0
-            letter = PIECE_LETTERS[code & 7]
-            text += letter if code >> 3 == WHITE else letter.lower()
+            letter = PIECE_LETTERS[UNIT_KIND[code]]
+            text += letter if UNIT_SIDE[code] == WHITE else letter.lower()
         ranks.append(text + (str(empty) if empty else ""))
     return "/".join(ranks)
 
@@ -77,9 +77,8 @@ def _gates_field(state: State) -> str:
     for gate in state.gates:
         if gate is None:
             continue
-        square, owner, gate_state, markers, direction = gate
-        tail = _STATE_LETTERS.get(gate_state) or f"J{markers}{DIRECTION_NAMES[direction]}"
-        parts.append(f"{SQUARE_NAMES[square]}{'wb'[owner]}{tail}")
+        tail = _STATE_LETTERS.get(gate.state) or f"J{gate.markers}{DIRECTION_NAMES[gate.direction]}"
+        parts.append(f"{SQUARE_NAMES[gate.square]}{'wb'[gate.owner]}{tail}")
     return ",".join(parts) or "-"
 
 
@@ -98,8 +97,8 @@ def from_string(text: str) -> State:
     state.reserve = _parse_reserves(reserves)
     state.unlocked = _parse_unlocks(unlocks)
     if to_act in ("w", "b"):
-        state.to_move, state.result, state.reason = "wb".index(to_act), "*", None
-    elif to_act in RESULTS:
+        state.to_move, state.result, state.reason = "wb".index(to_act), UNDECIDED, None
+    elif to_act in DECIDED_RESULTS:
         state.to_move, state.result, state.reason = None, to_act, "decided before this position"
     else:
         raise PositionError(f"side to act must be w, b or a result, found {to_act!r}")
@@ -140,7 +139,7 @@ def _parse_units(field: str) -> dict[int, int]:
                 if file > 7:   # never drop a unit silently: the rank is too long
                     raise PositionError(f"rank {rank + 1} of the units field has {char!r} beyond file h")
                 side = WHITE if char.isupper() else BLACK
-                units[rank * 8 + file] = side << 3 | LETTER_TO_PIECE[char.upper()]
+                units[rank * 8 + file] = unit_code(side, LETTER_TO_PIECE[char.upper()])
                 file += 1
             else:
                 raise PositionError(f"unknown unit letter {char!r} on rank {rank + 1} (B F S T Q, lowercase for Black)")
@@ -155,14 +154,14 @@ def _parse_gates(field: str, units: dict[int, int]) -> list:
         return gates
     for part in field.split(","):
         gate = _parse_gate(part)
-        rank = gate[0] >> 3
+        rank = gate.square >> 3
         if gates[rank] is not None:
             raise PositionError(f"two gates on rank {rank + 1}; one gate per rank (R3, R6)")
         gates[rank] = gate
     return gates
 
 
-def _parse_gate(part: str):
+def _parse_gate(part: str) -> Gate:
     try:
         square = parse_square(part[:2])
         owner = "wb".index(part[2])
@@ -170,11 +169,11 @@ def _parse_gate(part: str):
         raise PositionError(f"a gate is written like c3wA (square, owner w/b, state), found {part!r}") from None
     tail = part[3:]
     if tail == "I":
-        return (square, owner, INACTIVE, 0, -1)
+        return Gate(square, owner, INACTIVE)
     if tail == "A":
-        return (square, owner, ACTIVE, 0, -1)
+        return Gate(square, owner, ACTIVE)
     if len(tail) >= 3 and tail[0] == "J" and tail[1] in "12" and tail[2:] in DIRECTION_INDEX:
-        return (square, owner, JUMP, int(tail[1]), DIRECTION_INDEX[tail[2:]])
+        return Gate(square, owner, JUMP, int(tail[1]), DIRECTION_INDEX[tail[2:]])
     raise PositionError(f"gate state must be I, A or J<1|2><direction>, found {tail!r} in {part!r}")
 
 
@@ -195,12 +194,12 @@ def pieces_on_board(state: State, side: int) -> list[int]:
     """How many of each kind (B G M F S T Q) ``side`` has on the board, markers included."""
     counts = [0] * 7
     for code in state.units.values():
-        if code >> 3 == side:
-            counts[code & 7] += 1
+        if UNIT_SIDE[code] == side:
+            counts[UNIT_KIND[code]] += 1
     for gate in state.gates:
-        if gate is not None and gate[1] == side:
+        if gate is not None and gate.owner == side:
             counts[GATE] += 1
-            counts[MARKER] += gate[3]
+            counts[MARKER] += gate.markers
     return counts
 
 
@@ -224,7 +223,7 @@ def _check_consistent(state: State) -> None:
     elif state.to_move is not None:
         _check_opening_progress(state)
     for gate in state.gates:
-        if gate is not None and gate[2] == JUMP and state.edition == 1 and gate[3] > 1:
+        if gate is not None and gate.state == JUMP and state.edition == README and gate.markers > 1:
             raise PositionError("a jump gate carries one marker in the readme edition (E3)")
     if state.to_move is not None:
         _check_undecided(state)
@@ -245,13 +244,13 @@ def _check_undecided(state: State) -> None:
 def _check_bases(state: State) -> None:
     """A base stands on its own home row, never on a gate (R5, R6): the rules rely on it."""
     for square, code in state.units.items():
-        if code & 7 != BASE:
+        if UNIT_KIND[code] != BASE:
             continue
-        side = code >> 3
+        side = UNIT_SIDE[code]
         if square >> 3 != HOME_RANK[side]:
             raise PositionError(f"{SIDE_NAMES[side]}'s base on {SQUARE_NAMES[square]} is off its home row (R5)")
         gate = state.gates[square >> 3]
-        if gate is not None and gate[0] == square:
+        if gate is not None and gate.square == square:
             raise PositionError(f"{SIDE_NAMES[side]}'s base on {SQUARE_NAMES[square]} stands on a gate (R6)")
 
 
@@ -267,7 +266,7 @@ def _check_unlocks(state: State) -> None:
         for square in range(HOME_RANK[1 - side] * 8, HOME_RANK[1 - side] * 8 + 8):
             if state.units.get(square) in codes:
                 raise PositionError(
-                    f"{SIDE_NAMES[side]}'s {PIECE_NAMES[state.units[square] & 7]} on {SQUARE_NAMES[square]} "
+                    f"{SIDE_NAMES[side]}'s {PIECE_NAMES[UNIT_KIND[state.units[square]]]} on {SQUARE_NAMES[square]} "
                     f"stands on the enemy home row, so {SIDE_NAMES[side]}'s flagship is unlocked; "
                     f"add {'wb'[side]} to the unlocks field (R20)")
 
@@ -281,11 +280,11 @@ def _check_opening_progress(state: State) -> None:
         if any(on_board[k] + state.reserve[side][k] != INITIAL_RESERVE[k] for k in range(7)):
             raise PositionError(
                 f"in the opening every piece {SIDE_NAMES[side]} has not placed is in its reserve (R2, R7)")
-    if any(g is not None and g[2] != INACTIVE for g in state.gates):
+    if any(g is not None and g.state != INACTIVE for g in state.gates):
         raise PositionError("in the opening every gate is inactive: nothing else is played yet (R6, R7)")
-    bases = sum(1 for c in state.units.values() if c & 7 == BASE)
-    ships = sum(1 for c in state.units.values() if c & 7 != BASE)
-    placed_gates = [g[0] >> 3 for g in state.gates if g is not None]
+    bases = sum(1 for c in state.units.values() if UNIT_KIND[c] == BASE)
+    ships = sum(1 for c in state.units.values() if UNIT_KIND[c] != BASE)
+    placed_gates = [g.square >> 3 for g in state.gates if g is not None]
     expected = sorted(OPENING_GATE_RANKS[: max(0, ply - 2)])
     if bases != min(ply, 2) or ships or sorted(placed_gates) != expected:
         raise PositionError(f"the board does not match the forced opening order at action {ply + 1} (R5-R7)")
@@ -294,14 +293,14 @@ def _check_opening_progress(state: State) -> None:
 def to_json(state: State) -> dict:
     """The JSON view of a position (the shape ``tomis show --json`` prints)."""
     units = [
-        {"square": SQUARE_NAMES[sq], "side": SIDE_NAMES[code >> 3], "piece": PIECE_NAMES[code & 7]}
+        {"square": SQUARE_NAMES[sq], "side": SIDE_NAMES[UNIT_SIDE[code]], "piece": PIECE_NAMES[UNIT_KIND[code]]}
         for sq, code in sorted(state.units.items())
     ]
     gates = [
-        {"square": SQUARE_NAMES[g[0]], "side": SIDE_NAMES[g[1]],
-         "state": ("inactive", "active", "jump")[g[2]], "markers": g[3],
-         "direction": DIRECTION_NAMES[g[4]] if g[2] == JUMP else None}
-        for g in sorted((g for g in state.gates if g is not None), key=lambda g: g[0])
+        {"square": SQUARE_NAMES[g.square], "side": SIDE_NAMES[g.owner],
+         "state": GATE_STATE_NAMES[g.state], "markers": g.markers,
+         "direction": DIRECTION_NAMES[g.direction] if g.state == JUMP else None}
+        for g in sorted((g for g in state.gates if g is not None), key=lambda g: g.square)
     ]
     return {
         "to_move": SIDE_NAMES[state.to_move] if state.to_move is not None else None,

@@ -29,23 +29,24 @@ import gc
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from itertools import chain
 
 from . import digest as _digest
-from .actions import Action
-from .board import SIDE_TITLES, SQUARE_NAMES
-from .errors import IllegalActionError, NotationError, PositionError, RecordError, TomisError
+from .actions import ACTION_TYPES, Action
+from .board import DECIDED_RESULTS, EDITIONS, RESULTS, SIDE_TITLES, SQUARE_NAMES, UNDECIDED
+from .errors import IllegalActionError, PositionError, RecordError, TomisError
 from .notation import (
-    ACTION_TERMINALS, GLYPHS, RESULTS, comment_text, destroyed_squares, explain_action,
-    make_action, parse_action, parse_games, quote_tag_value, tag_pair,
+    GLYPHS, CommentItem, DestroyedItem, GlyphItem, MoveNumber, NagItem, ResultItem, TagItem,
+    game_items, parse_action, parse_games, quote_tag_value,
 )
 from .position import from_string
-from .rules import EDITIONS, Report, State, apply, new_game
+from .rules import Report, State, apply, new_game
 from .textio import MAX_ACTIONS_PER_GAME, MAX_COMMENT, MAX_GAMES_PER_FILE
 
 ROSTER = ("Event", "Site", "Date", "Round", "White", "Black", "Result")
 LINE_WIDTH = 79            # lines stay under 80 columns
 MAX_NAGS_PER_ACTION = 255  # one of each value; more is a flood, not an annotation
-DECIDED_RESULTS = ("1-0", "0-1", "1/2-1/2")
+_ACTION_TYPES = frozenset(ACTION_TYPES)
 
 
 @dataclass(slots=True)
@@ -70,6 +71,9 @@ class Game:
     states: list[State]
     comments: list[str] = field(default_factory=list)   # before the first action
     line: int = field(default=1, compare=False)           # where the game starts in its source
+    # Where each tag pair stood in its source, (line, column of its '['), the Digest's
+    # included; empty for a game built rather than read.
+    tag_places: dict[str, tuple[int, int]] = field(default_factory=dict, compare=False)
 
     @property
     def final(self) -> State:
@@ -169,14 +173,14 @@ def _read(text: str, path: str | None) -> Iterator[tuple[tuple[int, int], Checke
             yield (error.line, error.column), Checked(None, _located(error, path, number, None))
             continue
         start = chunk.where(chunk.tokens[0])
-        game = Game({}, [], "*", None, [], [], start[0])
+        game = Game({}, [], UNDECIDED, None, [], [], start[0])
         try:
             _replay(chunk, game)
             error = None
         except TomisError as exc:
             error = _located(exc, path, number, exc.action)
             if game.start is not None:
-                game.result = game.final.result if game.final.is_over else "*"
+                game.result = game.final.result if game.final.is_over else UNDECIDED
             else:
                 game = None
         yield start, Checked(game, error)
@@ -203,92 +207,86 @@ def _action_words(state: State, action) -> str:
 
 
 def _replay(chunk, game: Game) -> None:
-    """Walk the game's tokens in order: tags, then actions replayed as they come."""
-    tokens = chunk.tokens
-    where = chunk.where
-    first_line = chunk.line - 1       # token line 1 is the chunk's line
-    first_column = chunk.column - 1   # ... and on it, columns start at the chunk's column
-    tags = game.tags
-    tag_at = {}
-    index = 0
-    count = len(tokens)
-    while index < count and tokens[index].type == "TAG":
-        token = tokens[index]
-        name, value, quote = tag_pair(token.value)
-        line, column = where(token)
-        if name in tags:
-            raise RecordError(f"the tag {name} appears twice", line, column)
-        tags[name] = value
-        tag_at[name] = (line, column + quote)
-        index += 1
+    """Read the game's items in one pass: tags, then actions replayed as they come."""
+    items = game_items(chunk)
+    item, value_at = _read_tags(items, game)
     # The Digest is derived from the history: checked at the result, never kept as a tag
     # (the writer computes a fresh one), so read(write(game)) == game.
-    stated_digest = tags.pop(_digest.DIGEST_TAG, None)
-    state = _start(tags, tag_at)
+    stated_digest = game.tags.pop(_digest.DIGEST_TAG, None)
+    state = _start(game.tags, value_at)
     game.start = state
     states = game.states
     states.append(state)
     nodes = game.nodes
     node = None
-    number = None            # a move-number token waiting for its action
+    number = None            # a move number waiting for its action
     claimed = False          # the current node already has a destroyed suffix
-    for token in tokens[index:]:
-        kind = token.type
-        if kind in ACTION_TERMINALS:
-            line = token.line       # where(token), inlined: this runs once per action
-            column = token.column + first_column if line == 1 else token.column
-            line += first_line
+    for item in chain((item,), items):
+        kind = type(item)
+        if kind in _ACTION_TYPES:
             if len(nodes) >= MAX_ACTIONS_PER_GAME:
-                raise _about(_too_many_actions(state, line, column), state)
-            action = make_action(kind, token.value, line, column)
+                raise _about(_too_many_actions(state, item.line, item.column), state)
             if state.to_move is None:
                 raise _about(RecordError(
-                    f"{_action_words(state, action)}: the game already ended at action {state.ply} "
-                    f"({state.result}: {state.reason}); nothing may follow (R22)", line, column), state)
+                    f"{_action_words(state, item)}: the game already ended at action {state.ply} "
+                    f"({state.result}: {state.reason}); nothing may follow (R22)",
+                    item.line, item.column), state)
             if number is not None:
-                _check_number(number, state, action, where)
+                _check_number(number, state, item)
                 number = None
             try:
-                state, report = apply(state, action)
+                state, report = apply(state, item)
             except IllegalActionError as exc:
                 raise _about(exc, state)
-            node = Node(action, report=report)
+            node = Node(item, "", (), [], report)     # positional: a third faster than report=
             nodes.append(node)
             states.append(state)
             claimed = False
-        elif kind == "MOVE_NUMBER":
+        elif kind is MoveNumber:
             if number is not None:
-                raise RecordError(f"expected an action after the move number '{number.value.rstrip()}', "
-                                  f"found another move number '{token.value.rstrip()}'", *where(token))
-            number = token
-        elif kind == "COMMENT" or kind == "LINE_COMMENT":
-            _check_comment_size(token, where)
-            (node.comments if node is not None else game.comments).append(comment_text(token.value))
-        elif kind == "RESULT":
+                raise RecordError(f"expected an action after the move number '{number.text}', "
+                                  f"found another move number '{item.text}'", item.line, item.column)
+            number = item
+        elif kind is CommentItem:
+            _check_comment_size(item)
+            (node.comments if node is not None else game.comments).append(item.text)
+        elif kind is ResultItem:
             if number is not None:
-                raise RecordError(f"the move number '{number.value.rstrip()}' has no action after it",
-                                  *where(number))
-            _check_result(game, state, token, tag_at, where)
-            _check_digest(game, stated_digest, tag_at)
-        elif kind == "BAD_ACTION":
-            offset, message = explain_action(token.value.rstrip())
-            line, column = where(token)
-            raise NotationError(message, line, column + offset)
+                raise RecordError(f"the move number '{number.text}' has no action after it",
+                                  number.line, number.column)
+            _check_result(game, state, item, value_at)
+            _check_digest(game, stated_digest, value_at)
         else:
             if node is None or number is not None:
-                what = {"GLYPH": "an annotation glyph", "NAG": "a numeric annotation",
-                        "DESTROYED": "the destroyed squares"}[kind]
-                raise RecordError(f"{what} '{token.value.rstrip()}' must follow an action", *where(token))
-            if kind == "GLYPH":
-                _add_glyph(node, token, where)
-            elif kind == "NAG":
-                _add_nag(node, token, where)
+                what = {GlyphItem: "an annotation glyph", NagItem: "a numeric annotation",
+                        DestroyedItem: "the destroyed squares"}[kind]
+                raise RecordError(f"{what} '{item.text}' must follow an action", item.line, item.column)
+            if kind is GlyphItem:
+                _add_glyph(node, item)
+            elif kind is NagItem:
+                _add_nag(node, item)
             else:
                 if claimed:
                     raise _about(RecordError(f"{_action_words(states[-2], node.action)}: the destroyed "
-                                             f"squares are given twice", *where(token)), states[-2])
+                                             f"squares are given twice", item.line, item.column), states[-2])
                 claimed = True
-                _check_destroyed(node, states[-2], token, where)
+                _check_destroyed(node, states[-2], item)
+
+
+def _read_tags(items, game: Game) -> tuple:
+    """Take the leading tag items into ``game``; return the first movetext item, and
+    where each tag's value starts (for errors about a value)."""
+    tags, places, value_at = game.tags, game.tag_places, {}
+    item = next(items)          # every game has at least its result
+    while type(item) is TagItem:
+        name = item.name
+        if name in tags:
+            raise RecordError(f"the tag {name} appears twice", item.line, item.column)
+        tags[name] = item.value
+        places[name] = (item.line, item.column)
+        value_at[name] = (item.line, item.value_column)
+        item = next(items)
+    return item, value_at
 
 
 def _about(error: TomisError, before: State) -> TomisError:
@@ -303,12 +301,11 @@ def _too_many_actions(state: State, line: int, column: int) -> RecordError:
                        f"actions (MAX_ACTIONS_PER_GAME); no real game comes near that", line, column)
 
 
-def _check_comment_size(token, where) -> None:
+def _check_comment_size(comment: CommentItem) -> None:
     """A comment longer than ``MAX_COMMENT`` characters (between its delimiters) is refused."""
-    size = len(token.value.rstrip()) - (2 if token.value[0] == "{" else 1)
-    if size > MAX_COMMENT:
-        raise RecordError(f"this comment holds {size:,} characters; a comment may hold at most "
-                          f"{MAX_COMMENT:,} (MAX_COMMENT)", *where(token))
+    if comment.size > MAX_COMMENT:
+        raise RecordError(f"this comment holds {comment.size:,} characters; a comment may hold at most "
+                          f"{MAX_COMMENT:,} (MAX_COMMENT)", comment.line, comment.column)
 
 
 def _check_digest(game: Game, stated: str | None, tag_at: dict) -> None:
@@ -355,9 +352,9 @@ def _fresh(edition: str) -> State:
     return state
 
 
-def _check_number(token, state: State, action, where) -> None:
+def _check_number(number: MoveNumber, state: State, action) -> None:
     """A move number names move (action + 1) // 2, with ``.`` for White, ``...`` for Black (R4)."""
-    text = token.value.rstrip()
+    text = number.text
     black = text.endswith("...")
     stated = _bounded_int(text.rstrip("."))
     acting = state.ply + 1
@@ -368,7 +365,7 @@ def _check_number(token, state: State, action, where) -> None:
         side = "White" if white_to_act else "Black"
         raise _about(RecordError(
             f"{_action_words(state, action)}: the move number '{_clipped(text)}' is wrong; this is "
-            f"{side}'s action of move {move}, written '{right}' (R4)", *where(token)), state)
+            f"{side}'s action of move {move}, written '{right}' (R4)", number.line, number.column), state)
 
 
 _MAX_NUMBER_DIGITS = 9   # more than any move number or annotation can need
@@ -391,57 +388,59 @@ def _clipped(text: str, keep: int = 20) -> str:
     return text if len(text) <= keep else f"{text[:keep]}... ({len(text):,} characters)"
 
 
-def _add_glyph(node: Node, token, where) -> None:
-    glyph = token.value.rstrip()
+def _add_glyph(node: Node, item: GlyphItem) -> None:
+    glyph = item.text
     if glyph not in GLYPHS:
-        raise RecordError(f"'{glyph}' is not an annotation glyph; use one of ! ? !! ?? !? ?!", *where(token))
+        raise RecordError(f"'{glyph}' is not an annotation glyph; use one of ! ? !! ?? !? ?!",
+                          item.line, item.column)
     if node.glyphs:
         raise RecordError(f"one annotation glyph per action: '{node.glyphs}' is already given, "
-                          f"then '{glyph}'; numeric annotations like $1 may add more", *where(token))
+                          f"then '{glyph}'; numeric annotations like $1 may add more", item.line, item.column)
     node.glyphs = glyph
 
 
-def _add_nag(node: Node, token, where) -> None:
-    text = token.value.rstrip()
+def _add_nag(node: Node, item: NagItem) -> None:
+    text = item.text
     value = _bounded_int(text[1:])
     if not 1 <= value <= 255:
         raise RecordError(f"a numeric annotation is $1 to $255, found '{_clipped(text)}'",
-                          *where(token))
+                          item.line, item.column)
     if len(node.nags) >= MAX_NAGS_PER_ACTION:
         # Adding to a tuple copies it: without a bound, "$1 $1 ..." costs quadratic time.
         raise RecordError(f"at most {MAX_NAGS_PER_ACTION} numeric annotations may follow one action",
-                          *where(token))
+                          item.line, item.column)
     node.nags += (value,)
 
 
-def _check_destroyed(node: Node, before: State, token, where) -> None:
+def _check_destroyed(node: Node, before: State, item: DestroyedItem) -> None:
     """The suffix must name exactly the squares the combat after the action cleared."""
-    stated = destroyed_squares(token.value)
+    stated = item.squares
     actual = tuple(sorted({d.square for d in node.report.destroyed}))
     if tuple(sorted(set(stated))) != actual or len(set(stated)) != len(stated):
         said = ", ".join(SQUARE_NAMES[s] for s in stated) or "nothing"
         did = ", ".join(SQUARE_NAMES[s] for s in actual) or "nothing"
         raise _about(RecordError(
             f"{_action_words(before, node.action)}: the record says the combat destroyed "
-            f"{said}, but it destroyed {did} (R15-R19)", *where(token)), before)
+            f"{said}, but it destroyed {did} (R15-R19)", item.line, item.column), before)
 
 
-def _check_result(game: Game, state: State, token, tag_at, where) -> None:
-    result = token.value
+def _check_result(game: Game, state: State, item: ResultItem, tag_at) -> None:
+    result = item.result
     tagged = game.tags.get("Result")
     if tagged is not None and tagged not in RESULTS:
         raise RecordError(f"the Result tag must be 1-0, 0-1, 1/2-1/2 or *, found '{tagged}'",
                           *tag_at["Result"])
     if tagged is not None and tagged != result:
-        raise RecordError(f"the Result tag says {tagged} but the game ends with {result}", *where(token))
+        raise RecordError(f"the Result tag says {tagged} but the game ends with {result}",
+                          item.line, item.column)
     if state.to_move is None and result != state.result:
-        if result == "*":
+        if result == UNDECIDED:
             message = (f"the game is decided ({state.result}: {state.reason}); "
                        f"it must end with {state.result}, not *")
         else:
             message = (f"the position is decided {state.result} ({state.reason}), "
                        f"but the record ends with {result}")
-        raise RecordError(message, *where(token))
+        raise RecordError(message, item.line, item.column)
     # A result in an undecided position is a resignation or agreed draw (R23).
     game.result = result
 
@@ -461,7 +460,7 @@ def new_record(*, white=None, black=None, rules="manual", event=None, site=None,
     tags = {
         "Event": event or "?", "Site": site or "?", "Date": date or "????.??.??",
         "Round": str(round) if round is not None else "?", "White": white or "?",
-        "Black": black or "?", "Result": "*", "Rules": rules,
+        "Black": black or "?", "Result": UNDECIDED, "Rules": rules,
     }
     for name, value in tags.items():
         if "\n" in value or "\r" in value:
@@ -486,7 +485,7 @@ def append(game: Game, action_text: str) -> Report:
     when the game has already ended.
     """
     state = game.final
-    if game.result != "*" and not state.is_over:
+    if game.result != UNDECIDED and not state.is_over:
         raise RecordError(f"the game has ended ({game.result}, resigned or agreed, R23); no action may follow")
     action = parse_action(action_text)
     state, report = apply(state, action)     # refuses a decided position itself (R22)
@@ -505,7 +504,7 @@ def finish(game: Game, result: str) -> None:
     final = game.final
     if final.is_over:
         raise RecordError(f"the game is already decided ({final.result}: {final.reason}); its result stands (R22)")
-    if game.result != "*":
+    if game.result != UNDECIDED:
         raise RecordError(f"the game already ended {game.result} (R23)")
     game.result = result
     game.tags["Result"] = result

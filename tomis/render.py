@@ -19,10 +19,9 @@ One square is one cell six characters wide (the longest mark is five)::
 from __future__ import annotations
 
 from .board import (
-    BASE, BLACK, DIRECTION_NAMES, FLAGSHIP, FRIGATE, GATE, MARKER, PIECE_LETTERS,
-    PIECE_NAMES, SENTRY, SIDE_TITLES, SQUARE_NAMES, TOWER, WHITE,
+    ACTIVE, BASE, BLACK, DIRECTION_NAMES, FLAGSHIP, FRIGATE, GATE, INACTIVE, MARKER, PIECE_LETTERS,
+    PIECE_NAMES, SENTRY, SIDE_TITLES, SQUARE_NAMES, TOWER, UNDECIDED, UNIT_KIND, UNIT_SIDE, WHITE,
 )
-from .combat import ACTIVE, INACTIVE
 
 CELL = 6
 FILES_LINE = "     " + "".join(f"{f:<{CELL}}" for f in "abcdefgh").rstrip()
@@ -46,15 +45,15 @@ def unit_letter(code: int | None) -> str:
     """``F`` for a White frigate, ``f`` for a Black one, ``.`` for no unit."""
     if code is None:
         return "."
-    letter = PIECE_LETTERS[code & 7]
-    return letter if code >> 3 == WHITE else letter.lower()
+    letter = PIECE_LETTERS[UNIT_KIND[code]]
+    return letter if UNIT_SIDE[code] == WHITE else letter.lower()
 
 
 def gate_mark(gate, arrows: bool = False) -> str:
     """The gate part of a cell: ``G``/``g`` by owner, then its state or jump direction."""
     if gate is None:
         return ""
-    _square, owner, state, markers, direction = gate
+    _square, owner, state, markers, direction = gate     # a Gate, or any such tuple
     letter = "G" if owner == WHITE else "g"
     if state in _STATE_MARKS:
         return letter + _STATE_MARKS[state]
@@ -72,12 +71,11 @@ def _cell(state, square: int, color: bool, arrows: bool) -> str:
         return text
     import click  # only a terminal asks for colour; keep the plain path import-free
 
-    unit_text = click.style(unit, fg=_side_colour(code >> 3), bold=True) if code is not None else unit
+    unit_text = click.style(unit, fg=_side_colour(UNIT_SIDE[code]), bold=True) if code is not None else unit
     gate_text = ""
     if gate_here is not None:
-        _square, owner, *_rest = gate_here
         # In its owner's colour, not bold, so that a unit standing on it stands out.
-        gate_text = click.style(gate, fg=_side_colour(owner))
+        gate_text = click.style(gate, fg=_side_colour(gate_here.owner))
     return unit_text + gate_text + " " * (CELL - 1 - len(gate))
 
 
@@ -131,7 +129,7 @@ def _wrap_items(head: str, items: list[str], width: int = 72) -> str:
     return "\n".join(lines)
 
 
-def turn_words(state, result: str = "*") -> str:
+def turn_words(state, result: str = UNDECIDED) -> str:
     """Whose turn it is, or how the game ended.
 
     ``result`` is the record's result: a game can end by resignation or agreement (R23)
@@ -140,7 +138,7 @@ def turn_words(state, result: str = "*") -> str:
     if state.to_move is None:
         reason = f", {state.reason}" if state.reason else ""
         return f"Game over: {state.result}{reason}"
-    if result != "*":
+    if result != UNDECIDED:
         return f"Game over: {result}, by resignation or agreement (R23)"
     return f"Action {state.ply + 1}: {SIDE_TITLES[state.to_move]} to act"
 
@@ -173,7 +171,7 @@ def report_lines(report, number: int) -> list[str]:
     lines.append(combat_words(report))
     for side in report.unlocked:
         lines.append(f"{SIDE_TITLES[side]}'s flagship is now unlocked (R20)")
-    if report.result != "*":
+    if report.result != UNDECIDED:
         lines.append(f"result {report.result}" + (f": {report.reason}" if report.reason else ""))
     return lines
 
@@ -185,7 +183,7 @@ def unlock_words(state) -> str:
     return "Flagships: " + ", ".join(words) + " (R20)"
 
 
-def position_text(state, *, color: bool = False, result: str = "*",
+def position_text(state, *, color: bool = False, result: str = UNDECIDED,
                   arrows: bool | None = None) -> str:
     """Board, reserves, unlocks, edition and whose turn: all a player needs to act."""
     return "\n".join([

@@ -1,0 +1,168 @@
+"""Engine data read by name (issue 11): Gate, unit codes, board-level constants, and reprs
+that read back as code."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tomis import actions, board, combat, position, record, rules
+from tomis.board import (
+    ACTIVE, BLACK, DECIDED_RESULTS, INACTIVE, JUMP, MANUAL, NE, README, RESULTS, UNDECIDED,
+    UNIT_KIND, UNIT_SIDE, WHITE, Gate, parse_square, unit_code, unit_kind, unit_side,
+)
+from tomis.errors import NotationError, RecordError
+
+SAMPLES = sorted((Path(__file__).resolve().parent.parent / "samples").glob("*.tgn"))
+
+
+def sample_games():
+    for path in SAMPLES:
+        for checked in record.read(path.read_text(encoding="utf-8"), str(path)):
+            assert checked.error is None, checked.error.located()
+            yield checked.game
+
+
+def every_gate():
+    """Every gate standing in any position of the samples."""
+    return [gate for game in sample_games() for state in game.states
+            for gate in state.gates if gate is not None]
+
+
+# -- Gate ---------------------------------------------------------------------------------
+
+def test_the_engine_keeps_gates_as_named_tuples_whose_names_match_the_old_indexes():
+    gates = every_gate()
+    assert {gate.state for gate in gates} == {INACTIVE, ACTIVE, JUMP}    # the samples show all three
+    for gate in gates:
+        assert type(gate) is Gate
+        assert (gate.square, gate.owner, gate.state, gate.markers, gate.direction) == tuple(gate)
+        assert gate == tuple(gate) and hash(gate) == hash(tuple(gate))
+        # Only a jump gate carries markers and a direction (R11).
+        assert (gate.markers, gate.direction) == (0, -1) or gate.state == JUMP
+
+
+def test_a_position_string_gives_back_the_same_gates_by_name():
+    text = "4b3/8/8/8/8/8/8/4B3 c3wJ2NE,e4bA,f5wI w 0000021/0000021 - manual 21 0"
+    state = position.from_string(text)
+    c3, e4, f5 = (state.gate_at(parse_square(name)) for name in ("c3", "e4", "f5"))
+    assert c3 == Gate(parse_square("c3"), WHITE, JUMP, 2, NE)
+    assert (e4.owner, e4.state, f5.owner, f5.state) == (BLACK, ACTIVE, WHITE, INACTIVE)
+    assert position.to_string(state) == text
+
+
+@pytest.mark.parametrize("gate", [
+    Gate(parse_square("c3"), WHITE, JUMP, 2, NE),
+    Gate(parse_square("h8"), BLACK, INACTIVE),
+    Gate(parse_square("a1"), WHITE, ACTIVE),
+])
+def test_a_gate_repr_reads_back(gate):
+    text = repr(gate)
+    assert text.startswith("Gate(square=parse_square(")
+    assert eval(text, vars(board)) == gate
+
+
+# -- unit codes ----------------------------------------------------------------------------
+
+def test_unit_codes_round_trip_through_the_tables_and_the_helpers():
+    codes = set()
+    for side in (WHITE, BLACK):
+        for kind in range(7):
+            code = unit_code(side, kind)
+            codes.add(code)
+            assert (UNIT_SIDE[code], UNIT_KIND[code]) == (side, kind)
+            assert (unit_side(code), unit_kind(code)) == (side, kind)
+    assert len(codes) == 14
+
+
+def test_every_unit_on_a_sample_board_decodes_to_a_side_and_a_unit_kind():
+    kinds = set()
+    for game in sample_games():
+        for state in game.states:
+            for code in state.units.values():
+                assert UNIT_SIDE[code] in (WHITE, BLACK)
+                kinds.add(UNIT_KIND[code])
+    assert kinds <= {board.BASE, board.FRIGATE, board.SENTRY, board.TOWER, board.FLAGSHIP}
+    assert board.BASE in kinds and board.FRIGATE in kinds
+
+
+# -- constants at the board level -------------------------------------------------------------
+
+def test_gate_state_and_edition_constants_have_one_home():
+    # combat and rules still answer to the old names, and they are the board's.
+    assert (combat.INACTIVE, combat.ACTIVE, combat.JUMP) == (INACTIVE, ACTIVE, JUMP)
+    assert (combat.MANUAL, combat.README) == (MANUAL, README)
+    assert rules.EDITIONS is board.EDITIONS
+    assert board.EDITIONS[MANUAL] == "manual" and board.EDITIONS[README] == "readme"
+    assert board.GATE_STATE_NAMES[JUMP] == "jump"
+
+
+def test_rendering_a_board_needs_no_combat_module():
+    code = ("import sys, tomis.render as r; from tomis.board import Gate, JUMP; "
+            "print(r.gate_mark(Gate(18, 0, JUMP, 1, 1))); print('tomis.combat' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["GNE", "False"]
+
+
+def test_one_set_of_results_serves_every_layer():
+    assert RESULTS == ("1-0", "0-1", "1/2-1/2", "*") and DECIDED_RESULTS == RESULTS[:3]
+    assert UNDECIDED == "*" and board.WIN_RESULTS == ("1-0", "0-1")
+    assert record.DECIDED_RESULTS is DECIDED_RESULTS
+    decided = {game.final.result for game in sample_games() if game.final.is_over}
+    assert decided and decided <= set(DECIDED_RESULTS)
+    for result in DECIDED_RESULTS:         # a position string takes each decided result
+        text = f"8/8/8/8/8/8/8/4B3 - {result} 0448221/1448221 - manual 2 0"
+        assert position.from_string(text).result == result
+    game = record.new_record()
+    with pytest.raises(RecordError, match=r"R23"):
+        record.finish(game, UNDECIDED)
+
+
+# -- reprs that read back ---------------------------------------------------------------------
+
+def _namespace():
+    return {**vars(board), "Action": actions.Action, "Destroyed": rules.Destroyed,
+            "Report": rules.Report, "State": rules.State}
+
+
+def test_every_action_repr_reads_back_as_the_same_action():
+    namespace = {"Action": actions.Action}
+    seen = 0
+    for game in sample_games():
+        for state in game.states[:40]:
+            for action in state.legal_actions():
+                text = repr(action)
+                assert text == f"Action.parse({str(action)!r})"
+                assert eval(text, namespace) == action
+                seen += 1
+    assert seen > 1000
+
+
+def test_action_parse_on_a_kind_refuses_another_kind():
+    assert actions.Move.parse(" Fa2-a3") == actions.Move(board.FRIGATE, 8, 16)
+    with pytest.raises(NotationError, match=r"expected a Move action, found 'F@a1' \(a Place\)"):
+        actions.Move.parse("F@a1")
+    with pytest.raises(NotationError, match=r"expected a piece letter"):
+        actions.Action.parse("Xa2-a3")
+
+
+def test_reports_and_states_of_the_samples_read_back():
+    namespace = _namespace()
+    reports = 0
+    for game in sample_games():
+        for node in game.nodes:
+            assert eval(repr(node.report), namespace) == node.report
+            reports += 1
+        for state in game.states[::7] + [game.final]:
+            again = eval(repr(state), namespace)
+            assert again == state and position.to_string(again) == position.to_string(state)
+    assert reports > 100
+
+
+def test_a_destroyed_piece_reads_as_names():
+    destroyed = rules.Destroyed(parse_square("e6"), BLACK, board.FRIGATE)
+    assert repr(destroyed) == "Destroyed(square=parse_square('e6'), side=BLACK, piece=FRIGATE)"
+    assert eval(repr(destroyed), _namespace()) == destroyed
