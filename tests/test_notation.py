@@ -138,7 +138,8 @@ BAD_RECORDS = [
     ("1. B@e1 {a} } *", "'}' closes no comment; comments are written {like this}", 1, 13),
     ("1. B@e1 ] *", "']' closes no tag; tags are written [Name \"value\"]", 1, 9),
     ('1. B@e1 " *', 'a double quote belongs in a tag pair like [White "Ana"]', 1, 9),
-    ("1. B@e1 B@d8 ) *", "')' closes nothing; the destroyed squares are written like (e6,f6)", 1, 14),
+    ("1. B@e1 B@d8 ) *", "')' closes no variation; a variation is written ( ... ) after the action "
+                         "it replaces", 1, 14),
     ("1. B@e1 (e4, e5) *", "expected the squares the combat destroyed, sorted and separated by commas "
                            "without spaces, like (e6,f6); found '(e4,'", 1, 9),
     ("1. B@e1 $ *", "expected a number from 1 to 255 after '$', found '$'", 1, 9),

@@ -118,7 +118,7 @@ def read_facts(game, places: dict | None = None, control_at: tuple | None = None
             draw_accepted = True
         else:
             claim = _stamp(command)
-    offers = tuple(bool(getattr(node, "offer", False)) for node in game.nodes)
+    offers = tuple(node.offer for node in game.nodes)
     return Facts(control, stamps[0], tuple(stamps[1:]), offers, lines, draw_accepted, claim,
                  tuple(commands))
 
@@ -166,9 +166,10 @@ def _words(game, index: int) -> str:
 
 # --------------------------------------------------------------------------- against the main line
 
-def check(game, facts: Facts) -> Checked:
+def check(game, facts: Facts, result_at: tuple | None = None) -> Checked:
     """Check ``facts`` against ``game``'s main line and result; return the clocks and lines.
 
+    ``result_at`` is where the result token stands (for errors about the ending).
     Raises a located :class:`RecordError` whose ``action`` is set when it is about one.
     """
     by_name = {}
@@ -176,7 +177,7 @@ def check(game, facts: Facts) -> Checked:
         by_name.setdefault(command.name, command)
     ran = _check_clock(game, facts)
     lines = _check_lines(game, facts)
-    _check_ending(game, facts, ran, by_name)
+    _check_ending(game, facts, ran, by_name, result_at or (None, None))
     return Checked(ran, lines)
 
 
@@ -193,9 +194,9 @@ def _check_clock(game, facts: Facts) -> _clock.Clock | None:
         _clock.check_order(facts.start, stamped)
     except _clock.BackwardStamp as error:
         index = stamped[error.index].number - game.start.ply
-        action = game.nodes[index - 1].action
-        raise _about(RecordError(f"{_words(game, index)}: {error.message}", action.line,
-                                 action.column), game, index) from None
+        stamp = next(c for c in facts.commands if c.name == "ts" and c.index == index)
+        raise _about(RecordError(f"{_words(game, index)}: {error.message}",
+                                 stamp.line, stamp.arguments_column), game, index) from None
     if facts.control is None:
         return None
     for index, at in enumerate(facts.stamps, 1):
@@ -243,7 +244,7 @@ def _check_lines(game, facts: Facts) -> conditional.Follow:
     return follow
 
 
-def _check_ending(game, facts: Facts, ran: _clock.Clock | None, by_name: dict) -> None:
+def _check_ending(game, facts: Facts, ran: _clock.Clock | None, by_name: dict, result_at) -> None:
     last = len(game.nodes)
     decided = game.final.is_over
     for name in ("draw", "claim"):
@@ -251,14 +252,14 @@ def _check_ending(game, facts: Facts, ran: _clock.Clock | None, by_name: dict) -
         if command is not None and command.index != last:
             raise _at(RecordError(f"[%{name} ...] ends the game: it stands only after the last "
                                   f"action"), _place(command))
-    if facts.draw_accepted:
+    if facts.claim is not None:
+        _check_claim(game, facts, ran, by_name["claim"])
+    elif facts.draw_accepted:
         _check_draw(game, facts, by_name["draw"])
     elif facts.control is not None and game.result == DRAW and not decided:
         raise RecordError("the game has a TimeControl and ends 1/2-1/2 without a decided position; "
                           "an agreed draw is an accepted offer: (=) after the last action and "
-                          "{[%draw accept]} (R23)", *_result_place(game))
-    if facts.claim is not None:
-        _check_claim(game, facts, ran, by_name["claim"])
+                          "{[%draw accept]} (R23)", *result_at)
 
 
 def _check_draw(game, facts: Facts, command: Command) -> None:
@@ -297,24 +298,15 @@ def _check_claim(game, facts: Facts, ran: _clock.Clock | None, command: Command)
             where)
 
 
-def _result_place(game) -> tuple[int | None, int | None]:
-    where = getattr(game, "result_place", None)
-    return where if where is not None else (None, None)
-
-
 # --------------------------------------------------------------------------- the Digest
 
-def digest_lines(game) -> tuple[list[str], list[list[str]], list[str]] | None:
-    """What the Digest's format 2 adds (docs/NOTATION.md), or None for format 1.
+def digest_lines(game) -> tuple[list[str], list[list[str]], list[str]]:
+    """What the Digest's format 2 adds (docs/NOTATION.md): lines after ``start``, lines
+    after each action, lines before ``result``; all empty for a game using none of it.
 
-    (lines after ``start``, lines after each action, lines before ``result``). Reads
-    the commands from the comments' text, so a game built in code is covered alike.
+    Reads the commands from the comments' text, so a game built in code is covered alike.
     """
-    if not _may_use(game):
-        return None
     facts = read_facts(game)
-    if not facts.used:
-        return None
     head = []
     if facts.control is not None:
         head.append(f"timecontrol {game.tags[_clock.TIME_CONTROL_TAG]}")
@@ -334,12 +326,3 @@ def digest_lines(game) -> tuple[list[str], list[list[str]], list[str]] | None:
         tail.append(f"claim {_clock.format_stamp(facts.claim)}")
     return head, per_action, tail
 
-
-def _may_use(game) -> bool:
-    """A cheap first look: most records have no clock, no offer and no command at all."""
-    if _clock.TIME_CONTROL_TAG in game.tags:
-        return True
-    if any("[%" in comment for comment in game.comments):
-        return True
-    return any(getattr(node, "offer", False) or any("[%" in c for c in node.comments)
-               for node in game.nodes)

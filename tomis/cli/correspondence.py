@@ -398,7 +398,7 @@ def _side_title(game, index: int) -> str:
 
 def flag_fall_notes(game) -> list[str]:
     """One line per late action of a checked game (``validate`` prints them as notes)."""
-    return [flag_fall_words(fall) for fall in getattr(game, "flag_falls", ())]
+    return [flag_fall_words(fall) for fall in game.flag_falls]
 
 
 def flag_fall_words(fall) -> str:
