@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import re
+import shutil
 
 import pytest
 
@@ -222,3 +223,105 @@ def test_the_opponents_move_plays_the_reply_a_line_fires(tmp_path):
     ok("move", game_file, "G@a8", "--as", "black", "--time", "2026-11-02T11:00Z")
     ok("move", game_file, "G@c2", "--as", "white", "--time", "2026-11-03T11:00Z")
     assert [str(node.action) for node in read(game_file).nodes][-2:] == ["G@a8", "G@c2"]
+
+
+def test_move_offers_a_draw_that_the_next_action_declines(tmp_path):
+    game_file = tmp_path / "g.tgn"
+    ok("new", game_file)
+    result = ok("move", game_file, "B@e1", "--offer-draw")
+    assert "White offers a draw (=)" in result.stdout.splitlines()
+    assert read(game_file).nodes[0].offer
+    ok("move", game_file, "B@d8")
+    stderr = refused(game_file, 1, "draw", game_file, "--accept", "--as", "black")
+    assert stderr.strip() == (f"{game_file}:1:1: only the side to act may accept a draw offer, and "
+                              f"that is White (action 3), not Black (--as black)")
+    stderr = refused(game_file, 1, "draw", game_file, "--accept", "--as", "white")
+    assert stderr.strip() == (f"{game_file}:1:1: Black has not offered a draw: its last action "
+                              f"carries no (=) (an offer stands until the next action) (R23)")
+
+
+def test_validate_notes_a_flag_fall(tmp_path):
+    game_file = tmp_path / "g.tgn"
+    ok("new", game_file, "--time-control", "1d", "--time", T0)
+    result = ok("move", game_file, "B@e1", "--time", "2026-11-03T09:00Z")      # two days for one
+    note = ("action 1 (White) was played after White's time ran out at 2026-11-02T09:00Z; "
+            "Black may claim the game (tomis claim)")
+    assert f"note: {note}" in result.stdout.splitlines()
+    result = ok("validate", game_file)
+    assert result.stderr.splitlines() == [f"{game_file}: note: game 1: {note}"]
+
+
+# --------------------------------------------------------------------------- three emails
+
+def mail(result, path):
+    """What a player pastes into an email, saved by the other as ``path``."""
+    path.write_text("Hi,\n\nmy move:\n\n" + result.stdout + "\nBest\n", encoding="utf-8")
+
+
+def test_three_emails_with_lines_offers_and_a_clock_claim(tmp_path):
+    ana, bo = tmp_path / "ana.tgn", tmp_path / "bo.tgn"
+    sent1, sent2 = tmp_path / "sent1.tgn", tmp_path / "sent2.tgn"
+
+    # Email 1, Ana (White): a new game under a 30-day clock; her base; a draw offer; and
+    # two conditional lines: if Bo mirrors her base she places her gate on b1 (and if he
+    # then goes to g8, hers goes to f2); if he takes the corner a8 she answers on c1.
+    ok("new", ana, "--white", "Ana", "--black", "Bo", "--time-control", "30d+3d", "--time", T0)
+    first = ok("move", ana, "B@e1", "--as", "white", "--time", "2026-11-01T10:00Z",
+               "--offer-draw", "--then", "B@d8 G@b1 G@g8 G@f2", "--then", "B@a8 G@c1")
+    shutil.copy(ana, sent1)
+    mail(first, bo)
+
+    # Email 2, Bo (Black): d8 declines Ana's offer and fires her first line: G@b1 is played
+    # in Bo's own call, stamped with his minute; her a8 line is cancelled.
+    second = ok("move", bo, "B@d8", "--as", "black", "--time", "2026-11-02T10:00Z")
+    assert ("White's conditional line stored after action 1 answers B@d8 with G@b1 (action 3)"
+            in second.stdout.splitlines())
+    game = read(bo)
+    assert [str(n.action) for n in game.nodes] == ["B@e1", "B@d8", "G@b1"]
+    assert game.nodes[2].comments == ["[%ts 2026-11-02T10:00Z]"]
+    # Bo to act again. G@a8 is not G@g8, so the rest of Ana's line is cancelled. He offers
+    # a draw and stores a line of his own: if she places her gate on g2, his goes to a7.
+    second = ok("move", bo, "G@a8", "--as", "black", "--time", "2026-11-02T10:05Z",
+                "--offer-draw", "--then", "G@g2 G@a7")
+    assert "Black offers a draw (=)" in second.stdout.splitlines()
+    assert [str(n.action) for n in read(bo).nodes] == ["B@e1", "B@d8", "G@b1", "G@a8"]
+    shutil.copy(bo, sent2)
+    mail(second, ana)
+
+    # Email 3, Ana: she checks the reply is what she sent plus Bo's actions (and the reply
+    # her own line played), looks at the clocks, and accepts Bo's offer.
+    ok("move", ana, "G@f2", "--as", "white", "--since", sent1, "--dry-run")
+    clocks = ok("clock", ana, "--now", "2026-11-03T10:00Z")
+    assert clocks.stdout.splitlines() == [
+        "TimeControl 30d+3d: 30d each, 3d more after each own action",
+        "White: 34d 23h 5m left, to act since 2026-11-02T10:05Z; time runs out at "
+        "2026-12-08T09:05Z",
+        "Black: 34d 23h 55m left",
+    ]
+    third = ok("draw", ana, "--accept", "--as", "white")
+    assert third.stdout.splitlines()[0] == "White accepts Black's draw offer. Result 1/2-1/2 (R23)"
+    game = read(ana)
+    assert game.result == "1/2-1/2" and game.nodes[-1].comments[-1] == "[%draw accept]"
+    assert ok("validate", ana).stderr == ""
+
+    # Had Ana played on instead, her G@f2 (not G@g2) would have cancelled Bo's line and
+    # declined his offer; then Bo went silent, and once his time ran out she claimed.
+    quiet = tmp_path / "quiet.tgn"
+    shutil.copy(sent2, quiet)
+    ok("move", quiet, "G@f2", "--as", "white", "--time", "2026-11-04T08:00Z")
+    assert [str(n.action) for n in read(quiet).nodes][-2:] == ["G@a8", "G@f2"]
+    stderr = refused(quiet, 1, "draw", quiet, "--accept", "--as", "black")
+    assert "White has not offered a draw" in stderr
+    stderr = refused(quiet, 1, "claim", quiet, "--as", "white", "--now", "2026-12-09T07:55Z")
+    assert stderr.strip() == (f"{quiet}:1:1: Black's time has not run out: 0m left at "
+                              f"2026-12-09T07:55Z (TimeControl 30d+3d)")
+    stderr = refused(quiet, 1, "claim", quiet, "--as", "black", "--now", "2026-12-31T08:00Z")
+    assert stderr.strip() == (f"{quiet}:1:1: White's time has not run out: 37d 1h 5m left at "
+                              f"2026-12-31T08:00Z (TimeControl 30d+3d)")
+    claimed = ok("claim", quiet, "--as", "white", "--now", "2026-12-09T07:56Z")
+    assert claimed.stdout.splitlines()[0] == ("White claims: Black's time ran out at "
+                                              "2026-12-09T07:55Z. Result 1-0 (time forfeit)")
+    game = read(quiet)
+    assert game.result == "1-0" and game.tags["Termination"] == "time forfeit"
+    assert game.nodes[-1].comments[-1] == "[%claim 2026-12-09T07:56Z]"
+    assert ok("validate", quiet).stderr == ""
