@@ -13,7 +13,12 @@ every move number, result and combat suffix it states is true:
   (R21, R22) carries its result and nothing may follow; a result in an undecided
   position is a resignation or agreed draw (R23);
 - a ``(e6,f6)`` suffix after an action lists every square the combat after it destroyed
-  (R15-R19); when present it must be exactly right.
+  (R15-R19); when present it must be exactly right;
+- a variation ``( ... )`` after an action replaces it: it is replayed from the position
+  before that action, checked like the main line, and kept (:class:`Variation`);
+- ``(=)`` marks a draw offer (``Node.offer``); a record with a ``TimeControl`` tag, an
+  offer or a comment command (``[%ts ...]``, ``[%if ...]``, ``[%draw accept]``,
+  ``[%claim ...]``) has those checked by :mod:`tomis.correspondence` at its result.
 
 Errors are :class:`~tomis.errors.TomisError` subclasses with ``path``, ``line``,
 ``column``, ``game`` (1-based) and ``action`` (1-based or None) filled; the message
