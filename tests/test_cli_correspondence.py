@@ -325,3 +325,18 @@ def test_three_emails_with_lines_offers_and_a_clock_claim(tmp_path):
     assert game.result == "1-0" and game.tags["Termination"] == "time forfeit"
     assert game.nodes[-1].comments[-1] == "[%claim 2026-12-09T07:56Z]"
     assert ok("validate", quiet).stderr == ""
+
+
+# --------------------------------------------------------------------------- at one keyboard
+
+def test_play_stamps_a_timed_game_and_a_bare_draw_is_refused_there(tmp_path):
+    game_file = tmp_path / "g.tgn"
+    ok("new", game_file, "--time-control", "30d", "--time", T0)
+    result = invoke("play", game_file, input="B@e1\ndraw\ny\nquit\n")
+    assert result.exit_code == 0, result.stderr
+    assert ("in a game with a TimeControl a draw is agreed by accepting an offer, and the last "
+            "action carries no (=) (R23)") in result.stderr
+    game = read(game_file)            # read back without error: every action is stamped
+    assert game.result == "*"
+    (stamp,) = game.nodes[0].comments
+    assert re.fullmatch(r"\[%ts 20\d\d-\d\d-\d\dT\d\d:\d\dZ\]", stamp)

@@ -227,3 +227,33 @@ def test_an_edited_stamp_or_line_of_what_we_sent_is_refused():
         assert caught.value.message == (
             "the timestamps, draw offers or conditional lines that sent.tgn holds were changed "
             "here (the Digest of its 1 action(s) differs)")
+
+
+# --------------------------------------------------------------------------- endings written back
+
+@pytest.mark.parametrize("text", [
+    TC + START + "1. B@e1 (=) {[%ts 2026-11-02T10:00Z]} {[%draw accept]} 1/2-1/2",
+    '[Termination "time forfeit"]\n' + TC + START +
+    "1. B@e1 {[%ts 2026-11-02T10:00Z]} {[%claim 2026-12-02T10:01Z]} 1-0",
+])
+def test_an_accepted_draw_and_a_claim_round_trip(text):
+    game = record.read_game(text)
+    written = record.write(game)
+    assert record.read_game(written) == game
+    assert record.write(record.read_game(written)) == written
+
+
+def test_the_library_accepts_an_offer_and_refuses_a_bare_draw_under_a_clock():
+    import tomis
+    game = tomis.read_game(TC + START + "1. B@e1 (=) {[%ts 2026-11-02T10:00Z]} *")
+    game.agree_draw()
+    assert game.result == "1/2-1/2" and game.nodes[-1].comments[-1] == "[%draw accept]"
+    assert tomis.read_game(str(game)).error is None
+    timed = tomis.read_game(TC + START + "1. B@e1 {[%ts 2026-11-02T10:00Z]} *")
+    with pytest.raises(tomis.RecordError) as caught:
+        timed.agree_draw()
+    assert caught.value.message == ("in a game with a TimeControl a draw is agreed by accepting "
+                                    "an offer, and the last action carries no (=) (R23)")
+    untimed = tomis.read_game("1. B@e1 *")
+    untimed.agree_draw()
+    assert untimed.result == "1/2-1/2" and untimed.nodes[-1].comments == ()

@@ -555,9 +555,22 @@ class Game:
         _record.finish(self._record, _RESIGNS[_side(side)])
 
     def agree_draw(self) -> None:
-        """Both sides agree a draw: the result becomes 1/2-1/2 (R23)."""
+        """Both sides agree a draw: the result becomes 1/2-1/2 (R23).
+
+        When the last action offered a draw, ``(=)``, this accepts it (``{[%draw
+        accept]}`` is written after it). A game with a ``TimeControl`` tag may end in an
+        agreed draw only that way (docs/NOTATION.md), so there it raises
+        :class:`RecordError` unless such an offer stands.
+        """
         self._refuse_if_broken()
-        _record.finish(self._record, "1/2-1/2")
+        rec = self._record
+        offered = bool(rec.nodes) and rec.nodes[-1].offer
+        if not offered and "TimeControl" in rec.tags:
+            raise RecordError("in a game with a TimeControl a draw is agreed by accepting an "
+                              "offer, and the last action carries no (=) (R23)")
+        _record.finish(rec, "1/2-1/2")
+        if offered:
+            rec.nodes[-1].comments.append("[%draw accept]")
 
     def _refuse_if_broken(self) -> None:
         if self._error is not None:
