@@ -257,3 +257,17 @@ def test_the_library_accepts_an_offer_and_refuses_a_bare_draw_under_a_clock():
     untimed = tomis.read_game("1. B@e1 *")
     untimed.agree_draw()
     assert untimed.result == "1/2-1/2" and untimed.nodes[-1].comments == ()
+
+
+def test_undo_takes_back_an_accepted_draw_or_a_claim_with_what_it_wrote():
+    import tomis
+    game = tomis.read_game(TC + START + "1. B@e1 (=) {[%ts 2026-11-02T10:00Z]} *")
+    game.agree_draw()
+    assert game.undo() is None
+    assert game.result == "*" and game.nodes[-1].comments == ("[%ts 2026-11-02T10:00Z]",)
+    assert tomis.read_game(str(game)).error is None
+    claimed = tomis.read_game('[Termination "time forfeit"]\n' + TC + START +
+                              "1. B@e1 {[%ts 2026-11-02T10:00Z]} {[%claim 2026-12-02T10:01Z]} 1-0")
+    assert claimed.undo() is None
+    assert "Termination" not in claimed.tags and claimed.result == "*"
+    assert tomis.read_game(str(claimed)).error is None

@@ -75,6 +75,13 @@ def commands_in(text: str) -> list[tuple[str, str, int]]:
             if m.group(1) in KNOWN]
 
 
+def ending_command(comment: str) -> bool:
+    """Whether ``comment`` is exactly what ``tomis draw --accept`` or ``claim`` writes."""
+    found = commands_in(comment)
+    return (len(found) == 1 and found[0][0] in ("draw", "claim")
+            and _COMMAND.fullmatch(comment.strip()) is not None)
+
+
 def read_facts(game, places: dict | None = None, control_at: tuple | None = None) -> Facts:
     """The facts of ``game`` (a :class:`tomis.record.Game`), each command checked for form.
 

@@ -539,6 +539,7 @@ class Game:
         if rec.result != "*" and not rec.final.is_over:      # resigned or agreed (R23)
             rec.result = "*"
             rec.tags["Result"] = "*"
+            _drop_ending_commands(rec)
             return None
         if not rec.nodes:
             raise RecordError("there is no action to take back")
@@ -606,6 +607,17 @@ def _public_nodes(nodes, first: int) -> tuple[Node, ...]:
              tuple(node.comments), node.offer,
              tuple(_public_nodes(line.nodes, first + i) for line in node.variations))
         for i, node in enumerate(nodes))
+
+
+def _drop_ending_commands(rec: _record.Game) -> None:
+    """Take back what an accepted draw or a claim on time wrote (docs/NOTATION.md)."""
+    from .correspondence import TERMINATION_TAG, TIME_FORFEIT, ending_command
+
+    comments = rec.nodes[-1].comments if rec.nodes else rec.comments
+    if comments and ending_command(comments[-1]):
+        comments.pop()
+        if rec.tags.get(TERMINATION_TAG) == TIME_FORFEIT:
+            del rec.tags[TERMINATION_TAG]
 
 
 def _check_tag(name: str, value) -> None:
