@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+from collections import defaultdict
 from pathlib import Path
 
 import pytest
@@ -176,6 +177,33 @@ def tomis(*args, cwd=None, input=None) -> subprocess.CompletedProcess:
     """A real ``python -m tomis`` process."""
     return subprocess.run([sys.executable, "-m", "tomis", *map(str, args)], cwd=cwd, input=input,
                           capture_output=True, text=True, timeout=120)
+
+
+def corpus_expectations(folder: Path) -> dict[str, tuple[int, list[str]]]:
+    """name -> (exit code, stderr lines of ``tomis validate NAME``) from FOLDER/expected.txt,
+    whose rows read ``name | code | one stderr line`` (several rows for several lines)."""
+    codes: dict[str, int] = {}
+    lines: dict[str, list[str]] = defaultdict(list)
+    for row in (folder / "expected.txt").read_text(encoding="utf-8").splitlines():
+        if not row.strip() or row.startswith("#"):
+            continue
+        name, code, message = row.split(" | ", 2)
+        name = name.strip()
+        assert codes.setdefault(name, int(code)) == int(code), f"{name}: two exit codes"
+        if message:
+            lines[name].append(message)
+    return {name: (codes[name], lines[name]) for name in codes}
+
+
+def validate_as_expected(folder: Path, name: str, expected: tuple[int, list[str]], monkeypatch):
+    """``tomis validate NAME`` run in FOLDER gives exactly ``expected`` (exit code, stderr
+    lines) and leaves the file as it was; the result, for what else a test checks."""
+    monkeypatch.chdir(folder)
+    before = (folder / name).read_bytes()
+    result = invoke("validate", name)
+    assert (result.exit_code, result.stderr.splitlines()) == expected
+    assert (folder / name).read_bytes() == before
+    return result
 
 
 def written(path: Path, moves: str) -> Path:

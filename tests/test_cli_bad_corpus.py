@@ -10,11 +10,11 @@ line, no traceback, the file untouched.
 from __future__ import annotations
 
 import re
-from collections import defaultdict
 from pathlib import Path
 
 import pytest
 
+from conftest import corpus_expectations, validate_as_expected
 from conftest import invoke as run
 
 BAD = Path(__file__).resolve().parent / "data" / "bad"
@@ -22,20 +22,7 @@ FILES = sorted(path.name for path in BAD.glob("*.tgn"))
 LOCATED = re.compile(r"^(?P<path>[^\n]+?)(?::(?P<line>\d+):(?P<column>\d+))?: \S")
 
 
-def expectations() -> dict[str, tuple[int, list[str]]]:
-    """name -> (exit code, stderr lines) from expected.txt."""
-    codes: dict[str, int] = {}
-    lines: dict[str, list[str]] = defaultdict(list)
-    for row in (BAD / "expected.txt").read_text(encoding="utf-8").splitlines():
-        if not row.strip() or row.startswith("#"):
-            continue
-        name, code, message = row.split(" | ", 2)
-        assert codes.setdefault(name, int(code)) == int(code), f"{name}: two exit codes"
-        lines[name].append(message)
-    return {name: (codes[name], lines[name]) for name in codes}
-
-
-EXPECTED = expectations()
+EXPECTED = corpus_expectations(BAD)      # name -> (exit code, stderr lines)
 
 
 def test_the_corpus_is_big_and_every_file_has_an_expectation():
@@ -45,13 +32,8 @@ def test_the_corpus_is_big_and_every_file_has_an_expectation():
 
 @pytest.mark.parametrize("name", FILES)
 def test_validate_gives_the_exact_message_and_exit_code(name, monkeypatch):
-    monkeypatch.chdir(BAD)
-    before = (BAD / name).read_bytes()
-    result = run("validate", name)
-    code, lines = EXPECTED[name]
-    assert (result.exit_code, result.stderr.splitlines()) == (code, lines)
+    result = validate_as_expected(BAD, name, EXPECTED[name], monkeypatch)
     assert result.stdout == ""
-    assert (BAD / name).read_bytes() == before
 
 
 @pytest.mark.parametrize("name", FILES)

@@ -309,21 +309,6 @@ def test_show_fen_and_json_together_are_refused(game):
 
 # --------------------------------------------------------------------------- play without a keyboard
 
-def test_yes_no_asks_again_after_maybe(tmp_path):
-    path = tmp_path / "p.tgn"
-    result = invoke("play", path, input="draw\nmaybe\nyes\n")
-    assert result.exit_code == 0
-    assert "please answer yes or no" in result.stderr
-    assert "1/2-1/2" in path.read_text(encoding="utf-8")
-
-
-def test_draw_declined_only_on_no(tmp_path):
-    path = tmp_path / "p.tgn"
-    result = invoke("play", path, input="draw\nmaybe\nno\nquit\n")
-    assert "draw declined" in result.stdout
-    assert "1/2-1/2" not in path.read_text(encoding="utf-8")
-
-
 def test_the_prompt_names_the_player_and_the_side(tmp_path):
     result = invoke("play", tmp_path / "p.tgn", "--white", "Ana", "--black", "Bo",
                     input="B@e1\nquit\n")

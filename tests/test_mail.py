@@ -11,10 +11,10 @@ from __future__ import annotations
 import email
 import email.policy
 import json
-from collections import defaultdict
 from pathlib import Path
 
 import pytest
+from conftest import corpus_expectations, validate_as_expected
 from mail_support import MAIL, RECORDS, run
 MESSAGES = sorted(p.name for p in MAIL.iterdir()
                   if p.suffix in (".eml", ".txt") and p.name not in ("expected.txt", "takes.txt",
@@ -30,17 +30,7 @@ def table(name: str, columns: int) -> list[list[str]]:
     return rows
 
 
-def expectations() -> dict[str, tuple[int, list[str]]]:
-    codes: dict[str, int] = {}
-    lines: dict[str, list[str]] = defaultdict(list)
-    for name, code, message in table("expected.txt", 3):
-        assert codes.setdefault(name, int(code)) == int(code), f"{name}: two exit codes"
-        if message:
-            lines[name].append(message)
-    return {name: (codes[name], lines[name]) for name in codes}
-
-
-EXPECTED = expectations()
+EXPECTED = corpus_expectations(MAIL)     # name -> (exit code, stderr lines)
 TAKES = [(source, record) for source, record in table("takes.txt", 2)]
 
 
@@ -52,14 +42,9 @@ def test_the_corpus_has_at_least_thirty_messages_each_with_an_expectation():
 
 @pytest.mark.parametrize("name", MESSAGES)
 def test_validate_says_exactly_what_it_took_repaired_or_refused(name, monkeypatch):
-    monkeypatch.chdir(MAIL)
-    before = (MAIL / name).read_bytes()
-    result = run("validate", name)
-    code, lines = EXPECTED[name]
-    assert (result.exit_code, result.stderr.splitlines()) == (code, lines)
-    if code == 0:
+    result = validate_as_expected(MAIL, name, EXPECTED[name], monkeypatch)
+    if result.exit_code == 0:
         assert result.stdout == f"{name}: ok, 1 game(s)\n"
-    assert (MAIL / name).read_bytes() == before
 
 
 @pytest.mark.parametrize("source, expected", TAKES, ids=[s for s, _ in TAKES])

@@ -7,6 +7,9 @@ column is where a player must look (1-based), worked out by counting characters.
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 from hypothesis import given, settings, strategies as st
 
@@ -19,6 +22,7 @@ from tomis.board import (
 )
 from tomis.errors import NotationError, TomisError
 
+DATA = Path(__file__).resolve().parent / "data"
 NE, SW, N, W = (DIRECTION_INDEX[d] for d in ("NE", "SW", "N", "W"))
 
 # (text, the action it names, the ruling that governs that form) -- notation.md's table.
@@ -123,64 +127,16 @@ def test_bad_action_text_is_explained_in_words(text, message, column):
     assert (info.value.message, info.value.line, info.value.column) == (message, 1, column)
 
 
-# (record text, exact message without the "game 1: " prefix, line, column).
-BAD_RECORDS = [
-    ("1. B@e1 B@d8 2. Fz9-a3 *", "expected a square like e4 after 'F' in 'Fz9-a3'", 1, 18),
-    ("1. B@e1\n  fa2-a3 *", "expected a piece letter (B G M F S T Q) at the start of 'fa2-a3'; "
-                            "piece letters are uppercase: did you mean 'Fa2-a3'?", 2, 3),
-    ('[Event "x]\n*', "the value of tag 'Event' is not closed with '\"' on its line", 1, 8),
-    ('[Event "a\\n"]\n*', 'only \\" and \\\\ are escapes in a tag value', 1, 10),
-    ('[ "x"]\n*', "expected a tag name like Event after '['", 1, 3),
-    ('[Event"x"]\n*', "expected a space between the tag name 'Event' and its value", 1, 7),
-    ('[Event x]\n*', "expected the value of tag 'Event' in double quotes, like [Event \"...\"]", 1, 8),
-    ('[Event "x" \n*', "expected ']' to close the tag 'Event'", 1, 12),
-    ("1. B@e1 {oops", "a comment opened with '{' is never closed with '}'", 1, 9),
-    ("1. B@e1 {a} } *", "'}' closes no comment; comments are written {like this}", 1, 13),
-    ("1. B@e1 ] *", "']' closes no tag; tags are written [Name \"value\"]", 1, 9),
-    ('1. B@e1 " *', 'a double quote belongs in a tag pair like [White "Ana"]', 1, 9),
-    ("1. B@e1 B@d8 ) *", "')' closes no variation; a variation is written ( ... ) after the action "
-                         "it replaces", 1, 14),
-    ("1. B@e1 (e4, e5) *", "expected the squares the combat destroyed, sorted and separated by commas "
-                           "without spaces, like (e6,f6); found '(e4,'", 1, 9),
-    ("1. B@e1 $ *", "expected a number from 1 to 255 after '$', found '$'", 1, 9),
-    ("1. B@e1 # *", "unexpected character '#': expected an action, a move number, a comment or "
-                    "a result (1-0, 0-1, 1/2-1/2 or *)", 1, 9),
-    ("1. B@e1 12 B@d8 *", "expected a period after the move number: write '12.'", 1, 9),
-    ("1. B@e1 1.. B@d8 *", "'1..' has two periods: write '1.' before White's action or '1...' "
-                           "before Black's", 1, 9),
-    ("1. B@e1 1.... B@d8 *", "'1....' has too many periods: write '1.' or '1...'", 1, 9),
-    ("1. B@e1 B@d8 1-O", "'1-O' is not a result: did you mean '1-0'?", 1, 14),
-    ("1. B@e1 B@d8 \u00bd-\u00bd", "'\u00bd-\u00bd' is not a result: did you mean '1/2-1/2'?", 1, 14),
-    ("\n\n   1. B@e1 B@d8 0-0-0", "'0-0-0' is chess castling, not a Tomis result; results are "
-                                 "1-0, 0-1, 1/2-1/2 or *", 3, 17),
-    ("1. B@e1 B@d8 0.5-0.5", "'0.5-0.5' is not a result: did you mean '1/2-1/2'?", 1, 14),
-    ("1. B@e1 B@d8 2-1", "'2-1' is not a result; results are 1-0, 0-1, 1/2-1/2 or *", 1, 14),
-    ("1. B@e1 B@d8", "at end of file: expected a result (1-0, 0-1, 1/2-1/2 or *) to end the game", 1, 13),
-    ("1. B@e1 B@d8 2. G@b1\n[Event \"next\"]\n*",
-     "expected a result (1-0, 0-1, 1/2-1/2 or *) to end the game before the next game's tags", 2, 1),
-    ("1. B@e1 !!! *", "'!!!' is not an annotation glyph; use one of ! ? !! ?? !? ?!", 1, 9),
-    ("1. B@e1 ! ? *", "one annotation glyph per action: '!' is already given, then '?'; "
-                      "numeric annotations like $1 may add more", 1, 11),
-    ("1. B@e1 $256 *", "a numeric annotation is $1 to $255, found '$256'", 1, 9),
-    ("1. B@e1 $0 *", "a numeric annotation is $1 to $255, found '$0'", 1, 9),
-    ("! 1. B@e1 *", "an annotation glyph '!' must follow an action", 1, 1),
-    ("$3 B@e1 *", "a numeric annotation '$3' must follow an action", 1, 1),
-    ("(e4) B@e1 *", "the destroyed squares '(e4)' must follow an action", 1, 1),
-    ("1. ! B@e1 *", "an annotation glyph '!' must follow an action", 1, 4),
-    ("1. B@e1 2. *", "the move number '2.' has no action after it", 1, 9),
-    ("1. 1. B@e1 *", "expected an action after the move number '1.', found another move number '1.'", 1, 4),
-    ('[Rules "blitz"]\n*', "the Rules tag must be manual or readme, found 'blitz' (E1-E4)", 1, 8),
-    ('[Event "a"]\n[Event "b"]\n*', "the tag Event appears twice", 2, 1),
-    ('[Result "won"]\n*', "the Result tag must be 1-0, 0-1, 1/2-1/2 or *, found 'won'", 1, 9),
-    ('[Position "x"]\n*', "the Position tag is not a valid position string: a position string "
-                          "has 8 fields, found 1: 'x'", 1, 11),
-    # A bad word in a game that also lacks its result is the first problem: 'O-1' was meant as 0-1.
-    ("1. B@e1 B@d8 O-1", "'O-1' is not an action; results use the digit zero: did you mean '0-1'?", 1, 14),
-    ("1. B@e1 B@d8 Zz\n[Event \"next\"]\n*",
-     "expected a piece letter (B G M F S T Q) at the start of 'Zz'", 1, 14),
-    # A move number glued to a result: the lexer ends the game there, the cut does not.
-    ("12.1-0 B@e1 *", "unexpected 'B@e1' after the result '1-0', which ends the game", 1, 8),
-]
+# (record text, exact message without the "game 1: " prefix, line, column), kept as data in
+# tests/data/bad_records.jsonl (its first row says so; a "why" explains a case).
+def bad_records() -> list[tuple[str, str, int, int]]:
+    rows = (DATA / "bad_records.jsonl").read_text(encoding="utf-8").splitlines()
+    cases = [json.loads(row) for row in rows]
+    return [(case["text"], case["message"], case["line"], case["column"])
+            for case in cases if "text" in case]
+
+
+BAD_RECORDS = bad_records()
 
 
 @pytest.mark.parametrize("text, message, line, column", BAD_RECORDS, ids=[c[1][:40] for c in BAD_RECORDS])

@@ -8,6 +8,7 @@ from __future__ import annotations
 import builtins
 import json
 
+import pytest
 from conftest import invoke, written
 from tomis import record, safefile
 from tomis.cli import HumanPlayer, PlaySession
@@ -35,12 +36,17 @@ def test_play_resign_records_the_result(tmp_path):
     assert invoke("validate", path).exit_code == 0
 
 
-def test_play_draw_needs_the_other_side_to_agree(tmp_path):
+@pytest.mark.parametrize("answers, agreed", [
+    ("n\n", False), ("y\n", True), ("maybe\nno\nquit\n", False), ("maybe\nyes\n", True),
+], ids=["n", "y", "maybe-then-no", "maybe-then-yes"])
+def test_play_draw_needs_the_other_side_to_agree(tmp_path, answers, agreed):
+    # Only yes or no answers the offer (R23); anything else is asked again.
     path = tmp_path / "p.tgn"
-    invoke("play", path, input="draw\nn\n")
-    assert "1/2-1/2" not in path.read_text(encoding="utf-8")
-    invoke("play", path, input="draw\ny\n")
-    assert "1/2-1/2" in path.read_text(encoding="utf-8")
+    result = invoke("play", path, input="draw\n" + answers)
+    assert result.exit_code == 0, result.stderr
+    assert ("1/2-1/2" in path.read_text(encoding="utf-8")) is agreed
+    assert ("draw declined" in result.stdout) is not agreed
+    assert ("please answer yes or no" in result.stderr) is answers.startswith("maybe")
 
 
 def test_play_bad_name_for_a_new_game_is_a_usage_error(tmp_path):

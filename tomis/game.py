@@ -140,6 +140,11 @@ def _last_action(report: Report, number: int) -> LastAction:
         report.result if ended else None, report.reason if ended else None)
 
 
+def _reached(state: State, report: Report) -> Position:
+    """``state`` as a Position that knows what the action that led to it (``report``) did."""
+    return Position.from_state(state, _last_action(report, state.ply))
+
+
 def _side(side: str) -> str:
     """``"white"`` or ``"black"`` from any capitalisation; anything else is refused."""
     name = str(side).strip().lower()
@@ -281,8 +286,7 @@ class Position:
         """
         if isinstance(action, str):
             action = parse_action(action)
-        state, report = apply(self._state, action)
-        return Position.from_state(state, _last_action(report, state.ply))
+        return _reached(*apply(self._state, action))
 
     # -- views -------------------------------------------------------------------
     def to_string(self) -> str:
@@ -420,7 +424,7 @@ class Game:
         rec = self._record
         out = [Position.from_state(rec.start)]
         for state, node in zip(rec.states[1:], rec.nodes):
-            out.append(Position.from_state(state, _last_action(node.report, state.ply)))
+            out.append(_reached(state, node.report))
         return out
 
     @property
@@ -429,7 +433,7 @@ class Game:
         rec = self._record
         if not rec.nodes:
             return Position.from_state(rec.final)
-        return Position.from_state(rec.final, _last_action(rec.nodes[-1].report, rec.final.ply))
+        return _reached(rec.final, rec.nodes[-1].report)
 
     @property
     def result(self) -> str:
@@ -537,17 +541,14 @@ class Game:
         self._refuse_if_broken()
         rec = self._record
         if rec.result != "*" and not rec.final.is_over:      # resigned or agreed (R23)
-            rec.result = "*"
-            rec.tags["Result"] = "*"
+            _reopen(rec)
             _drop_ending_commands(rec)
             return None
         if not rec.nodes:
             raise RecordError("there is no action to take back")
         node = rec.nodes.pop()
         rec.states.pop()
-        # An earlier position cannot be decided: an action followed it.
-        rec.result = "*"
-        rec.tags["Result"] = "*"
+        _reopen(rec)       # an earlier position cannot be decided: an action followed it
         return node.action
 
     def resign(self, side: str) -> None:
@@ -585,6 +586,12 @@ class Game:
         heading = self.heading() or "a game"
         state = f", error at line {self._error.line}" if self._error is not None else ""
         return f"<Game {heading}: {len(self._record.nodes)} actions, {self.result}{state}>"
+
+
+def _reopen(rec: _record.Game) -> None:
+    """The record's result back to undecided, in the result and the Result tag alike."""
+    rec.result = "*"
+    rec.tags["Result"] = "*"
 
 
 def _square(name: str) -> int:

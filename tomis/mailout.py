@@ -127,8 +127,10 @@ def addresses(text: str, what: str, single: bool = False) -> str:
 
     shown = " ".join(text.split())
     pairs = getaddresses([shown]) if not any(c in text for c in "\r\n") else [("", "")]
+    # An address must be ASCII: a non-ASCII one needs SMTPUTF8, which tomis does not speak
+    # (and the email package refuses to write it); a display name may be anything.
     if not pairs or (single and len(pairs) > 1) or not all(
-            _ADDR_SPEC.fullmatch(addr) for _name, addr in pairs):
+            addr.isascii() and _ADDR_SPEC.fullmatch(addr) for _name, addr in pairs):
         raise MailError(f"{what} {text!r} is not {'a mail address' if single else 'a list of mail addresses'} "
                         "like Ana <ana@example.org>")
     return ", ".join(formataddr(pair) for pair in pairs)

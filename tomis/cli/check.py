@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import NamedTuple
 
 import click
 
@@ -44,12 +45,18 @@ def validate(files, as_json, quiet):
     sys.exit(worst)
 
 
+class GameResult(NamedTuple):
+    """What ``validate`` found in one game."""
+
+    actions: int            # the actions read (for a failing game, those before the failing one)
+    result: str | None      # None for a failing game
+    error: object | None    # the first TomisError, located in the file
+
+
 class FileResult:
     """What ``validate`` found in one file.
 
-    ``games`` holds one ``(actions, result, error)`` per game: the number of actions read
-    (for a failing game, those before the failing one), the result, the first error.
-    ``error`` is a file-level problem: unreadable (``unreadable`` True, exit 2), or
+    ``games`` holds a :class:`GameResult` per game. ``error`` is a file-level problem: unreadable (``unreadable`` True, exit 2), or
     readable but holding no game at all.
     """
 
@@ -66,15 +73,15 @@ class FileResult:
     def exit_code(self) -> int:
         if self.unreadable:
             return EXIT_USAGE
-        if self.error is not None or any(error is not None for _a, _r, error in self.games):
+        if self.error is not None or any(game.error is not None for game in self.games):
             return EXIT_INVALID
         return 0
 
     def as_json(self) -> dict:
         data = {"path": self.name, "ok": self.exit_code == 0, "games": [
-            {"ok": error is None, "actions": actions, "result": result,
-             "error": error_json(error)}
-            for actions, result, error in self.games]}
+            {"ok": game.error is None, "actions": game.actions, "result": game.result,
+             "error": error_json(game.error)}
+            for game in self.games]}
         if self.error is not None:
             data["error"] = error_json(self.error)
         return data
@@ -83,7 +90,7 @@ class FileResult:
         """A located line per problem; with ``carets``, each followed by the offending
         source line and a caret under the column, as every other command shows them."""
         lines = []
-        for error in [self.error] + [error for _a, _r, error in self.games]:
+        for error in [self.error] + [game.error for game in self.games]:
             if error is None:
                 continue
             lines.append(error.located())
@@ -141,9 +148,9 @@ def validate_file(path: str) -> FileResult:
     for number, item in enumerate(checked, 1):
         if item.error is not None:
             error = source.locate(item.error)
-            games.append((error.action - 1 if error.action else 0, None, error))
+            games.append(GameResult(error.action - 1 if error.action else 0, None, error))
         else:
-            games.append((len(item.game.nodes), item.game.result, None))
+            games.append(GameResult(len(item.game.nodes), item.game.result, None))
             notes.extend(f"{name}: note: game {number}: {words}"
                          for words in flag_fall_notes(item.game))
     if not games:

@@ -203,6 +203,20 @@ def load_games(source: Source) -> list:
     return source.read(record.read)
 
 
+def game_option(command):
+    """``--game K``, the game of a file with several that :func:`pick_game` takes (1-based)."""
+    return click.option("--game", "game_number", type=click.IntRange(min=1), default=1,
+                        show_default=True, help="Which game of the file.")(command)
+
+
+def finite(_ctx, param, value):
+    """click callback for a FloatRange option: FloatRange lets nan through (every
+    comparison with it is false), so refuse it here."""
+    if value is not None and value != value:
+        raise click.BadParameter(f"{value} is not a number", param_hint=param.opts[0])
+    return value
+
+
 def pick_game(source: Source, number: int):
     """Game ``number`` (1-based) of the file as a :class:`tomis.Game`, refusing a number
     the file does not have."""

@@ -15,7 +15,9 @@ import sys
 
 import click
 
-from .files import INPUT_PATH, OUTPUT_PATH, pick_game, read_record, refuse_a_folder
+from .files import (
+    INPUT_PATH, OUTPUT_PATH, finite, game_option, pick_game, read_record, refuse_a_folder,
+)
 from .output import is_terminal
 
 DEFAULT_SIZE = 400
@@ -55,7 +57,7 @@ def write_output(path: str, data: bytes) -> None:
         from ..errors import FileError
 
         reason = (error.strerror or type(error).__name__).lower()
-        failure = FileError(f"cannot write the picture: {reason}; nothing was written")
+        failure = FileError(f"cannot write the file: {reason}; nothing was written")
         failure.path = path
         raise failure from None
 
@@ -132,15 +134,13 @@ def show_picture(game, state, at: int | None, *, picture: str | None, output: st
 @click.option("--gif", "kind", flag_value="gif", help="An animated GIF, one frame per action (needs tomis[images]).")
 @click.option("-o", "--output", required=True, type=OUTPUT_PATH, callback=refuse_a_folder,
               help="The file to write (- for stdout, not a terminal for a GIF).")
-@click.option("--game", "game_number", type=click.IntRange(min=1), default=1, show_default=True)
+@game_option
 @click.option("--delay", type=click.FloatRange(min=0.02, max=MAX_GIF_DELAY), default=1.0, show_default=True,
-              help="Seconds per action: GIF frame time, or the page's autoplay speed.")
+              callback=finite, help="Seconds per action: GIF frame time, or the page's autoplay speed.")
 def export(file, kind, output, game_number, delay):
     """Export a whole game as a replay page (--html) or an animated GIF (--gif)."""
     if kind is None:
         raise click.UsageError("choose --html or --gif")
-    if delay != delay:
-        raise click.BadParameter("nan is not a number", param_hint="--delay")
     game = pick_game(read_record(file), game_number).record
     if kind == "html":
         from .. import html

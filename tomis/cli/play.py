@@ -317,16 +317,14 @@ class PlaySession:
         self.do_show("")
 
     def do_resign(self, _rest: str) -> None:
-        if self.game.is_over:
-            click.echo("  the game is already over", err=True)
+        if self._already_over():
             return
         loser = self.game.position.turn
         self.game.resign(loser)
         self.finished(f"{loser.capitalize()} resigns")
 
     def do_draw(self, _rest: str) -> None:
-        if self.game.is_over:
-            click.echo("  the game is already over", err=True)
+        if self._already_over():
             return
         other = SIDES[1 - SIDES.index(self.game.position.turn)]
         if self.players[other].confirm("do you accept a draw?", self.game):
@@ -340,6 +338,12 @@ class PlaySession:
             self.finished("draw agreed")
         else:
             click.echo("draw declined; play on")
+
+    def _already_over(self) -> bool:
+        """Whether the game has ended, saying so: nothing is left to resign or offer."""
+        if self.game.is_over:
+            click.echo("  the game is already over", err=True)
+        return self.game.is_over
 
     def finished(self, words: str) -> None:
         """Save and say how the game ended by resignation or agreement (R23)."""

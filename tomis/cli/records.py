@@ -291,6 +291,7 @@ def format_file(path: str, check: bool) -> int:
     from .. import record
 
     source = read_record(path, extract=False)
+    _refuse_a_saved_message(source)
     checked = load_games(source)
     if not checked:             # else an empty or blank file would be "formatted" to nothing
         raise source.failure(no_game_error())
@@ -309,6 +310,20 @@ def format_file(path: str, check: bool) -> int:
         _replace_if_unchanged(path, source.raw, canonical)
         click.echo(f"{shown(path)}: reformatted", err=True)
     return 0
+
+
+def _refuse_a_saved_message(source) -> None:
+    """A saved message would only fail on its first header line; say what it is instead,
+    and which command keeps its record."""
+    from .. import mail
+    from ..errors import TomisError
+
+    if mail.parse_message(source.raw.encode("utf-8")) is None:
+        return
+    name = "-" if source.path == "-" else shown(source.path)    # the command reads stdin too
+    raise source.failure(TomisError(
+        f"a saved message, not a record file: fmt rewrites records only; keep its record "
+        f"with  tomis extract {name} > game.tgn"))
 
 
 def _replace_if_unchanged(path: str, seen: str, text: str) -> None:

@@ -6,18 +6,11 @@ import sys
 
 import click
 
-from .files import INPUT_PATH, pick_game, read_record, require_stdin
+from .files import INPUT_PATH, finite, game_option, pick_game, read_record, require_stdin
 from .output import colour_options, display, echo_json, echo_position, legal_action_words
 from .pictures import picture_options, show_picture
 
 MAX_DELAY = 3600.0             # replay --delay, seconds; time.sleep refuses inf and huge values
-
-
-def _finite(value: float, option: str) -> float:
-    """click's FloatRange lets nan through (every comparison with it is false)."""
-    if value != value:
-        raise click.BadParameter(f"{value} is not a number", param_hint=option)
-    return value
 
 
 def _past_the_end(game, lowest: int) -> str:
@@ -48,8 +41,7 @@ def _state_at(game, at: int | None):
 @click.option("--fen", "as_fen", is_flag=True,
               help="Print only the position string (what new --position takes).")
 @colour_options
-@click.option("--game", "game_number", type=click.IntRange(min=1), default=1, show_default=True,
-              help="Which game of the file.")
+@game_option
 @picture_options
 def show(file, at, as_json, as_fen, color, ascii_only, game_number, picture, output, flip, size):
     """Show the position of a game: board, reserves, unlocks, side to act, result.
@@ -91,8 +83,7 @@ def show(file, at, as_json, as_fen, color, ascii_only, game_number, picture, out
 @click.argument("file", type=INPUT_PATH)
 @click.option("--json", "as_json", is_flag=True, help='Print {"moves": [...]} and nothing else.')
 @click.option("--square", help="Only actions starting from (or placing on) this square (e4 or E4).")
-@click.option("--game", "game_number", type=click.IntRange(min=1), default=1, show_default=True,
-              help="Which game of the file.")
+@game_option
 def moves(file, as_json, square, game_number):
     """List the legal actions in the final position of a game in FILE."""
     square = square and square.lower()         # E4 means e4, as --as White means white
@@ -118,13 +109,12 @@ def _check_square_option(square: str | None) -> None:
 
 @click.command()
 @click.argument("file", type=INPUT_PATH)
-@click.option("--game", "game_number", type=click.IntRange(min=1), default=1, show_default=True,
-              help="Which game of the file.")
+@game_option
 @click.option("--from", "first", type=click.IntRange(min=1), help="First action to show.")
 @click.option("--to", "last", type=click.IntRange(min=1), help="Last action to show.")
 @click.option("--step", is_flag=True, help="Wait for Enter after each action (q then Enter stops).")
 @click.option("--delay", type=click.FloatRange(min=0, max=MAX_DELAY), default=0.0,
-              callback=lambda _ctx, _param, value: _finite(value, "--delay"),
+              callback=finite,
               help="Seconds between actions.")
 @colour_options
 def replay(file, game_number, first, last, step, delay, color, ascii_only):
