@@ -180,3 +180,51 @@ def test_a_move_whose_write_fails_leaves_the_file_as_it_was(tmp_path, monkeypatc
         1, f"{path}: cannot save: the disk is full; the file is unchanged\n")
     assert path.read_bytes() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["g.tgn"]
+
+
+def test_a_save_by_another_tomis_between_open_and_lock_is_read_not_refused(tmp_path, monkeypatch):
+    """The loser of a race opens the file, the winner saves (a new file) and unlocks, the
+    loser locks: it must read the winner's record, not refuse a file 'replaced' by tomis."""
+    from tomis.cli import files
+
+    path = written(tmp_path / "g.tgn", "")
+    real_pin = safefile.pin
+    calls = []
+
+    def pin_then_another_tomis_saves(name):
+        pinned = real_pin(name)
+        if not calls:
+            fresh = tmp_path / "fresh.tmp"
+            fresh.write_text("1. B@e1 *\n", encoding="utf-8")
+            os.replace(fresh, path)             # what atomic_write does
+        calls.append(name)
+        return pinned
+
+    monkeypatch.setattr(safefile, "pin", pin_then_another_tomis_saves)
+    with files.pinned_and_locked(str(path)) as pinned:
+        assert pinned.stream.read().decode() == "1. B@e1 *\n"
+    assert len(calls) == 2
+
+
+def test_a_link_swapped_in_between_open_and_lock_is_still_refused(tmp_path, monkeypatch):
+    from tomis.cli import files
+    from tomis.errors import FileError
+
+    path = written(tmp_path / "g.tgn", "")
+    elsewhere = tmp_path / "victim.txt"
+    elsewhere.write_text("keep me\n", encoding="utf-8")
+    real_pin = safefile.pin
+
+    def pin_then_swap_in_a_link(name):
+        pinned = real_pin(name)
+        if not elsewhere.with_suffix(".done").exists():
+            elsewhere.with_suffix(".done").write_text("")
+            os.remove(path)
+            os.symlink(elsewhere, path)
+        return pinned
+
+    monkeypatch.setattr(safefile, "pin", pin_then_swap_in_a_link)
+    with pytest.raises(FileError, match="replaced by another file or a link"):
+        with files.pinned_and_locked(str(path)):
+            pass
+    assert elsewhere.read_text(encoding="utf-8") == "keep me\n"

@@ -387,16 +387,28 @@ def test_accented_names_travel_as_7bit_quoted_printable(tmp_path):
     ("--to", "Ana <ana@", "the address to send to 'Ana <ana@' is not a list of mail addresses"),
     ("--to", "bo@example.net\nBcc: all@example.com", "the address to send to 'bo@example.net\\nBcc"),
 ])
-def test_a_bad_address_is_refused_after_the_move_is_saved(tmp_path, option, value, words):
+def test_a_bad_address_is_refused_before_the_move(tmp_path, option, value, words):
     game = tmp_path / "g.tgn"
-    game.write_bytes((RECORDS / "ladder-1.tgn").read_bytes())
+    before = (RECORDS / "ladder-1.tgn").read_bytes()
+    game.write_bytes(before)
     result = run("move", game, "B@d8", "--mail", tmp_path / "o.eml", option, value, env=SENDER)
-    assert result.exit_code == 1
-    assert words in result.stderr
-    assert result.stderr.splitlines()[-1].startswith(
-        f"{game}: the move is saved, but no message was written: ")
-    assert "1. B@e1 B@d8 *" in game.read_text(encoding="utf-8")
+    assert result.exit_code == 2
+    assert words in result.stderr and "--to" in result.stderr
+    assert game.read_bytes() == before
     assert not (tmp_path / "o.eml").exists() and not (tmp_path / "g.tgn.mail.json").exists()
+
+
+def test_a_missing_mail_folder_or_sender_is_refused_before_the_move(tmp_path):
+    game = tmp_path / "g.tgn"
+    before = (RECORDS / "ladder-1.tgn").read_bytes()
+    game.write_bytes(before)
+    nowhere = run("move", game, "B@d8", "--mail", tmp_path / "no" / "o.eml", "--to", "bo@example.net",
+                  env=SENDER)
+    assert nowhere.exit_code == 2 and "no folder" in nowhere.stderr
+    no_sender = run("move", game, "B@d8", "--mail", tmp_path / "o.eml", "--to", "bo@example.net",
+                    env={"TOMIS_SMTP_FROM": "", "TOMIS_MAIL_CONFIG": str(tmp_path / "none.ini")})
+    assert no_sender.exit_code == 2 and "no sender address" in no_sender.stderr
+    assert game.read_bytes() == before and not (tmp_path / "o.eml").exists()
 
 
 def test_a_control_character_in_a_name_is_escaped_in_the_subject(tmp_path):

@@ -196,10 +196,12 @@ def test_settings_come_from_the_config_file_and_a_password_there_is_refused(serv
     assert result.exit_code == 0, result.stderr
     assert len(inbox.envelopes) == 1
     config.write_text(config.read_text() + "password = hunter2\n", encoding="utf-8")
+    before = game.read_bytes()
     result = run("move", game, "G@b1", "--send", env=env)
     assert result.exit_code == 1
-    assert (f"{config}: the move is saved, but no message was written: a password does "
-            "not belong in the settings file") in result.stderr
+    # Known before the move, so refused before it: the record is untouched.
+    assert f"{config}: a password does not belong in the settings file" in result.stderr
+    assert game.read_bytes() == before
 
 
 def test_there_is_no_password_option():

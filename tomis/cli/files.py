@@ -311,8 +311,29 @@ def pinned_and_locked(path: str):
     try:
         with locked(path if pinned is None else pinned.target, name=path):
             if pinned is not None:
-                pinned.check(path)
+                pinned = _still_pinned(path, pinned)
             yield pinned
     finally:
         if pinned is not None:
             pinned.close()
+
+
+def _still_pinned(path: str, pinned):
+    """``pinned``, or the file now at ``path`` if another tomis saved it between our open
+    and our lock (its save replaces the file). Holding the lock, no tomis can be writing
+    now, so a regular file at the same place is that save; anything else -- a link where
+    there was none -- is refused as :meth:`Pinned.check` refuses it."""
+    from .. import safefile
+    from ..errors import FileError
+
+    try:
+        pinned.check(path)
+        return pinned
+    except FileError as replaced:
+        fresh = safefile.pin(path)
+        if fresh is None or fresh.target != pinned.target:
+            if fresh is not None:
+                fresh.close()
+            raise replaced from None
+        pinned.close()
+        return fresh

@@ -38,6 +38,28 @@ class MoveMail:
             raise click.BadParameter("the message would be written over FILE, which keeps the "
                                      "record; name another file", param_hint="--mail")
         self.wanted = wanted
+        if wanted:
+            self._check_before_the_move()
+
+    def _check_before_the_move(self) -> None:
+        """What can be known wrong before the move is refused before it, so that a typo in
+        --to or a missing folder never leaves a saved move and no message."""
+        from .. import mailout
+
+        if self.to is not None:
+            try:
+                mailout.addresses(self.to, "the address to send to")
+            except mailout.MailError as error:
+                raise click.BadParameter(error.message, param_hint="--to") from None
+        if self.mail_out is not None:
+            folder = os.path.dirname(os.path.abspath(self.mail_out))
+            if not os.path.isdir(folder):
+                raise click.BadParameter(f"no folder {shown(folder)} to write the message in",
+                                         param_hint="--mail")
+        settings = mailout.smtp_settings()
+        if settings.sender is None:
+            raise click.UsageError(f"no sender address for --mail/--send: set "
+                                   f"{mailout.ENV['from']} or from = in [smtp] of {settings.source}")
 
     def after(self, step) -> None:
         if not self.wanted:
