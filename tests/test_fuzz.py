@@ -213,10 +213,30 @@ def edited_history(draw) -> str:
     head, blank, movetext = text.partition("\n\n")
     # Comments may quote actions (samples do); blank them out so only real actions change.
     masked = re.sub(r"\{[^}]*\}|;[^\n]*", lambda m: " " * len(m.group()), movetext)
+    # Variations are analysis, not history (the Digest leaves them out): main line only.
+    masked = _blank_variations(masked)
     words = list(ACTION_WORD.finditer(masked))
     target = draw(st.sampled_from(words))
     replacement = draw(st.sampled_from(sorted({m.group() for m in words} - {target.group()})))
     return head + blank + movetext[:target.start()] + replacement + movetext[target.end():]
+
+
+def _blank_variations(movetext: str) -> str:
+    """``movetext`` with every ``( ... )`` variation blanked, nested ones included
+    (not the ``(e4,f5)`` suffixes or ``(=)``, which are no variations)."""
+    out, depth = [], 0
+    for index, char in enumerate(movetext):
+        opens = char == "(" and not re.match(r"\(([a-h][1-8]|\)|=)", movetext[index:])
+        depth += opens
+        out.append(" " if depth else char)
+        depth -= depth > 0 and char == ")" and not opens and _closes_variation(movetext, index)
+    return "".join(out)
+
+
+def _closes_variation(movetext: str, index: int) -> bool:
+    """Whether the ')' at ``index`` ends a variation rather than a suffix or ``(=)``."""
+    start = movetext.rfind("(", 0, index)
+    return not re.fullmatch(r"\((?:[a-h][1-8](?:,[a-h][1-8])*)?\)|\(=\)", movetext[start:index + 1])
 
 
 def _edit_is_caught(text: str) -> None:

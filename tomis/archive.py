@@ -64,6 +64,7 @@ class GameOutcome:
     result: str | None             # None for a failing game
     finding: Finding | None = None
     payload: object = None         # what the Probe made of the game
+    notes: tuple[str, ...] = ()    # valid but worth saying: actions played after a flag fell
 
 
 @dataclass(slots=True)
@@ -233,10 +234,20 @@ def check_piece(piece: Piece, probe: Probe | None) -> list[GameOutcome]:
     return outcomes
 
 
+def _flag_fall_notes(game: record.Game) -> tuple[str, ...]:
+    """A note per action played after its side's time ran out (only records with a clock)."""
+    if not game.flag_falls:
+        return ()
+    from .correspondence import flag_fall_words
+    return tuple(flag_fall_words(fall) for fall in game.flag_falls)
+
+
 def _outcome(name: str, number: int, checked: record.Checked, payload) -> GameOutcome:
     error = checked.error
     if error is None:
-        return GameOutcome(name, number, len(checked.game.nodes), checked.game.result, None, payload)
+        game = checked.game
+        return GameOutcome(name, number, len(game.nodes), game.result, None, payload,
+                           _flag_fall_notes(game))
     prefix = f"game {number}"
     tail = error.message[len(prefix):] if error.message.startswith(prefix) else error.message
     finding = Finding(rule_id(error, tail), error.message, name, number, error.line,

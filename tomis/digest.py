@@ -17,6 +17,13 @@ board of that edition when there is no ``Position`` tag; each action is written 
 ``str(action)`` (no move numbers, suffixes, glyphs or comments). Nothing else counts:
 player names, dates, comments and annotations can change without changing the digest.
 
+A game that uses correspondence play (a ``TimeControl`` tag, ``[%ts]`` stamps, ``(=)``
+offers, ``[%if]`` lines, ``[%draw accept]``, ``[%claim]``) is hashed in format 2
+(``tomis-digest 2``), which adds those facts in record order (docs/NOTATION.md, "What
+the Digest covers"; :func:`tomis.correspondence.digest_lines`), so that an edited stamp
+or a removed offer no longer matches. Every other game keeps format 1, so digests
+written before format 2 existed stay valid.
+
 This is integrity, not authentication. The digest has no key, so anyone who edits a
 record can compute the new digest with this module (or ``sha256sum``) and write it in;
 what catches a rewritten past is comparing with the digest, or the file, *you* sent
@@ -32,6 +39,7 @@ from collections.abc import Iterable
 DIGEST_TAG = "Digest"
 DIGEST_DIGITS = 16
 FORMAT_LINE = "tomis-digest 1"      # changes if the serialisation ever changes
+FORMAT_LINE_2 = "tomis-digest 2"    # with the correspondence facts
 _WELL_FORMED = re.compile(r"[0-9a-f]{16}")
 
 
@@ -59,9 +67,43 @@ def game_digest(game, actions: int | None = None, result: str | None = None) -> 
     from .position import to_string
 
     nodes = game.nodes if actions is None else game.nodes[:actions]
+    result = game.result if result is None else result
+    if _may_use_correspondence(game):
+        history = _history_2(game, nodes, actions is None, to_string(game.start), result)
+        if history is not None:
+            return hashlib.sha256(history.encode("utf-8")).hexdigest()[:DIGEST_DIGITS]
     return digest_of(game.start.edition_name, to_string(game.start),
-                     (str(node.action) for node in nodes),
-                     game.result if result is None else result)
+                     (str(node.action) for node in nodes), result)
+
+
+def _may_use_correspondence(game) -> bool:
+    """A cheap first look: most records have no clock, no offer and no command at all."""
+    if "TimeControl" in game.tags or any("[%" in comment for comment in game.comments):
+        return True
+    return any(node.offer or any("[%" in c for c in node.comments) for node in game.nodes)
+
+
+def _history_2(game, nodes, whole: bool, start: str, result: str) -> str | None:
+    """Format 2's canonical history, or None when the stage hashed uses none of it.
+
+    For an earlier stage (``whole`` False: the first ``len(nodes)`` actions), only what
+    stood with those actions counts, so the digest you sent is found again.
+    """
+    from .correspondence import digest_lines
+
+    head, per_action, tail = digest_lines(game)
+    per_action = per_action[:len(nodes)]
+    if not whole:
+        tail = []
+    if not (head or tail or any(per_action)):
+        return None
+    lines = [FORMAT_LINE_2, f"rules {game.start.edition_name}", f"start {start}", *head]
+    for node, extra in zip(nodes, per_action):
+        lines.append(f"action {node.action}")
+        lines.extend(extra)
+    lines.extend(tail)
+    lines.append(f"result {result}")
+    return "".join(line + "\n" for line in lines)
 
 
 def is_well_formed(value: str) -> bool:
@@ -87,9 +129,11 @@ def check_extends(sent, received, sent_name: str, received_text: str = "") -> No
     longer re-scanned, so ``received_text`` is unused and kept only for old callers):
     ``sent`` must be unfinished; the tags in
     :data:`TAGS_THAT_MATTER` must be equal (Rules and Position compared by meaning);
-    every action of ``sent`` must be there unchanged; at least one action must be new
-    and every new one the opponent's; a result must not be claimed by resignation or
-    agreement. Comments, glyphs and numeric annotations are not compared.
+    every action of ``sent`` must be there unchanged, and, in a game using correspondence
+    play, its stamps, offers and conditional lines too (the Digest of that stage); at
+    least one action must be new and every new one the opponent's, or a reply that one
+    of our conditional lines played for us at once; a result must not be claimed by
+    resignation or agreement. Comments, glyphs and numeric annotations are not compared.
     """
     from .errors import RecordError
 
@@ -97,6 +141,7 @@ def check_extends(sent, received, sent_name: str, received_text: str = "") -> No
         raise RecordError(f"{sent_name} holds a finished game ({sent.result}); nothing may follow it", 1, 1)
     _compare_tags(sent, received, sent_name)
     _compare_actions(sent, received, sent_name)
+    _compare_stage(sent, received, sent_name)
     _check_new_actions(sent, received, sent_name)
     if received.result != "*" and not received.final.is_over:
         raise RecordError(f"this record ends {received.result} by resignation or agreement, "
@@ -148,11 +193,36 @@ def _check_new_actions(sent, received, sent_name: str) -> None:
                           f"{SIDE_TITLES[opponent]}'s turn (action {count + 1})", *_last_place(received))
     for index in range(count, len(received.nodes)):
         side = received.states[index].to_move
-        if side != opponent:
+        if side != opponent and not _fired_reply(received, index):
             action = received.nodes[index].action
             raise RecordError(f"action {index + 1} ({SIDE_TITLES[side]}) {action} is new since "
                               f"{sent_name}, but only {SIDE_TITLES[opponent]}'s reply may be new",
                               action.line, action.column)
+
+
+def _compare_stage(sent, received, sent_name: str) -> None:
+    """What stood with the actions sent (stamps, offers, lines) must stand unchanged."""
+    from .errors import RecordError
+
+    count = len(sent.nodes)
+    if game_digest(received, actions=count, result=sent.result) != game_digest(sent):
+        raise RecordError(f"the timestamps, draw offers or conditional lines that {sent_name} holds "
+                          f"were changed here (the Digest of its {count} action(s) differs)",
+                          *_last_place(received))
+
+
+def _fired_reply(game, index: int) -> bool:
+    """Whether action ``index`` (0-based) is the reply a conditional line owed at once."""
+    if not _may_use_correspondence(game):
+        return False
+    from .conditional import follow
+    from .correspondence import read_facts
+
+    facts = read_facts(game)
+    stored = {game.start.ply + i: lines for i, lines in facts.lines.items()}
+    texts = [str(node.action) for node in game.nodes[:index]]
+    owed = follow(game.start.ply + 1, texts, stored).owed
+    return owed is not None and owed.reply == str(game.nodes[index].action)
 
 
 def _last_place(game) -> tuple[int | None, int | None]:

@@ -37,7 +37,7 @@ from .position import from_string, to_json, to_string
 from .rules import EDITIONS, Report, State, apply, legal_actions, new_game
 
 __all__ = [
-    "Position", "Game", "Node", "LastAction", "Removed", "Unit", "GateInfo",
+    "Position", "Game", "Node", "LastAction", "LateAction", "Removed", "Unit", "GateInfo",
     "read_games", "read_game", "SIDES", "RESULTS",
 ]
 
@@ -102,7 +102,12 @@ class GateInfo(NamedTuple):
 
 
 class Node(NamedTuple):
-    """One action of a game as recorded, with the annotations that follow it."""
+    """One action of a game as recorded, with the annotations that follow it.
+
+    ``offer``: the action carries ``(=)``, a draw offer (R23). ``variations``: the side
+    lines ``( ... )`` written after it, each an alternative to this action (a tuple of
+    nodes from this action's number on, which may hold variations in turn).
+    """
 
     number: int                  # the action number, 1-based over the whole game
     side: str
@@ -110,6 +115,16 @@ class Node(NamedTuple):
     glyphs: str                  # "!", "?!", ... or ""
     nags: tuple[int, ...]
     comments: tuple[str, ...]
+    offer: bool = False
+    variations: tuple[tuple[Node, ...], ...] = ()
+
+
+class LateAction(NamedTuple):
+    """An action played after its side's time ran out at ``deadline`` (a UTC time)."""
+
+    number: int
+    side: str
+    deadline: str
 
 
 def _removed(destroyed) -> tuple[Removed, ...]:
@@ -380,11 +395,16 @@ class Game:
 
     @property
     def nodes(self) -> list[Node]:
-        """Each action with its number, side, glyphs, NAGs and comments."""
-        first = self._record.start.ply + 1
-        return [Node(first + i, SIDE_NAMES[(first + i - 1) & 1], node.action, node.glyphs,
-                     tuple(node.nags), tuple(node.comments))
-                for i, node in enumerate(self._record.nodes)]
+        """Each action with its number, side, glyphs, NAGs, comments, offer and variations.
+
+        >>> game = read_game("1. B@e1 (=) B@d8 (1... B@a8 {or the corner}) *")
+        >>> [(node.number, str(node.action), node.offer) for node in game.nodes]
+        [(1, 'B@e1', True), (2, 'B@d8', False)]
+        >>> side_line = game.nodes[1].variations[0]
+        >>> [(node.number, str(node.action), node.comments) for node in side_line]
+        [(2, 'B@a8', ('or the corner',))]
+        """
+        return list(_public_nodes(self._record.nodes, self._record.start.ply + 1))
 
     @property
     def comments(self) -> list[str]:
@@ -429,6 +449,34 @@ class Game:
     def line(self) -> int:
         """The line of its source where the game starts (1 for a game built in code)."""
         return self._record.line
+
+    def time_left(self, now: str | None = None) -> dict[str, int] | None:
+        """Seconds each side has under the ``TimeControl`` tag at ``now`` (a UTC time like
+        ``2026-11-23T10:15Z``; default: this minute), or None for a game without one.
+
+        Below zero once a side's time has run out; a finished game's clocks are stopped
+        (docs/NOTATION.md, "The TimeControl tag"). Raises :class:`RecordError` for a
+        ``now`` that is not such a time.
+        """
+        from datetime import datetime, timezone
+
+        from . import clock, correspondence
+
+        facts = correspondence.read_facts(self._record)
+        if facts.control is None:
+            return None
+        ran = correspondence.check(self._record, facts).clock
+        at = clock.parse_stamp(now) if now is not None else clock.stamp_of(datetime.now(timezone.utc))
+        to_move = None if self.is_over else self._record.final.to_move
+        return {SIDES[side]: ran.time_left(side, to_move, at) for side in (0, 1)}
+
+    @property
+    def flag_falls(self) -> list[LateAction]:
+        """The actions played after their side's time ran out (a claim is then allowed)."""
+        from .clock import format_stamp
+
+        return [LateAction(fall.number, SIDE_NAMES[fall.side], format_stamp(fall.deadline))
+                for fall in self._record.flag_falls]
 
     @property
     def digest(self) -> str:
@@ -494,6 +542,7 @@ class Game:
         rec = self._record
         if rec.result != "*" and not rec.final.is_over:      # resigned or agreed (R23)
             _reopen(rec)
+            _drop_ending_commands(rec)
             return None
         if not rec.nodes:
             raise RecordError("there is no action to take back")
@@ -508,9 +557,22 @@ class Game:
         _record.finish(self._record, _RESIGNS[_side(side)])
 
     def agree_draw(self) -> None:
-        """Both sides agree a draw: the result becomes 1/2-1/2 (R23)."""
+        """Both sides agree a draw: the result becomes 1/2-1/2 (R23).
+
+        When the last action offered a draw, ``(=)``, this accepts it (``{[%draw
+        accept]}`` is written after it). A game with a ``TimeControl`` tag may end in an
+        agreed draw only that way (docs/NOTATION.md), so there it raises
+        :class:`RecordError` unless such an offer stands.
+        """
         self._refuse_if_broken()
-        _record.finish(self._record, "1/2-1/2")
+        rec = self._record
+        offered = bool(rec.nodes) and rec.nodes[-1].offer
+        if not offered and "TimeControl" in rec.tags:
+            raise RecordError("in a game with a TimeControl a draw is agreed by accepting an "
+                              "offer, and the last action carries no (=) (R23)")
+        _record.finish(rec, "1/2-1/2")
+        if offered:
+            rec.nodes[-1].comments.append("[%draw accept]")
 
     def _refuse_if_broken(self) -> None:
         if self._error is not None:
@@ -543,6 +605,26 @@ def _action_square(action: Action) -> int:
     """The square an action starts from, or places on."""
     origin = getattr(action, "origin", None)
     return origin if origin is not None else action.square
+
+
+def _public_nodes(nodes, first: int) -> tuple[Node, ...]:
+    """The record's nodes as :class:`Node` values, numbered from ``first``, variations too."""
+    return tuple(
+        Node(first + i, SIDE_NAMES[(first + i - 1) & 1], node.action, node.glyphs, tuple(node.nags),
+             tuple(node.comments), node.offer,
+             tuple(_public_nodes(line.nodes, first + i) for line in node.variations))
+        for i, node in enumerate(nodes))
+
+
+def _drop_ending_commands(rec: _record.Game) -> None:
+    """Take back what an accepted draw or a claim on time wrote (docs/NOTATION.md)."""
+    from .correspondence import TERMINATION_TAG, TIME_FORFEIT, ending_command
+
+    comments = rec.nodes[-1].comments if rec.nodes else rec.comments
+    if comments and ending_command(comments[-1]):
+        comments.pop()
+        if rec.tags.get(TERMINATION_TAG) == TIME_FORFEIT:
+            del rec.tags[TERMINATION_TAG]
 
 
 def _check_tag(name: str, value) -> None:

@@ -11,8 +11,9 @@ explained here.
 Each parsed game reads as a sequence of typed items (:func:`game_items`): a
 :class:`TagItem` per tag pair, then the movetext: actions (an :class:`~tomis.actions.Action`
 is its own item; it carries ``line`` and ``column``), :class:`MoveNumber`,
-:class:`CommentItem`, :class:`GlyphItem`, :class:`NagItem`, :class:`DestroyedItem`, and
-last a :class:`ResultItem`. Every item carries the 1-based ``line`` and ``column`` where
+:class:`CommentItem`, :class:`GlyphItem`, :class:`NagItem`, :class:`DestroyedItem`,
+:class:`DrawOfferItem` (``(=)``), :class:`VariationStart` and :class:`VariationEnd` (``(``
+and ``)`` around a variation), and last a :class:`ResultItem`. Every item carries the 1-based ``line`` and ``column`` where
 it stood in the file.
 
 Only syntax is checked here. Whether an action is legal, a move number right or a result
@@ -338,10 +339,10 @@ def _explain_word(text: str, pos: int) -> tuple[int, str]:
     if char == '"':
         return pos, 'a double quote belongs in a tag pair like [White "Ana"]'
     if char == "(":
+        if text.startswith("(=", pos):
+            return pos, f"a draw offer is written (=) after an action; found '{word}'"
         return pos, ("expected the squares the combat destroyed, sorted and separated by "
                      f"commas without spaces, like (e6,f6); found '{word}'")
-    if char == ")":
-        return pos, "')' closes nothing; the destroyed squares are written like (e6,f6)"
     if char == "$":
         return pos, f"expected a number from 1 to 255 after '$', found '{word}'"
     if char == "." or char.isdigit():   # the lexer may have taken "12." and stopped after it
@@ -533,6 +534,28 @@ class DestroyedItem(NamedTuple):
     column: int
 
 
+class DrawOfferItem(NamedTuple):
+    """``(=)`` after an action: its side offers a draw (R23)."""
+
+    text: str
+    line: int
+    column: int
+
+
+class VariationStart(NamedTuple):
+    """``(``: a variation, replacing the action before it, starts here."""
+
+    line: int
+    column: int
+
+
+class VariationEnd(NamedTuple):
+    """``)``: the innermost open variation ends here."""
+
+    line: int
+    column: int
+
+
 class ResultItem(NamedTuple):
     """The result token that ends the game: ``1-0``, ``0-1``, ``1/2-1/2`` or ``*``."""
 
@@ -572,6 +595,9 @@ _ITEM_MAKERS = {
         DestroyedItem, (destroyed_squares(text), text.rstrip(), line, column)),
     "RESULT": lambda text, line, column: ResultItem(text, line, column),
     "BAD_ACTION": _bad_action,
+    "DRAW_OFFER": lambda text, line, column: DrawOfferItem("(=)", line, column),
+    "VARIATION_START": lambda text, line, column: VariationStart(line, column),
+    "VARIATION_END": lambda text, line, column: VariationEnd(line, column),
 }
 
 

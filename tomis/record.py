@@ -13,7 +13,12 @@ every move number, result and combat suffix it states is true:
   (R21, R22) carries its result and nothing may follow; a result in an undecided
   position is a resignation or agreed draw (R23);
 - a ``(e6,f6)`` suffix after an action lists every square the combat after it destroyed
-  (R15-R19); when present it must be exactly right.
+  (R15-R19); when present it must be exactly right;
+- a variation ``( ... )`` after an action replaces it: it is replayed from the position
+  before that action, checked like the main line, and kept (:class:`Variation`);
+- ``(=)`` marks a draw offer (``Node.offer``); a record with a ``TimeControl`` tag, an
+  offer or a comment command (``[%ts ...]``, ``[%if ...]``, ``[%draw accept]``,
+  ``[%claim ...]``) has those checked by :mod:`tomis.correspondence` at its result.
 
 Errors are :class:`~tomis.errors.TomisError` subclasses with ``path``, ``line``,
 ``column``, ``game`` (1-based) and ``action`` (1-based or None) filled; the message
@@ -36,8 +41,8 @@ from .actions import ACTION_TYPES, Action
 from .board import DECIDED_RESULTS, EDITIONS, RESULTS, SIDE_TITLES, SQUARE_NAMES, UNDECIDED
 from .errors import IllegalActionError, PositionError, RecordError, TomisError
 from .notation import (
-    GLYPHS, CommentItem, DestroyedItem, GlyphItem, MoveNumber, NagItem, ResultItem, TagItem,
-    game_items, parse_action, parse_games, quote_tag_value,
+    GLYPHS, CommentItem, DestroyedItem, DrawOfferItem, GlyphItem, MoveNumber, NagItem, ResultItem,
+    TagItem, VariationEnd, VariationStart, game_items, parse_action, parse_games, quote_tag_value,
 )
 from .position import from_string
 from .rules import Report, State, apply, new_game
@@ -46,6 +51,8 @@ from .textio import MAX_ACTIONS_PER_GAME, MAX_COMMENT, MAX_GAMES_PER_FILE
 ROSTER = ("Event", "Site", "Date", "Round", "White", "Black", "Result")
 LINE_WIDTH = 79            # lines stay under 80 columns
 MAX_NAGS_PER_ACTION = 255  # one of each value; more is a flood, not an annotation
+MAX_VARIATION_DEPTH = 100  # deeper nesting is no analysis a person reads; it bounds the stack
+TIME_CONTROL_TAG = "TimeControl"   # tomis.clock's; named here so a plain record never imports it
 _ACTION_TYPES = frozenset(ACTION_TYPES)
 
 
@@ -58,6 +65,19 @@ class Node:
     nags: tuple[int, ...] = ()
     comments: list[str] = field(default_factory=list)   # after this action, without braces
     report: Report | None = None   # filled when the game is replayed
+    offer: bool = False            # (=): its side offers a draw (R23)
+    # Alternatives to this action. An empty tuple until the first one: a list per node
+    # would cost every record a little for what few records have.
+    variations: list[Variation] | tuple = ()
+
+
+@dataclass
+class Variation:
+    """A side line ``( ... )``: actions replacing the node it follows, from ``start``."""
+
+    start: State                   # the position before the action it replaces
+    nodes: list[Node] = field(default_factory=list)
+    comments: list[str] = field(default_factory=list)   # before its first action
 
 
 @dataclass
@@ -74,6 +94,11 @@ class Game:
     # Where each tag pair stood in its source, (line, column of its '['), the Digest's
     # included; empty for a game built rather than read.
     tag_places: dict[str, tuple[int, int]] = field(default_factory=dict, compare=False)
+    # Where each main-line comment holding a command [%...] stood: (index, k) -> (line,
+    # column) of the k-th comment before the first action (index 0) or after node index.
+    command_places: dict[tuple[int, int], tuple[int, int]] = field(default_factory=dict, compare=False)
+    # Every late action of a game with a TimeControl (tomis.clock.FlagFall), for notes.
+    flag_falls: tuple = field(default=(), compare=False)
 
     @property
     def final(self) -> State:
@@ -248,6 +273,9 @@ def _replay(chunk, game: Game) -> None:
     node = None
     number = None            # a move number waiting for its action
     claimed = False          # the current node already has a destroyed suffix
+    before = game.comments   # where comments before the line's first action go
+    stack = []               # the lines a variation interrupts, innermost last
+    commands = False         # the main line holds a (=) or a comment command [%...]
     for item in chain((item,), items):
         kind = type(item)
         if kind in _ACTION_TYPES:
@@ -276,28 +304,95 @@ def _replay(chunk, game: Game) -> None:
             number = item
         elif kind is CommentItem:
             _check_comment_size(item)
-            (node.comments if node is not None else game.comments).append(item.text)
+            comments = node.comments if node is not None else before
+            if "[%" in item.text and not stack:       # a command: keep where it stood
+                game.command_places[(len(nodes), len(comments))] = (item.line, item.column)
+                commands = True
+            comments.append(item.text)
         elif kind is ResultItem:
             if number is not None:
                 raise RecordError(f"the move number '{number.text}' has no action after it",
                                   number.line, number.column)
+            if stack:
+                opened = stack[-1][-1]
+                raise RecordError(f"the variation opened with '(' at line {opened.line}, column "
+                                  f"{opened.column} is never closed with ')'", item.line, item.column)
             _check_result(game, state, item, value_at)
+            if commands or TIME_CONTROL_TAG in game.tags:
+                _check_correspondence(game, value_at, item)
             _check_digest(game, stated_digest, value_at)
+        elif kind is VariationStart:
+            if node is None or number is not None:
+                raise _no_action_before(item, number)
+            if len(stack) >= MAX_VARIATION_DEPTH:
+                raise RecordError(f"variations nest at most {MAX_VARIATION_DEPTH} deep "
+                                  f"(MAX_VARIATION_DEPTH)", item.line, item.column)
+            # The variation replaces the current node: it starts from the position before it.
+            variation = Variation(states[-2])
+            if not node.variations:
+                node.variations = []
+            node.variations.append(variation)
+            stack.append((state, states, nodes, node, claimed, before, item))
+            state, states, nodes, node, claimed = variation.start, [variation.start], variation.nodes, None, False
+            before = variation.comments
+        elif kind is VariationEnd:
+            if not stack:
+                raise RecordError("')' closes no variation; a variation is written ( ... ) after the "
+                                  "action it replaces", item.line, item.column)
+            if number is not None:
+                raise RecordError(f"the move number '{number.text}' has no action after it",
+                                  number.line, number.column)
+            if not nodes:
+                raise RecordError("this variation holds no action; write the actions that replace "
+                                  "the one before '(' inside it", stack[-1][-1].line,
+                                  stack[-1][-1].column)
+            state, states, nodes, node, claimed, before, _opened = stack.pop()
         else:
             if node is None or number is not None:
                 what = {GlyphItem: "an annotation glyph", NagItem: "a numeric annotation",
-                        DestroyedItem: "the destroyed squares"}[kind]
+                        DestroyedItem: "the destroyed squares", DrawOfferItem: "a draw offer"}[kind]
                 raise RecordError(f"{what} '{item.text}' must follow an action", item.line, item.column)
             if kind is GlyphItem:
                 _add_glyph(node, item)
             elif kind is NagItem:
                 _add_nag(node, item)
+            elif kind is DrawOfferItem:
+                if node.offer:
+                    raise _about(RecordError(f"{_action_words(states[-2], node.action)}: the draw "
+                                             f"offer (=) is given twice", item.line, item.column), states[-2])
+                node.offer = True
+                commands = commands or not stack
             else:
                 if claimed:
                     raise _about(RecordError(f"{_action_words(states[-2], node.action)}: the destroyed "
                                              f"squares are given twice", item.line, item.column), states[-2])
                 claimed = True
                 _check_destroyed(node, states[-2], item)
+
+
+def _no_action_before(item: VariationStart, number: MoveNumber | None) -> RecordError:
+    if number is not None:
+        return RecordError(f"the move number '{number.text}' has no action after it",
+                           number.line, number.column)
+    return RecordError("a variation '(' must follow an action: it replaces the action before it",
+                       item.line, item.column)
+
+
+def _check_correspondence(game: Game, value_at: dict, result: ResultItem) -> None:
+    """Clocks, offers, claims and conditional lines (docs/NOTATION.md), only for records
+    that use them: a plain record never imports their modules."""
+    from . import conditional, correspondence
+
+    facts = correspondence.read_facts(game, game.command_places, value_at.get(TIME_CONTROL_TAG))
+    checked = correspondence.check(game, facts, (result.line, result.column))
+    owed = checked.lines.owed
+    if owed is not None:
+        action = game.nodes[-1].action
+        raise _about(RecordError(f"{_action_words(game.states[-2], action)}: "
+                                 f"{conditional.unfinished_reply(owed)}", action.line, action.column),
+                     game.states[-2])
+    if checked.clock is not None:
+        game.flag_falls = checked.clock.flag_falls
 
 
 def _read_tags(items, game: Game) -> tuple:
@@ -579,10 +674,15 @@ def tag_order(tags: dict[str, str]) -> list[str]:
 
 def _reports(game: Game) -> list[Report]:
     """Each node's report, replaying from the start for nodes that have none."""
-    if all(node.report is not None for node in game.nodes):
-        return [node.report for node in game.nodes]
-    state, reports = game.start, []
-    for node in game.nodes:
+    return _line_reports(game.start, game.nodes)
+
+
+def _line_reports(start: State, nodes: list[Node]) -> list[Report]:
+    """Each node's report, replaying from ``start`` for nodes that have none."""
+    if all(node.report is not None for node in nodes):
+        return [node.report for node in nodes]
+    state, reports = start, []
+    for node in nodes:
         state, report = apply(state, node.action)
         reports.append(report)
     return reports
@@ -590,12 +690,19 @@ def _reports(game: Game) -> list[Report]:
 
 def _movetext(game: Game) -> list[tuple[str, bool]]:
     """The movetext as (unit, line must break after it); a unit is never split."""
+    units = _line_units(game.comments, game.nodes, game.start.ply, _reports(game))
+    units.append((game.result, False))
+    return units
+
+
+def _line_units(comments: list[str], nodes: list[Node], ply: int,
+                reports: list[Report]) -> list[tuple[str, bool]]:
+    """The units of a line of play (the main line or a variation) after position ``ply``."""
     units: list[tuple[str, bool]] = []
-    for comment in game.comments:
+    for comment in comments:
         units.extend(_comment_units(comment))
-    ply = game.start.ply
     numbered = True                 # the first action always gets its number
-    for index, (node, report) in enumerate(zip(game.nodes, _reports(game))):
+    for index, (node, report) in enumerate(zip(nodes, reports)):
         acting = ply + index + 1
         text = str(node.action)
         if acting % 2:              # odd actions are White's (R4)
@@ -606,11 +713,31 @@ def _movetext(game: Game) -> list[tuple[str, bool]]:
             squares = sorted({d.square for d in report.destroyed})
             text += "(" + ",".join(SQUARE_NAMES[s] for s in squares) + ")"
         units.append((text + node.glyphs, False))
+        if node.offer:
+            units.append(("(=)", False))
         units.extend((f"${nag}", False) for nag in node.nags)
         for comment in node.comments:
             units.extend(_comment_units(comment))
-        numbered = bool(node.comments)
-    units.append((game.result, False))
+        for variation in node.variations:
+            units.extend(_variation_units(variation))
+        numbered = bool(node.comments or node.variations)
+    return units
+
+
+def _variation_units(variation: Variation) -> list[tuple[str, bool]]:
+    """``(`` glued to a variation's first unit and ``)`` to its last, so neither starts a line.
+
+    After a ``;`` comment (which runs to the end of its line) the ``)`` goes on the next line.
+    """
+    units = _line_units(variation.comments, variation.nodes, variation.start.ply,
+                        _line_reports(variation.start, variation.nodes))
+    first, breaks = units[0]
+    units[0] = ("(" + first, breaks)
+    last, breaks = units[-1]
+    if breaks:
+        units.append((")", False))
+    else:
+        units[-1] = (last + ")", False)
     return units
 
 

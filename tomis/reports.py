@@ -77,6 +77,8 @@ class TextReport(Report):
 
     def game(self, outcome):
         finding = outcome.finding
+        for note in outcome.notes:
+            self.err.write(f"{outcome.path}: note: game {outcome.number}: {note}\n")
         if finding is None:
             return
         self.err.write(finding.located() + "\n")

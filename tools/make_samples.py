@@ -217,16 +217,102 @@ PBEM_IN_PROGRESS = Sample(
 ALL = (MANUAL_WIN, README_WIN, REPETITION_DRAW, RESIGNATION, EVERY_ACTION, PBEM_IN_PROGRESS)
 
 
+# --------------------------------------------------------------------------- correspondence play
+
+@dataclass
+class Turn:
+    """One ``tomis move`` call of a correspondence game: when, what, and its options."""
+
+    at: str                         # the UTC time the move was sent
+    action: str
+    offer: bool = False             # --offer-draw
+    then: tuple[str, ...] = ()      # --then lines
+    comment: str | None = None      # what the player wrote with it
+
+
+def build_correspondence(name: str, tags: dict, time_control: str, start: str,
+                         turns: list[Turn]) -> record.Game:
+    """Play ``turns`` as ``tomis move`` would: stamps, offers, lines, and the replies they fire."""
+    from tomis import clock
+    from tomis.cli import correspondence as corr_cli     # what `tomis new/move` do
+
+    game = record.new_record(**tags)
+    corr_cli.start_clock(game, time_control, clock.parse_stamp(start))
+    for turn in turns:
+        try:
+            record.append(game, turn.action)
+            played = game.nodes[-1]     # replies its lines fire come after it
+            lines = [tuple(line.split()) for line in turn.then]
+            corr_cli.after_action(game, clock.parse_stamp(turn.at), turn.offer, lines)
+        except Exception as error:  # name the game, keep the engine's words
+            raise ValueError(f"{name}: {error}") from error
+        if turn.comment:
+            played.comments.append(turn.comment)      # after its stamp and lines
+    return game
+
+
+def correspondence_cup() -> record.Game:
+    """A game by email under a 30-day clock: a conditional line fires twice, another is
+    cancelled, a draw offer is declined by the next action and a new one stands."""
+    return build_correspondence(
+        "correspondence-cup.tgn",
+        dict(event="Autumn correspondence cup", site="By email", date="2026.11.01", round=1,
+             white="Mara Stan", black="Radu Enache", rules="manual"),
+        "30d+3d", "2026-11-01T09:00Z", [
+            Turn("2026-11-01T18:30Z", "B@e1", then=("B@d8 G@b1 G@g8 G@f2",),
+                 comment="Mara: if you mirror me, my first two gates are settled already."),
+            Turn("2026-11-03T08:10Z", "B@d8"),
+            Turn("2026-11-04T21:00Z", "G@g8",
+                 comment="Radu: your line answered at once. Nice, saves us two emails."),
+            Turn("2026-11-06T07:45Z", "G@a7"),
+            Turn("2026-11-06T19:20Z", "G@c3"),
+            Turn("2026-11-09T12:00Z", "G@e6", then=("G@h4 G@d5",)),
+            Turn("2026-11-10T10:05Z", "G@g4",
+                 comment="Mara: not h4 this time; your line is cancelled."),
+            Turn("2026-11-12T16:40Z", "G@d5"),
+            Turn("2026-11-13T08:00Z", "F@a1", offer=True,
+                 comment="Mara: a quiet opening. Draw?"),
+            Turn("2026-11-15T22:15Z", "F@h8", comment="Radu: not yet, thanks."),
+            Turn("2026-11-16T09:30Z", "Fa1-a2"),
+            Turn("2026-11-18T13:00Z", "T@a8", offer=True,
+                 comment="Radu: now I would take the draw, if you like."),
+        ])
+
+
+ANNOTATED_TEXT = """\
+{An opening with the alternatives the players looked at after the game.}
+1. B@e1 B@d8 (1... B@a8 $6 {the corner base is slow to defend} 2. G@b1) 2. G@b1 G@g8
+3. G@f2 G@a7 4. G@c3 G@e6 5. G@h4 G@d5 6. F@a1 F@h8 7. Fa1-b1!
+(7. Fa1-a2 T@a8 {a calmer plan} (7... Fh8-g8 8. Fa2-b2)) 7... T@a8 8. Fb1=A Fh8-g8
+9. M@b1:NE $1 {the jump gate points at the centre} Fg8=A *
+"""
+
+
+def annotated_variations() -> record.Game:
+    """An annotated game: nested variations, NAGs, glyphs and comments, as read."""
+    game = record.read_game(ANNOTATED_TEXT, "annotated-variations.tgn")
+    game.tags.update({"Event": "Club analysis evening", "Site": "Constanta",
+                      "Date": "2026.11.20", "Round": "-", "White": "Ana Petrescu",
+                      "Black": "Bogdan Ionescu", "Result": "*", "Rules": "manual",
+                      "Annotator": "Ana Petrescu"})
+    return game
+
+
+BUILT = {"correspondence-cup.tgn": correspondence_cup,
+         "annotated-variations.tgn": annotated_variations}
+
+
 def main(argv: list[str]) -> int:
     check = "--check" in argv
     stale = []
-    for sample in ALL:
-        game = build(sample)
+    games = [(sample.name, build(sample)) for sample in ALL]
+    games += [(name, builder()) for name, builder in BUILT.items()]
+    for name, game in games:
         text = record.write(game)
-        path = SAMPLES / sample.name
+        path = SAMPLES / name
         if check:
             if not path.exists() or path.read_text(encoding="utf-8") != text:
-                stale.append(sample.name)
+                stale.append(name)
         else:
             path.parent.mkdir(exist_ok=True)
             path.write_text(text, encoding="utf-8", newline="\n")

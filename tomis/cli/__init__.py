@@ -3,9 +3,9 @@
 This module holds the click group and the exit policy; each command family has its own
 module (:mod:`.records`: new, move, fmt; :mod:`.views`: show, moves, replay;
 :mod:`.check`: validate; :mod:`.play`: the play loop; :mod:`.mail`: send, inbox,
-extract and move's mail options; :mod:`.manual`: help and the man page), over
-:mod:`.files` (reading and writing records) and :mod:`.output` (colour, JSON, caret
-lines).
+extract and move's mail options; :mod:`.manual`: help and the man page;
+:mod:`.correspondence`: clock, claim, draw, resign), over :mod:`.files` (reading
+and writing records) and :mod:`.output` (colour, JSON, caret lines).
 
 Only click is imported at module level here and in those modules, so ``tomis --help``
 starts as fast as a bare click app; the library, the record reader and lark load inside
@@ -127,6 +127,7 @@ def main(argv=None) -> None:
 # A new command family is a module here defining click commands, imported and added below.
 from .archive import dedupe, select, stats  # noqa: E402
 from .check import validate  # noqa: E402
+from .correspondence import claim, clock, draw, resign  # noqa: E402
 from .files import message_option  # noqa: E402
 from .mail import extract, inbox, send  # noqa: E402
 from .manual import help_command  # noqa: E402
@@ -141,7 +142,7 @@ from .views import moves, replay, show  # noqa: E402
 for _command in (show, moves, replay, export, validate, select, dedupe, stats):
     message_option(_command)
 for _command in (new, move, fmt, show, moves, replay, export, validate, play, send, inbox,
-                 extract, help_command, select, dedupe, stats):
+                 extract, help_command, select, dedupe, stats, clock, claim, draw, resign):
     cli.add_command(_command)
 del _command
 

@@ -264,10 +264,20 @@ class PlaySession:
             if error.column and error.line in (None, 1):
                 click.echo("  " + text + "\n  " + " " * (error.column - 1) + "^", err=True)
             return
-        self.save()
         nodes = self.game.record.nodes
-        click.echo("\n".join(render.report_lines(nodes[-1].report, len(nodes))))
+        played = len(nodes)
+        words = self.correspond()
+        self.save()
+        click.echo("\n".join(render.report_lines(nodes[played - 1].report, played) + words))
         self.do_show("")
+
+    def correspond(self) -> list[str]:
+        """Under a TimeControl the action is stamped, and stored lines fire, as in ``move``."""
+        from .correspondence import after_action, parse_now, stamps_moves
+
+        record = self.game.record
+        at = parse_now(None) if stamps_moves(record, False) else None
+        return after_action(record, at, False, [])
 
     def do_help(self, _rest: str) -> None:
         click.echo(PLAY_HELP)
@@ -318,7 +328,13 @@ class PlaySession:
             return
         other = SIDES[1 - SIDES.index(self.game.position.turn)]
         if self.players[other].confirm("do you accept a draw?", self.game):
-            self.game.agree_draw()
+            from ..errors import TomisError
+
+            try:
+                self.game.agree_draw()
+            except TomisError as error:      # a game under a clock needs an offer (R23)
+                self.say_error(error)
+                return
             self.finished("draw agreed")
         else:
             click.echo("draw declined; play on")

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import sys
+from typing import NamedTuple
 
 import click
 
 from ..terminal import PLAIN
 from . import EXIT_INVALID, EXIT_USAGE, Failure
+from .correspondence import after_action, parse_now, parse_then, start_clock, stamps_moves
 from .files import (
     INPUT_PATH, OUTPUT_PATH, load_game, located, new_game, no_game_error, pinned_and_locked,
     read_record, read_text, refuse_a_folder, shown, write_new, write_over,
@@ -16,6 +18,7 @@ from .output import colour_options, display, echo_position
 
 SIDES = ("white", "black")
 ACTION_PATH = "<action>"       # where errors in the ACTION argument are located
+THEN_PATH = "<then>"           # ... and in a --then line
 
 
 @click.command()
@@ -29,12 +32,22 @@ ACTION_PATH = "<action>"       # where errors in the ACTION argument are located
 @click.option("--date", help="Date tag, like 2026.11.22.")
 @click.option("--round", "round_", help="Round tag.")
 @click.option("--position", help="Start from this position string instead of the empty board.")
-def new(file, white, black, rules, event, site, date, round_, position):
+@click.option("--time-control", "time_control", metavar="TC",
+              help="A correspondence clock: 30d+3d (start, increment per own action) or "
+                   "bank:240h+36h (a bank never above its start); see docs/NOTATION.md.")
+@click.option("--time", "start_time", metavar="TIME",
+              help="When the clocks start, a UTC time like 2026-11-23T10:15Z (default: now).")
+def new(file, white, black, rules, event, site, date, round_, position, time_control, start_time):
     """Start a new game record in FILE (never overwrites an existing file)."""
     from .. import render
 
     game = new_game(white=white, black=black, rules=rules, event=event, site=site,
                     date=date, round=round_, position=position)
+    if time_control is not None:
+        start_clock(game.record, time_control, parse_now(start_time, "--time"))
+    elif start_time is not None:
+        raise click.BadParameter("a start time is for a game with a clock: give --time-control too",
+                                 param_hint="--time")
     text = str(game)
     if file == "-":
         click.echo(text, nl=False)
@@ -79,8 +92,17 @@ def _complete_action(ctx, _param, incomplete: str):
               help="The opponent's address (remembered beside FILE for this game).")
 @click.option("--send", "send", is_flag=True,
               help="Also send the reply by SMTP (settings: TOMIS_SMTP_* or the config file).")
+@click.option("--time", "time", metavar="TIME",
+              help="When the action was played, a UTC time like 2026-11-23T10:15Z (default: "
+                   "now; the action is stamped in a game with a TimeControl or when given).")
+@click.option("--offer-draw", "offer_draw", is_flag=True,
+              help="Offer a draw with this action, (=); any action of the opponent declines it.")
+@click.option("--then", "then", metavar="LINE", multiple=True,
+              help='A binding line "THEIRS MINE [THEIRS MINE ...]": when the opponent plays '
+                   "THEIRS, MINE is played at once; anything else cancels it. Repeatable.")
 @colour_options
-def move(file, action, as_side, dry_run, since, mail_out, to, send, color, ascii_only):
+def move(file, action, as_side, dry_run, since, mail_out, to, send, time, offer_draw, then,
+         color, ascii_only):
     """Play ACTION in the game in FILE and write the record back.
 
     The whole record is checked first. The new record is written atomically under a file
@@ -95,7 +117,9 @@ def move(file, action, as_side, dry_run, since, mail_out, to, send, color, ascii
 
     mailing = MoveMail(file, mail_out, to, send, dry_run)     # its usage errors come first
     _refuse_swapped_arguments(file, action)
-    step = MoveStep(file, action, as_side, dry_run, since)
+    extras = MoveExtras(parse_now(time, "--time") if time is not None else None, time is not None,
+                        offer_draw, parse_then(then))
+    step = MoveStep(file, action, as_side, dry_run, since, extras)
     step.display = display(ascii_only, color)
     if file == "-" or dry_run:
         step.run()
@@ -117,14 +141,27 @@ def _refuse_swapped_arguments(file: str, action: str) -> None:
         raise Failure(located(FileError(f"no such file; {hint}"), shown(file)), EXIT_USAGE)
 
 
+class MoveExtras(NamedTuple):
+    """The correspondence options of ``tomis move`` (docs/NOTATION.md): when the action was
+    played (None: now), whether ``--time`` was given, a draw offer, conditional lines."""
+
+    at: int | None
+    time_given: bool
+    offer: bool
+    lines: list[tuple[str, ...]]
+
+
 class MoveStep:
     """One play-by-email step, split into checks that can be extended (e.g. ``--since``)."""
 
     def __init__(self, file: str, action: str, as_side: str | None, dry_run: bool,
-                 since: str | None = None):
+                 since: str | None = None, extras: MoveExtras | None = None):
         self.file, self.action, self.as_side, self.dry_run = file, action, as_side, dry_run
         self.since = since
+        self.extras = extras or MoveExtras(None, False, False, [])
         self.pinned = None      # the game file as opened under the lock (safefile.pin)
+        self.played = 0         # the number of nodes once ACTION is played
+        self.words: list[str] = []      # what the correspondence options did, for the summary
         self.display = None     # how to draw the board (a tomis.terminal.Display)
 
     def run(self) -> None:
@@ -136,11 +173,27 @@ class MoveStep:
         self.check_since(game, source)
         self.check_turn(game)
         report = self.play(game)
+        self.played = len(game.record.nodes)
+        self.words = self.correspond(game)
         new_text = str(game)
         self.save(new_text)
         self.summarise(game, report, new_text)
         # Kept for what follows the move (--mail, --send).
         self.game, self.new_text, self.origin = game, new_text, source.origin
+
+    def correspond(self, game) -> list[str]:
+        """Stamp, offer, store lines, and play the replies they fire (docs/NOTATION.md)."""
+        from ..errors import TomisError
+
+        extras = self.extras
+        at = None
+        if stamps_moves(game.record, extras.time_given):
+            at = extras.at if extras.at is not None else parse_now(None)
+        try:
+            return after_action(game.record, at, extras.offer, extras.lines)
+        except TomisError as error:
+            # A line given with --then cannot be played: locate it on the command line.
+            raise Failure(located(error, THEN_PATH), EXIT_INVALID) from None
 
     def check_since(self, game, source) -> None:
         """With ``--since``: the received record must extend the one we sent, exactly."""
@@ -200,8 +253,7 @@ class MoveStep:
         from .. import render
 
         to_stderr = self.file == "-"
-        count = len(game.record.nodes)
-        lines = render.report_lines(report, count)
+        lines = render.report_lines(report, self.played) + self.words
         if self.dry_run:
             lines.insert(0, "dry run: nothing written")
         # With FILE -, the summary shares stderr with any errors: kept plain.
