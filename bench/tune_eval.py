@@ -12,7 +12,10 @@
    from White; the error is the mean squared difference from the results. K is fitted
    first with the current weights, then each weight in turn is moved up or down by a
    step while that lowers the error (coordinate descent, steps halving from 16 to 1).
-   The frigate weight stays 100: it is the unit scores are shown in.
+   The frigate weight stays 100: it is the unit scores are shown in. A penalty of
+   PENALTY per (change / 100 centi-frigates) squared keeps the weights near their
+   hand-set start: without it a first run on 80 games overfitted (held-out error
+   0.0727 -> 0.0717 while training error fell to 0.0628, towers worth 6.5 frigates).
    It prints the error before and after and the new weight table; half of the games
    (odd-numbered) are held out to check that the error drops there too.
 """
@@ -55,7 +58,11 @@ def generate(games: int, level: int, seed: int, out) -> None:
               f"{rows} positions, {time.perf_counter() - start:.0f} s", file=sys.stderr, flush=True)
 
 
-def _error(rows, weights, k) -> float:
+PENALTY = 0.002      # per (change / 100) squared: keeps weights near the hand-set start
+
+
+def _error(rows, weights, k, start=None) -> float:
+    """Mean squared error of the predictions, plus the penalty for moving from ``start``."""
     total = 0.0
     for features, result in rows:
         score = 0
@@ -64,22 +71,27 @@ def _error(rows, weights, k) -> float:
         exponent = -k * score / 400
         predicted = 1 / (1 + 10 ** max(-30.0, min(30.0, exponent)))
         total += (result - predicted) ** 2
-    return total / len(rows)
+    penalty = 0.0
+    if start is not None:
+        penalty = PENALTY * sum(((w - w0) / 100) ** 2 for w, w0 in zip(weights, start))
+    return total / len(rows) + penalty
 
 
-def fit(path: str) -> None:
+def fit(paths: list[str]) -> None:
     train, test = [], []
-    with open(path) as source:
-        for line in source:
-            row = json.loads(line)
-            (test if row["game"] % 2 else train).append((row["f"], row["r"]))
+    for number, path in enumerate(paths):
+        with open(path) as source:
+            for line in source:
+                row = json.loads(line)
+                (test if row["game"] % 2 else train).append((row["f"], row["r"]))
     names = list(evaluate.TERMS)
     weights = [evaluate.WEIGHTS[name] for name in names]
     k = min((c / 100 for c in range(10, 301, 10)), key=lambda c: _error(train, weights, c))
     before_train, before_test = _error(train, weights, k), _error(test, weights, k)
     print(f"{len(train)} training positions, {len(test)} held out; K = {k:.2f}")
     print(f"error before: train {before_train:.5f}, held out {before_test:.5f}")
-    best = before_train
+    start = list(weights)
+    best = _error(train, weights, k, start)
     for step in (16, 8, 4, 2, 1):
         improved = True
         while improved:
@@ -90,11 +102,11 @@ def fit(path: str) -> None:
                 for delta in (step, -step):
                     trial = list(weights)
                     trial[index] += delta
-                    error = _error(train, trial, k)
+                    error = _error(train, trial, k, start)
                     if error < best:
                         best, weights, improved = error, trial, True
                         break
-    print(f"error after:  train {best:.5f}, held out {_error(test, weights, k):.5f}")
+    print(f"error after:  train {_error(train, weights, k):.5f}, held out {_error(test, weights, k):.5f}")
     print("tuned weights:")
     for name, old, new in zip(names, (evaluate.WEIGHTS[n] for n in names), weights):
         print(f"  {name:<13} {old:>5} -> {new:>5}")
@@ -110,7 +122,7 @@ def main() -> None:
     gen.add_argument("--seed", type=int, default=1)
     gen.add_argument("-o", "--output", required=True)
     fitting = sub.add_parser("fit")
-    fitting.add_argument("data")
+    fitting.add_argument("data", nargs="+")
     args = parser.parse_args()
     if args.command == "generate":
         with open(args.output, "w") as out:

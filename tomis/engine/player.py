@@ -4,7 +4,17 @@ from __future__ import annotations
 
 from ..rules import State
 from .levels import DEFAULT_LEVEL, level_limits
-from .search import Limits, Search, SearchResult
+from .evaluate import frigates_text
+from .search import MATE, MATE_BOUND, Limits, Search, SearchResult
+
+
+def score_text(score: int) -> str:
+    """A score for players: ``+2.3 frigates``, or ``wins in 3 actions`` near the end."""
+    if abs(score) > MATE_BOUND:
+        plies = MATE - abs(score)
+        word = "wins" if score > 0 else "loses"
+        return f"{word} in {plies} action{'' if plies == 1 else 's'}"
+    return frigates_text(score)
 
 
 def hint(state: State, limits: Limits = Limits(depth=4), seed: int = 0, on_depth=None) -> SearchResult:
