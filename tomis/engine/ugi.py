@@ -62,6 +62,7 @@ class Session:
         self._search: Search | None = None
         self._thread: threading.Thread | None = None
         self._infinite = False
+        self._busy = False           # a search runs and has not answered yet
         self._silenced = False
 
     # -- output --------------------------------------------------------------------
@@ -166,6 +167,7 @@ class Session:
         self._infinite = limits.depth is None and limits.nodes is None and limits.time is None
         search = Search(self.seed)
         self._search = search
+        self._busy = True
         self._thread = threading.Thread(target=self._think, args=(search, self.state, limits), daemon=True)
         self._thread.start()
 
@@ -225,9 +227,13 @@ class Session:
     def _think(self, search: Search, state, limits: Limits) -> None:
         try:
             result = search.run(state, limits, self._info)
-            self.send(f"bestmove {result.action}")
+            answer = f"bestmove {result.action}"
         except Exception as problem:     # never a traceback on stdout: one protocol line
-            self.error(f"search failed: {problem}")
+            answer = f"info string error: search failed: {problem}"
+        # Idle before the answer goes out: a GUI may send the next position the moment
+        # it reads bestmove, while this thread has not yet returned.
+        self._busy = False
+        self.send(answer)
 
     def _info(self, result) -> None:
         self.send(
@@ -236,7 +242,7 @@ class Session:
         )
 
     def _refuse_while_searching(self) -> None:
-        if self._thread is not None and self._thread.is_alive():
+        if self._busy:
             raise UgiError("still searching; send stop first")
 
     def _finish_search(self, silent: bool) -> None:
