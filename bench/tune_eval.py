@@ -5,8 +5,11 @@
 
 1. ``generate`` plays seeded self-play games at one level (its root randomness makes
    the games differ) from random openings, and writes one JSON line per main-phase
-   position: the evaluation terms (White minus Black, :func:`tomis.engine.evaluate.features`)
-   and the game's final result for White (1, 0.5, 0).
+   position: its position string and the game's final result for White (1, 0.5, 0;
+   a game still going after 200 actions counts 0.5).
+   ``fit`` computes the evaluation terms (White minus Black,
+   :func:`tomis.engine.evaluate.features`) from the position strings, so the same data
+   serves a changed evaluation.
 2. ``fit`` looks for the weights that best predict those results: the predicted score of
    a position is ``1 / (1 + 10 ** (-K * eval / 400))`` with eval in centi-frigates seen
    from White; the error is the mean squared difference from the results. K is fitted
@@ -30,6 +33,7 @@ import time
 from tomis.engine import evaluate
 from tomis.engine.match import random_opening
 from tomis.engine.player import ComputerPlayer
+from tomis.position import from_string, to_string
 from tomis.rules import apply_unchecked, new_game
 from tomis.notation import parse_action
 
@@ -48,11 +52,11 @@ def generate(games: int, level: int, seed: int, out) -> None:
         positions = []
         while state.to_move is not None and state.ply < MAX_ACTIONS:
             if state.ply >= SKIP_PLIES:
-                positions.append(evaluate.features(state))
+                positions.append(to_string(state))
             state, _report = apply_unchecked(state, players[state.to_move].choose(state))
         result = {"1-0": 1.0, "0-1": 0.0}.get(state.result, 0.5)
-        for features in positions:
-            out.write(json.dumps({"game": number, "f": features, "r": result}) + "\n")
+        for text in positions:
+            out.write(json.dumps({"game": number, "position": text, "r": result}) + "\n")
             rows += 1
         print(f"game {number + 1}/{games}: {state.result} after {state.ply} actions, "
               f"{rows} positions, {time.perf_counter() - start:.0f} s", file=sys.stderr, flush=True)
@@ -79,11 +83,12 @@ def _error(rows, weights, k, start=None) -> float:
 
 def fit(paths: list[str]) -> None:
     train, test = [], []
-    for number, path in enumerate(paths):
+    for path in paths:
         with open(path) as source:
             for line in source:
                 row = json.loads(line)
-                (test if row["game"] % 2 else train).append((row["f"], row["r"]))
+                features = evaluate.features(from_string(row["position"]))
+                (test if row["game"] % 2 else train).append((features, row["r"]))
     names = list(evaluate.TERMS)
     weights = [evaluate.WEIGHTS[name] for name in names]
     k = min((c / 100 for c in range(10, 301, 10)), key=lambda c: _error(train, weights, c))

@@ -159,3 +159,9 @@ def test_scores_read_in_frigates():
     assert evaluate.frigates_text(230) == "+2.3 frigates"
     assert evaluate.frigates_text(-50) == "-0.5 frigates"
     assert score_text(-(MATE - 4)) == "loses in 4 actions"
+
+
+def test_term_positions_follow_the_weight_table():
+    """features() fills its list by named positions; they must match TERMS' order."""
+    for name in evaluate.TERMS:
+        assert evaluate.TERMS[getattr(evaluate, "T_" + name.upper())] == name

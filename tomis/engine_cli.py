@@ -172,7 +172,7 @@ class Verdict:
 
 def analyse_action(before, action, after, limits) -> Verdict:
     """Search ``before`` for the best action, and ``after`` for what ``action`` is worth."""
-    from .engine.search import Search, terminal_score
+    from .engine.search import Limits, Search, terminal_score
 
     best = Search().run(before, limits)
     if best.action == action:
@@ -180,7 +180,9 @@ def analyse_action(before, action, after, limits) -> Verdict:
     if after.to_move is None:
         played = terminal_score(after, before.to_move, 1)
     else:
-        played = -Search().run(after, limits).score
+        # One action shallower than the best action's search, so both end on the same
+        # side's turn: scores at different horizons swing by a tempo.
+        played = -Search().run(after, Limits(depth=max(1, best.depth - 1))).score
     # The best action's search saw deeper than the reply search can: never call the
     # played action better than the best one.
     return Verdict(best.action, max(best.score, played), played)
@@ -305,3 +307,7 @@ def commands():
 
 for _command in (hint, analyse, engine, match):
     commands.add_command(_command)
+
+
+if __name__ == "__main__":     # python -m tomis.engine_cli match ... (until tomis has them)
+    commands(prog_name="tomis")

@@ -9,9 +9,11 @@ how the weights were tuned from self-play games.
 The terms (White's count minus Black's):
 
 - ``frigates``, ``sentries``, ``towers``, ``flagship``: ships on the board (R2).
-- ``reserve``: frigates, sentries and towers still in reserve, plus the flagship once it
-  may be deployed (R8, R20). They are worth less than ships on the board: deploying one
-  costs an action and it starts on the home row.
+- ``reserve_frigates``, ``reserve_sentries``, ``reserve_towers``, ``reserve_flagship``:
+  ships still in reserve (R8), the flagship only once it may be deployed (R20). Each is
+  worth somewhat less than the same ship on the board (deploying costs an action and
+  starts on the home row); one weight per kind, so deploying a tower does not look
+  better than deploying a frigate just because a tower is worth more.
 - ``base_attack``: the side's attack points on the enemy base square (R15, R19); three at
   once destroy it. ``base_siege`` is 1 more when two or more already stand on it, so one
   more attacker wins.
@@ -45,7 +47,10 @@ WEIGHTS: dict[str, int] = {
     "sentries": 150,
     "towers": 160,
     "flagship": 260,
-    "reserve": 60,
+    "reserve_frigates": 85,
+    "reserve_sentries": 130,
+    "reserve_towers": 140,
+    "reserve_flagship": 220,
     "base_attack": 45,
     "base_siege": 120,
     "base_near": 12,
@@ -59,6 +64,11 @@ WEIGHTS: dict[str, int] = {
     "tempo": 10,
 }
 TERMS = tuple(WEIGHTS)
+# The position of each term in the lists :func:`features` returns.
+(T_FRIGATES, T_SENTRIES, T_TOWERS, T_FLAGSHIP, T_RESERVE_FRIGATES, T_RESERVE_SENTRIES,
+ T_RESERVE_TOWERS, T_RESERVE_FLAGSHIP, T_BASE_ATTACK, T_BASE_SIEGE, T_BASE_NEAR,
+ T_ACTIVE_GATES, T_JUMP_GATES, T_JUMP_REACH, T_UNLOCKED, T_ADVANCE, T_MOBILITY, T_THREATS,
+ T_TEMPO) = range(len(TERMS))
 FRIGATE_VALUE = 100          # one frigate: the unit in which scores are shown to players
 
 # Squares within two steps (king distance) of each square: where a base feels pressure.
@@ -78,7 +88,7 @@ def features(state, tables=None) -> list[int]:
     units = state.units
     ap = tables if tables is not None else attack_tables(units, state.edition)
     defence = UNIT_DEFENCE[state.edition]
-    f = [0] * 16
+    f = [0] * len(TERMS)
     bases = [-1, -1]
     for square, code in units.items():
         if code & 7 == BASE:
@@ -92,47 +102,50 @@ def features(state, tables=None) -> list[int]:
             continue
         sign = _SIGN[side]
         if kind == FRIGATE:
-            f[0] += sign
-            f[12] += sign * abs((square >> 3) - HOME_RANK[side])
+            f[T_FRIGATES] += sign
+            f[T_ADVANCE] += sign * abs((square >> 3) - HOME_RANK[side])
             if jump_squares:
                 near = NEIGHBOURS[square]
                 for j in jump_squares:
                     if j in near:
-                        f[10] += sign
+                        f[T_JUMP_REACH] += sign
                         break
         elif kind == SENTRY:
-            f[1] += sign
+            f[T_SENTRIES] += sign
         elif kind == TOWER:
-            f[2] += sign
+            f[T_TOWERS] += sign
         else:
-            f[3] += sign
+            f[T_FLAGSHIP] += sign
         enemy_base = bases[1 - side]
         if enemy_base >= 0 and square in _NEAR[enemy_base]:
-            f[7] += sign
+            f[T_BASE_NEAR] += sign
         if ap[1 - side][square] >= defence[kind]:
-            f[14] -= sign                       # the enemy threatens this ship
+            f[T_THREATS] -= sign                       # the enemy threatens this ship
     for side in (WHITE, BLACK):
         sign = _SIGN[side]
         row = state.reserve[side]
-        f[4] += sign * (row[FRIGATE] + row[SENTRY] + row[TOWER]
-                        + (row[FLAGSHIP] if state.unlocked[side] else 0))
+        f[T_RESERVE_FRIGATES] += sign * row[FRIGATE]
+        f[T_RESERVE_SENTRIES] += sign * row[SENTRY]
+        f[T_RESERVE_TOWERS] += sign * row[TOWER]
+        if state.unlocked[side]:
+            f[T_RESERVE_FLAGSHIP] += sign * row[FLAGSHIP]
         enemy_base = bases[1 - side]
         if enemy_base >= 0:
             on_base = ap[side][enemy_base]
-            f[5] += sign * on_base
+            f[T_BASE_ATTACK] += sign * on_base
             if on_base >= 2:
-                f[6] += sign
+                f[T_BASE_SIEGE] += sign
         if state.unlocked[side]:
-            f[11] += sign
-        f[13] += sign * (64 - ap[side].count(0))
+            f[T_UNLOCKED] += sign
+        f[T_MOBILITY] += sign * (64 - ap[side].count(0))
     for gate in gates:
         if gate is not None and gate[2] != INACTIVE:
             sign = _SIGN[gate[1]]
-            f[8] += sign
+            f[T_ACTIVE_GATES] += sign
             if gate[2] == JUMP:
-                f[9] += sign
+                f[T_JUMP_GATES] += sign
     to_move = state.to_move
-    f[15] = 0 if to_move is None else _SIGN[to_move]
+    f[T_TEMPO] = 0 if to_move is None else _SIGN[to_move]
     return f
 
 

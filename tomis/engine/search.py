@@ -9,7 +9,9 @@
 - Move ordering: the table's action, then actions that destroy or capture something
   (a gate strike, a capturing gate jump, or an action that brings attack points onto an
   enemy target already held at stalemate, R17), then two killer actions per ply, then
-  the history heuristic.
+  the history heuristic. History is kept for moves and deployments, which the rules
+  module interns (one object per action), so it is keyed by object identity: hashing
+  an action object is slow Python.
 - Quiescence: at the horizon the side to act may still play actions whose combat
   destroys something (R15-R19), so a position is not judged in the middle of an
   exchange; "standing pat" on the static evaluation is allowed, as no action is forced.
@@ -127,6 +129,7 @@ class Search:
         self._table: dict = {}
         self._killers: list = []
         self._history: dict = {}
+        self._evaluations: dict = {}
         self._node_limit = None
         self._deadline = None
 
@@ -152,6 +155,7 @@ class Search:
         self._table = {}
         self._killers = [[None, None] for _ in range(MAX_DEPTH + QUIESCENCE_DEPTH + 2)]
         self._history = {}
+        self._evaluations = {}          # hash -> static evaluation (it depends on nothing else)
         self._node_limit = limits.nodes
         self._deadline = start + limits.time if limits.time is not None else None
         actions = sorted(iter_legal_actions(state), key=str)   # an order that is the same everywhere
@@ -245,6 +249,7 @@ class Search:
         flag = UPPER if best <= original_alpha else LOWER if best >= beta else EXACT
         if len(table) >= TABLE_LIMIT:
             table.clear()
+            self._evaluations.clear()
         table[state.hash] = (depth, flag, _to_table(best, ply), best_action)
         return best
 
@@ -254,15 +259,24 @@ class Search:
         if killers[0] != action:
             killers[1] = killers[0]
             killers[0] = action
-        history = self._history
-        history[action] = min(history.get(action, 0) + depth * depth, _HISTORY_CAP)
+        kind = type(action)
+        if kind is Move or kind is Place:
+            history = self._history
+            key = id(action)
+            history[key] = min(history.get(key, 0) + depth * depth, _HISTORY_CAP)
 
     def _quiesce(self, state: State, alpha: int, beta: int, ply: int, qdepth: int) -> int:
         self._enter()
-        tables = attack_tables(state.units, state.edition)
-        stand = evaluate(state, tables)
+        cache = self._evaluations
+        stand = cache.get(state.hash)
+        tables = None
+        if stand is None:
+            tables = attack_tables(state.units, state.edition)
+            stand = cache[state.hash] = evaluate(state, tables)
         if stand >= beta or qdepth >= QUIESCENCE_DEPTH:
             return stand
+        if tables is None:
+            tables = attack_tables(state.units, state.edition)
         if stand > alpha:
             alpha = stand
         best = stand
@@ -314,12 +328,13 @@ class Search:
         if not ripe:
             return None
         attacks = FRIGATE_ATTACKS[enemy]      # our frigate on s attacks r iff theirs on r attacks s
-        return {
-            FRIGATE: {s for r in ripe for s in attacks[r]},
-            SENTRY: _slider_hot(ripe, SLIDER_DIRECTIONS[SENTRY], units),
-            TOWER: _slider_hot(ripe, SLIDER_DIRECTIONS[TOWER], units),
-            FLAGSHIP: _slider_hot(ripe, SLIDER_DIRECTIONS[FLAGSHIP], units),
-        }
+        hot = {FRIGATE: {s for r in ripe for s in attacks[r]}}
+        reserve = state.reserve[side]
+        present = {code & 7 for code in units.values() if code >> 3 == side}
+        for kind in (SENTRY, TOWER, FLAGSHIP):      # only kinds that could act at all
+            if kind in present or reserve[kind]:
+                hot[kind] = _slider_hot(ripe, SLIDER_DIRECTIONS[kind], units)
+        return hot
 
     def _destroying(self, state: State, tables) -> list:
         """The actions likely to destroy something, most valuable victims' side first."""
@@ -353,8 +368,10 @@ class Search:
                 key = _KILLER_BAND + 1
             elif kind is type(killers[1]) and action == killers[1]:
                 key = _KILLER_BAND
+            elif kind is Move or kind is Place:
+                key = history.get(id(action), 0)
             else:
-                key = history.get(action, 0)
+                key = 0
             keyed.append((-key, index))
         keyed.sort()
         return [actions[index] for _key, index in keyed]
@@ -397,7 +414,8 @@ def _is_destroying(action, hot, units) -> bool:
     if hot is None:
         return False
     if kind is Move:
-        return action.target in hot[action.piece]
+        squares = hot.get(action.piece)
+        return squares is not None and action.target in squares
     if kind is Jump:
         return action.target in hot[FRIGATE]
     if kind is Place:
