@@ -9,7 +9,9 @@
    a game still going after 200 actions counts 0.5).
    ``fit`` computes the evaluation terms (White minus Black,
    :func:`tomis.engine.evaluate.features`) from the position strings, so the same data
-   serves a changed evaluation.
+   serves a changed evaluation. Only quiet positions are used (the side to act has no
+   action likely to destroy anything, :func:`tomis.engine.search.is_quiet`): in the
+   middle of an exchange the static terms say little.
 2. ``fit`` looks for the weights that best predict those results: the predicted score of
    a position is ``1 / (1 + 10 ** (-K * eval / 400))`` with eval in centi-frigates seen
    from White; the error is the mean squared difference from the results. K is fitted
@@ -33,6 +35,7 @@ import time
 from tomis.engine import evaluate
 from tomis.engine.match import random_opening
 from tomis.engine.player import ComputerPlayer
+from tomis.engine.search import is_quiet
 from tomis.position import from_string, to_string
 from tomis.rules import apply_unchecked, new_game
 from tomis.notation import parse_action
@@ -87,11 +90,14 @@ def fit(paths: list[str]) -> None:
         with open(path) as source:
             for line in source:
                 row = json.loads(line)
-                features = evaluate.features(from_string(row["position"]))
+                state = from_string(row["position"])
+                if not is_quiet(state):
+                    continue
+                features = evaluate.features(state)
                 (test if row["game"] % 2 else train).append((features, row["r"]))
     names = list(evaluate.TERMS)
     weights = [evaluate.WEIGHTS[name] for name in names]
-    k = min((c / 100 for c in range(10, 301, 10)), key=lambda c: _error(train, weights, c))
+    k = min((c / 100 for c in range(2, 301, 2)), key=lambda c: _error(train, weights, c))
     before_train, before_test = _error(train, weights, k), _error(test, weights, k)
     print(f"{len(train)} training positions, {len(test)} held out; K = {k:.2f}")
     print(f"error before: train {before_train:.5f}, held out {before_test:.5f}")

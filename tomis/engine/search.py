@@ -394,6 +394,16 @@ class Search:
         return line
 
 
+def is_quiet(state: State) -> bool:
+    """Whether the side to act has no action likely to destroy something (see _hot_squares).
+
+    The tuner keeps only such positions: a position in the middle of an exchange says
+    little about what its static terms are worth.
+    """
+    tables = attack_tables(state.units, state.edition)
+    return Search._hot_squares(state, tables) is None and not _frigate_on_active_gate(state)
+
+
 def _frigate_on_active_gate(state: State) -> bool:
     """Whether a frigate of the side to act stands on an active gate (R12, R13 need one)."""
     frigate = state.to_move << 3 | FRIGATE
