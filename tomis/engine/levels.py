@@ -26,16 +26,16 @@ class Level:
 LEVELS: dict[int, Level] = {
     1: Level(1, Limits(depth=1, noise=1000), "one ply, offsets of +-10 frigates: almost random"),
     2: Level(2, Limits(depth=1, noise=150), "one ply and quiescence, offsets of +-1.5 frigates"),
-    3: Level(3, Limits(nodes=100, noise=40), "100 nodes, offsets of +-0.4 frigates"),
-    4: Level(4, Limits(nodes=250, noise=15), "250 nodes, offsets of +-0.15 frigates"),
-    5: Level(5, Limits(nodes=600), "600 nodes"),
-    6: Level(6, Limits(nodes=1_200), "1,200 nodes"),
-    7: Level(7, Limits(nodes=2_500), "2,500 nodes"),
-    8: Level(8, Limits(nodes=5_000), "5,000 nodes"),
+    3: Level(3, Limits(depth=2, noise=40), "two plies, offsets of +-0.4 frigates"),
+    4: Level(4, Limits(nodes=250, noise=10), "250 nodes, offsets of +-0.1 frigates"),
+    5: Level(5, Limits(nodes=500), "500 nodes"),
+    6: Level(6, Limits(nodes=1_000), "1,000 nodes"),
+    7: Level(7, Limits(nodes=2_000), "2,000 nodes"),
+    8: Level(8, Limits(nodes=4_000), "4,000 nodes"),
 }
 MIN_LEVEL, MAX_LEVEL = 1, 8
-# The default answers well within a second per action (1,200 nodes: about 0.05 s at the
-# measured 25,000-30,000 nodes/s; docs/ENGINE.md).
+# The default answers well within a second per action (1,000 nodes: a few hundredths
+# of a second at the measured nodes/s; docs/ENGINE.md).
 DEFAULT_LEVEL = 6
 
 

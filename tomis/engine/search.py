@@ -17,7 +17,10 @@
   exchange; "standing pat" on the static evaluation is allowed, as no action is forced.
 - Randomness (for the low levels): a seeded offset added to each root action's score.
 - :meth:`Search.stop` may be called from another thread; the search checks it every
-  few hundred nodes and answers with the best action found so far.
+  few hundred nodes and answers with the best action found so far. Depth 1 always
+  finishes first (milliseconds), so there is always a searched answer: limits and stop
+  apply from depth 2 on. An action that beat the previous best in a pass cut short by
+  a limit is taken, as it is better at the deeper depth.
 """
 
 from __future__ import annotations
@@ -132,6 +135,8 @@ class Search:
         self._evaluations: dict = {}
         self._node_limit = None
         self._deadline = None
+        self._armed = False             # limits and stop apply (not during depth 1)
+        self._partial = None            # (score, action): best of the unfinished pass
 
     # -- control -------------------------------------------------------------------
     def stop(self) -> None:
@@ -139,6 +144,8 @@ class Search:
         self._stop.set()
 
     def _check(self) -> None:
+        if not self._armed:
+            return
         if self._stop.is_set():
             raise _Abort
         if self._deadline is not None and time.perf_counter() >= self._deadline:
@@ -156,20 +163,34 @@ class Search:
         self._killers = [[None, None] for _ in range(MAX_DEPTH + QUIESCENCE_DEPTH + 2)]
         self._history = {}
         self._evaluations = {}          # hash -> static evaluation (it depends on nothing else)
-        self._node_limit = limits.nodes
-        self._deadline = start + limits.time if limits.time is not None else None
+        # Depth 1 always finishes (it takes milliseconds): an answer from an unfinished
+        # first pass would be whichever action sorts first. The limits apply after it.
+        self._node_limit = None
+        self._deadline = None
+        self._armed = False
         actions = sorted(iter_legal_actions(state), key=str)   # an order that is the same everywhere
         offsets = self._root_offsets(state, actions, limits.noise)
         max_depth = min(limits.depth or MAX_DEPTH, MAX_DEPTH)
         best = SearchResult(actions[0], 0, [actions[0]], 0, 0, 0.0)
         scores = {action: 0 for action in actions}
         for depth in range(1, max_depth + 1):
+            self._partial = None
             try:
                 score, action = self._root(state, actions, offsets, scores, depth)
             except _Abort:
+                if self._partial is not None and self._partial[1] != best.action:
+                    # The previous best was searched first at this depth; an action that
+                    # beat it since is better at this depth, even though the pass is cut.
+                    score, action = self._partial
+                    best = SearchResult(action, score, self._pv(state, action, depth), best.depth,
+                                        self.nodes, time.perf_counter() - start)
                 break
             best = SearchResult(action, score, self._pv(state, action, depth), depth,
                                 self.nodes, time.perf_counter() - start)
+            if depth == 1:
+                self._node_limit = limits.nodes
+                self._deadline = start + limits.time if limits.time is not None else None
+                self._armed = True
             if on_depth is not None:
                 on_depth(best)
             if len(actions) == 1 or abs(score) > MATE_BOUND:
@@ -188,7 +209,7 @@ class Search:
         return {action: rng.randint(-noise, noise) for action in actions}
 
     def _root(self, state, actions, offsets, scores, depth):
-        """One full-width pass at the root; the node limit is only checked past the first."""
+        """One full-width pass at the root, best-so-far kept in ``_partial``."""
         alpha = -INFINITE
         best_action = actions[0]
         mover = state.to_move
@@ -204,6 +225,7 @@ class Search:
             if score + offset > alpha:
                 alpha = score + offset
                 best_action = action
+                self._partial = (alpha, action)
         return alpha, best_action
 
     # -- the tree --------------------------------------------------------------------
