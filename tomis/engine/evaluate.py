@@ -34,10 +34,7 @@ The terms (White's count minus Black's):
 
 from __future__ import annotations
 
-from ..board import (
-    BASE, BLACK, FLAGSHIP, FRIGATE, FRIGATE_ATTACKS, HOME_RANK, NEIGHBOURS, SENTRY, TOWER,
-    WHITE,
-)
+from ..board import BASE, BLACK, FLAGSHIP, FRIGATE, HOME_RANK, NEIGHBOURS, SENTRY, TOWER, WHITE
 from ..combat import INACTIVE, JUMP, UNIT_DEFENCE, attack_tables
 
 # The weights, in centi-frigates per unit of each term. Tuned from self-play games

@@ -25,9 +25,9 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 
-from ..notation import parse_action
 from ..errors import TomisError
-from ..rules import apply, new_game, legal_actions, apply_unchecked
+from ..notation import parse_action
+from ..rules import apply_unchecked, legal_actions, new_game
 from .levels import level_limits
 from .search import Limits, Search
 
