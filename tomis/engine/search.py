@@ -1,8 +1,9 @@
 """The search: negamax with alpha-beta pruning under iterative deepening. No I/O.
 
-- Limits: a depth, a node count, a time, or none (until :meth:`Search.stop`). Node and
-  depth limits make the search deterministic: the same position, seed and limit give
-  the same action on any machine. Time limits depend on the machine's speed.
+- Limits: a depth, a node count, a time, or none (until :meth:`Search.stop`), and a
+  minimum depth that finishes whatever the node or time limit says. Node and depth
+  limits make the search deterministic: the same position, seed and limit give the
+  same action on any machine. Time limits depend on the machine's speed.
 - A transposition table keyed by :attr:`State.hash` (the Zobrist hash of R22's
   comparison) remembers bounds and best actions; it lives for one search, so a search
   does not depend on what was searched before.
@@ -18,8 +19,8 @@
 - Randomness (for the low levels): a seeded offset added to each root action's score.
 - :meth:`Search.stop` may be called from another thread; the search checks it every
   few hundred nodes and answers with the best action found so far. Depth 1 always
-  finishes first (milliseconds), so there is always a searched answer: limits and stop
-  apply from depth 2 on. An action that beat the previous best in a pass cut short by
+  finishes first (milliseconds), so there is always a searched answer: stop applies
+  from depth 2 on, node and time limits past the minimum depth. An action that beat the previous best in a pass cut short by
   a limit is taken, as it is better at the deeper depth.
 """
 
@@ -61,6 +62,7 @@ class Limits:
     nodes: int | None = None
     time: float | None = None        # seconds
     noise: int = 0                   # root randomness, +- centi-frigates (levels)
+    min_depth: int = 1               # depths that finish whatever the node and time limits
 
 
 @dataclass
@@ -164,7 +166,8 @@ class Search:
         self._history = {}
         self._evaluations = {}          # hash -> static evaluation (it depends on nothing else)
         # Depth 1 always finishes (it takes milliseconds): an answer from an unfinished
-        # first pass would be whichever action sorts first. The limits apply after it.
+        # first pass would be whichever action sorts first. Stop is heard after it; the
+        # node and time limits after ``min_depth``.
         self._node_limit = None
         self._deadline = None
         self._armed = False
@@ -187,15 +190,15 @@ class Search:
                 break
             best = SearchResult(action, score, self._pv(state, action, depth), depth,
                                 self.nodes, time.perf_counter() - start)
-            if depth == 1:
+            self._armed = True              # stop is heard from depth 2 on
+            if depth >= limits.min_depth:
                 self._node_limit = limits.nodes
                 self._deadline = start + limits.time if limits.time is not None else None
-                self._armed = True
             if on_depth is not None:
                 on_depth(best)
             if len(actions) == 1 or abs(score) > MATE_BOUND:
                 break                   # nothing to choose, or the game's end is in sight
-            if self._deadline is not None and time.perf_counter() > start + limits.time * 0.45:
+            if self._deadline is not None and time.perf_counter() > self._deadline - limits.time * 0.55:
                 break                   # the next depth would not finish in the time left
             actions.sort(key=lambda a: -scores[a])
         best.nodes = self.nodes
