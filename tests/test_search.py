@@ -170,3 +170,10 @@ def test_term_positions_follow_the_weight_table():
     """features() fills its list by named positions; they must match TERMS' order."""
     for name in evaluate.TERMS:
         assert evaluate.TERMS[getattr(evaluate, "T_" + name.upper())] == name
+
+
+def test_min_depth_finishes_before_the_node_limit():
+    state = reachable("manual", list(range(40)))
+    result = Search().run(state, Limits(nodes=10, min_depth=3))
+    assert result.depth >= 3
+    assert result.action in legal_actions(state)

@@ -4,7 +4,7 @@ Scores are integers in *centi-frigates*: 100 is worth one frigate on the board. 
 term is a count taken White minus Black (:func:`features`), and the evaluation is the
 dot product of those counts with :data:`WEIGHTS`, seen from the side to act. Print the
 table with ``python -m tomis.engine.evaluate``; docs/ENGINE.md explains each term and
-how the weights were tuned from self-play games.
+what tuning the weights on self-play games gave.
 
 The terms (White's count minus Black's):
 
@@ -37,8 +37,9 @@ from __future__ import annotations
 from ..board import BASE, BLACK, FLAGSHIP, FRIGATE, HOME_RANK, NEIGHBOURS, SENTRY, TOWER, WHITE
 from ..combat import INACTIVE, JUMP, UNIT_DEFENCE, attack_tables
 
-# The weights, in centi-frigates per unit of each term. Tuned from self-play games
-# (tools in bench/tune_eval.py, figures in docs/ENGINE.md).
+# The weights, in centi-frigates per unit of each term. Set by hand; two tuning runs on
+# self-play games (bench/tune_eval.py) fitted the game results better but played no
+# better against these in matches, so these stay (figures in docs/ENGINE.md).
 WEIGHTS: dict[str, int] = {
     "frigates": 100,
     "sentries": 150,

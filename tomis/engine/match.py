@@ -103,6 +103,7 @@ class ProgramPlayer:
         self.seconds = seconds
         self.seed = seed
         self.process = None
+        self.hung = False
         self.lines: queue.Queue = queue.Queue()
 
     def start(self, rules: str) -> None:
@@ -138,6 +139,7 @@ class ProgramPlayer:
         while True:
             left = deadline - time.monotonic()
             if left <= 0:
+                self.hung = True
                 raise Forfeit(f"hung: no {prefix!r} within {timeout:g} s")
             try:
                 line = self.lines.get(timeout=left)
@@ -172,8 +174,10 @@ class ProgramPlayer:
         if self.process is None:
             return
         try:
+            if self.hung:                     # it would not read quit either
+                raise Forfeit("hung")
             self._send("quit")
-            self.process.wait(timeout=2)
+            self.process.wait(timeout=GRACE)
         except (Forfeit, subprocess.TimeoutExpired):
             self.process.kill()
             self.process.wait()
