@@ -103,6 +103,29 @@ def median_wall(cmd: list[str], repeat: int, **kwargs) -> tuple[float, subproces
     return statistics.median(times), proc
 
 
+def median_cpu_and_wall(cmd: list[str], repeat: int, **kwargs):
+    """Median CPU seconds (user + system) and median wall seconds of ``repeat`` runs.
+
+    CPU time is what the child itself spent, read from ``RUSAGE_CHILDREN`` around each
+    run; on a machine shared with other work it moves far less than wall time does, so
+    it is the figure to compare two versions by. Wall only where ``resource`` is missing.
+    """
+    try:
+        import resource
+    except ImportError:                 # not POSIX: CPU time is not available
+        seconds, proc = median_wall(cmd, repeat, **kwargs)
+        return None, seconds, proc
+    _, proc = wall(cmd, **kwargs)        # warm-up, untimed
+    cpus, walls = [], []
+    for _ in range(repeat):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        elapsed, proc = wall(cmd, **kwargs)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpus.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+        walls.append(elapsed)
+    return statistics.median(cpus), statistics.median(walls), proc
+
+
 def rate(count: float, seconds: float) -> float:
     return count / seconds if seconds > 0 else float("inf")
 

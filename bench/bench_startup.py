@@ -3,7 +3,8 @@
     python bench/bench_startup.py --repeat 15
 
 Each command runs ``--repeat`` times (after one untimed warm-up) in a fresh interpreter;
-the median wall time is reported beside two baselines: ``python -c pass`` and the
+the median wall time and the median CPU time (user + system, the steadier figure on a
+busy machine) are reported beside two baselines: ``python -c pass`` and the
 ``--help`` of a bare click app with one command (written to a temporary file).
 
 Targets (issue #6): ``tomis --help`` <= 1.2x bare click --help;
@@ -116,12 +117,16 @@ def main(argv=None) -> int:
         shutil.copyfile(one, copy)
 
         timings: dict[str, float] = {}
+        cpu_times: dict[str, float] = {}
 
         def measure(label: str, cmd: list[str]) -> None:
-            seconds, proc = _common.median_wall(cmd, args.repeat)
+            cpu, seconds, proc = _common.median_cpu_and_wall(cmd, args.repeat)
             timings[label] = seconds
+            if cpu is not None:
+                cpu_times[label] = cpu
             note = "" if proc.returncode == 0 else f"  (exit {proc.returncode}: {(proc.stderr or proc.stdout).strip()[:200]})"
-            print(f"{label:<38} {1000 * seconds:8.1f} ms{note}")
+            cpu_text = "" if cpu is None else f"   cpu {1000 * cpu:7.1f} ms"
+            print(f"{label:<38} {1000 * seconds:8.1f} ms{cpu_text}{note}")
 
         measure("python -c pass", [sys.executable, "-c", "pass"])
         measure("bare click --help", [sys.executable, str(bare), "--help"])
@@ -144,6 +149,12 @@ def main(argv=None) -> int:
                 target = " (target <= 1.3)"
             print(f"ratio {label} / bare click --help: {seconds / base:.2f}{target}; "
                   f"above python -c pass: {1000 * (seconds - floor):.1f} ms")
+
+    if "bare click --help" in cpu_times:
+        base_cpu = cpu_times["bare click --help"]
+        for label, cpu in cpu_times.items():
+            if label.startswith("tomis"):
+                print(f"cpu ratio {label} / bare click --help: {cpu / base_cpu:.2f}")
 
     if args.importtime:
         print("slowest imports under `import tomis.cli` (cumulative us):")

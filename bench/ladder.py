@@ -2,11 +2,11 @@
 
     python bench/ladder.py --games 100 --concurrency 1 --out /tmp/tomis-ladder
 
-Each match is ``tomis match level:N level:N-1`` (here run as ``python -m
-tomis.engine_cli match``, the same command) with colour-swapped pairs from seeded random
-openings of 12 actions, games adjudicated drawn after ``--max-actions``. The games go
-to OUT/ladder-N.tgn and each match's table to OUT/ladder-N.txt; a summary follows.
-Matches run one after another, cheapest first, so a run cut short still has the
+Each match is ``tomis match level:N level:M`` (run as ``python -m tomis match``)
+with colour-swapped pairs from seeded random openings of 12 actions, games adjudicated
+drawn after ``--max-actions``. The games go to OUT/ladder-N-M.tgn and each match's table
+to OUT/ladder-N-M.txt; the tables are printed as they come. Matches run one after
+another in the order of ``--pairs``, cheapest first, so a run cut short still has the
 lower rungs.
 """
 
@@ -36,7 +36,7 @@ def main(argv=None) -> int:
             if old.exists():
                 old.unlink()
         start = time.time()
-        command = [sys.executable, "-m", "tomis.engine_cli", "match", f"level:{upper}", f"level:{lower}",
+        command = [sys.executable, "-m", "tomis", "match", f"level:{upper}", f"level:{lower}",
                    "--games", str(args.games), "--seed", str(args.seed), "--openings", "random:12",
                    "--concurrency", str(args.concurrency), "--max-actions", str(args.max_actions),
                    "-o", str(stem.with_suffix(".tgn"))]

@@ -1,4 +1,4 @@
-"""Shared helpers for the engine tests: positions drawn as diagrams, actions from text.
+"""Shared test helpers: positions drawn as diagrams, actions from text, the CLI in and out of process.
 
 ``board()`` turns an eight-line diagram (rank 8 first, ``.`` for an empty square,
 letters as in position strings) into a :class:`tomis.rules.State` through
@@ -8,19 +8,33 @@ side's reserve, which is what a real game would have.
 
 ``act()`` reads one action in the notation of notation.md with a small regular
 expression; the engine tests must not depend on the notation layer being ready.
+
+For the command-line tests: ``invoke()`` runs ``tomis`` in process (click's CliRunner,
+stderr kept apart), ``tomis()`` as a real ``python -m tomis`` process, and
+``written()`` saves a small record as ``tomis`` writes it. ``SAMPLES`` lists samples/.
 """
 
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
 from tomis import actions as A
 from tomis.board import (
     BASE, DIRECTION_INDEX, GATE, INITIAL_RESERVE, LETTER_TO_PIECE, MARKER, parse_square,
 )
 from tomis.position import from_string
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLES_DIR = ROOT / "samples"
+SAMPLES = sorted(SAMPLES_DIR.glob("*.tgn"))
+TAGS = '[White "Ana"]\n[Black "Bo"]\n[Result "*"]\n[Rules "manual"]\n'
+EMPTY_BOARD = "8/8/8/8/8/8/8/8 - w 1448221/1448221 - manual 1 0"
 
 
 def units_field(diagram: str) -> str:
@@ -138,3 +152,36 @@ def brute_force_actions(state) -> set:
             continue
         legal.add(action)
     return legal
+
+
+# --------------------------------------------------------------------------- the CLI
+
+def cli_runner() -> CliRunner:
+    """A CliRunner whose result keeps stdout and stderr apart."""
+    try:
+        return CliRunner(mix_stderr=False)
+    except TypeError:            # click 8.2 keeps stderr apart by itself
+        return CliRunner()
+
+
+def invoke(*args, input=None, catch_exceptions=False):
+    """``tomis ARGS`` in process; arguments may be paths or numbers."""
+    from tomis.cli import cli
+
+    return cli_runner().invoke(cli, [str(a) for a in args], input=input,
+                               catch_exceptions=catch_exceptions)
+
+
+def tomis(*args, cwd=None, input=None) -> subprocess.CompletedProcess:
+    """A real ``python -m tomis`` process."""
+    return subprocess.run([sys.executable, "-m", "tomis", *map(str, args)], cwd=cwd, input=input,
+                          capture_output=True, text=True, timeout=120)
+
+
+def written(path: Path, moves: str) -> Path:
+    """A record of ``moves`` as `tomis` writes it (with its Digest), saved at ``path``."""
+    from tomis import record
+
+    game = record.read_game(TAGS + "\n" + moves + " *\n")
+    path.write_text(record.write(game, digest=True), encoding="utf-8")
+    return path

@@ -22,15 +22,13 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from conftest import SAMPLES, invoke
 from tomis import record, textio
-from tomis.cli import cli
 from tomis.errors import TomisError
 
-SAMPLES = sorted((Path(__file__).resolve().parent.parent / "samples").glob("*.tgn"))
 SAMPLE_BYTES = [path.read_bytes() for path in SAMPLES]
 TOKENS = re.compile(rb"\s+|[^\s]+")
 JUNK = [b"{", b"}", b"[", b"]", b'"', b"\\", b"(", b")", b"$", b"!", b"?", b";", b"\n", b"\r",
@@ -166,20 +164,13 @@ ACTIONS = st.sampled_from(["F@a1", "B@e1", "Fa2-a3", "M@c3:NE", "S@c8", "x", "",
     alphabet="BFMS@abch1238-:NE=A>", max_size=8)
 
 
-def _runner() -> CliRunner:
-    try:
-        return CliRunner(mix_stderr=False)
-    except TypeError:           # click 8.2 keeps stderr apart by itself
-        return CliRunner()
-
-
 def _cli_survives(name: str, data: bytes, action: str, sent: bytes) -> None:
     path = WORK / f"{name}.tgn"
     since = WORK / f"{name}-sent.tgn"
     path.write_bytes(data)
     since.write_bytes(sent)
     args = [word.format(f=path, a=action, s=since) for word in COMMANDS[name]]
-    result = _runner().invoke(cli, args, input="quit\n", catch_exceptions=False)
+    result = invoke(*args, input="quit\n")
     assert result.exit_code in (0, 1, 2), (result.exit_code, result.stderr)
     assert "Traceback" not in result.stderr and "internal error" not in result.stderr, result.stderr
     lines = result.stderr.splitlines()

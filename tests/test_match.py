@@ -11,12 +11,11 @@ import math
 import sys
 
 import pytest
-from click.testing import CliRunner
 
 from tomis import record
 from tomis.engine import match as matches
 from tomis.engine.match import MatchSettings, Score, elo, parse_player, run_match, sprt
-from tomis.engine_cli import commands
+from conftest import invoke
 
 PY = sys.executable
 # A UGI "engine" that answers the handshake, then the given bestmove line to every go.
@@ -51,9 +50,9 @@ def _points_for_a(games) -> float:
 
 def test_match_of_two_tiny_levels_writes_valid_records_and_a_correct_table(tmp_path):
     out = tmp_path / "games.tgn"
-    result = CliRunner().invoke(commands, [
+    result = invoke(
         "match", "level:1", "level:2", "--games", "6", "--openings", "random:12", "--seed", "3",
-        "--sprt", "0,50", "-o", str(out)])
+        "--sprt", "0,50", "-o", str(out))
     assert result.exit_code == 0, result.output
     checked = record.read(out.read_text(), str(out))
     assert len(checked) == 6
@@ -120,7 +119,7 @@ def test_a_program_that_breaks_the_rules_loses_and_is_named(tmp_path, monkeypatc
         game = record.read(outcome.record)[0]
         assert game.error is None
         assert why in " ".join(game.game.nodes[-1].comments)   # the record says who and why
-    result = CliRunner().invoke(commands, ["match", "level:1", program, "--games", "2", "--time", "0.1"])
+    result = invoke("match", "level:1", program, "--games", "2", "--time", "0.1")
     assert f"forfeits: {program} lost 2 game(s)" in result.stdout
 
 
@@ -156,7 +155,7 @@ def test_sprt_verdicts():
     (["level:1", "level:2", "--time", "nan"], "not a number of seconds"),
 ])
 def test_bad_match_arguments_are_usage_errors(args, message):
-    result = CliRunner().invoke(commands, ["match", *args])
+    result = invoke("match", *args)
     assert result.exit_code == 2
     assert message in result.output
 
@@ -164,6 +163,6 @@ def test_bad_match_arguments_are_usage_errors(args, message):
 def test_match_never_replaces_a_file(tmp_path):
     out = tmp_path / "games.tgn"
     out.write_text("keep me")
-    result = CliRunner().invoke(commands, ["match", "level:1", "level:1", "--games", "1", "-o", str(out)])
+    result = invoke("match", "level:1", "level:1", "--games", "1", "-o", str(out))
     assert result.exit_code == 2 and "exists" in result.output
     assert out.read_text() == "keep me"

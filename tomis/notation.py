@@ -28,7 +28,7 @@ from .actions import (
 from .board import DIRECTION_INDEX, LETTER_TO_PIECE, PIECE_LETTERS, SQUARE_NAMES
 from .errors import NotationError
 from . import lalr
-from .textio import MAX_TOKENS_PER_GAME
+from .textio import MAX_GAMES_PER_FILE, MAX_TOKENS_PER_GAME
 
 RESULTS = ("1-0", "0-1", "1/2-1/2", "*")
 GLYPHS = ("!", "?", "!!", "??", "!?", "?!")
@@ -52,10 +52,12 @@ def grammar_text() -> str:
 
 @lru_cache(maxsize=1)
 def parser():
-    """The LALR parser; building it costs ~30 ms, so it happens once, on first use.
+    """The LALR parser; building it costs ~10 ms, so it happens once, on first use.
 
-    ``cache=True`` keeps Lark's grammar analysis in a temporary file between processes.
-    The transformer's only callback returns the tokens, so no tree is ever built. Used only
+    No ``cache=True``: Lark's cache is a pickle at a predictable name in the shared
+    temporary folder, so another local user could plant one there and run code as us,
+    or plant a symlink that the cache write follows (docs/SECURITY.md, finding 1). The
+    build is paid only by a process that meets a syntax error. The transformer's only callback returns the tokens, so no tree is ever built. Used only
     for texts :mod:`tomis.lalr` does not accept, to find and explain the error.
     """
     from lark import Lark, Transformer
@@ -64,8 +66,7 @@ def parser():
         def start(self, children):
             return children
 
-    return Lark(grammar_text(), parser="lalr", lexer="basic", transformer=_KeepTokens(),
-                cache=True)
+    return Lark(grammar_text(), parser="lalr", lexer="basic", transformer=_KeepTokens())
 
 
 # ---------------------------------------------------------------------------
@@ -479,13 +480,19 @@ _CUT = re.compile(
 
 
 def game_spans(text: str) -> list[tuple[int, int]]:
-    """(start, end) offsets of each game's text: cut after every result token."""
+    """(start, end) offsets of each game's text: cut after every result token.
+
+    At most ``MAX_GAMES_PER_FILE + 1`` spans: the reader refuses the game after the
+    limit, so cutting further would only spend memory on games nobody reads.
+    """
     spans = []
     start = 0
     for match in _CUT.finditer(text):
         if match.lastgroup == "result":
             spans.append((start, match.end()))
             start = match.end()
+            if len(spans) > MAX_GAMES_PER_FILE:
+                return spans
     if text[start:].strip():
         spans.append((start, len(text)))
     return spans

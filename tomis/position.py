@@ -112,10 +112,18 @@ def from_string(text: str) -> State:
     return state
 
 
+_MAX_COUNT_DIGITS = 9    # int() of over 4,300 digits raises ValueError (finding 4)
+
+
 def _parse_count(text: str, what: str, least: int) -> int:
-    if not text.isdigit() or int(text) < least:
-        raise PositionError(f"{what} must be a whole number of at least {least}, found {text!r}")
-    return int(text)
+    # isascii: str.isdigit() also accepts digits such as '²' that int() refuses.
+    digits = text.lstrip("0") or "0"
+    if (not (text.isascii() and text.isdigit()) or len(digits) > _MAX_COUNT_DIGITS
+            or int(digits) < least):
+        shown = text if len(text) <= 20 else f"{text[:20]}... ({len(text):,} characters)"
+        raise PositionError(f"{what} must be a whole number of at least {least} and at most "
+                            f"{_MAX_COUNT_DIGITS} digits, found {shown!r}")
+    return int(digits)
 
 
 def _parse_units(field: str) -> dict[int, int]:
@@ -172,7 +180,7 @@ def _parse_gate(part: str):
 
 def _parse_reserves(field: str) -> tuple:
     rows = field.split("/")
-    if len(rows) != 2 or any(len(r) != 7 or not r.isdigit() for r in rows):
+    if len(rows) != 2 or any(len(r) != 7 or not (r.isascii() and r.isdigit()) for r in rows):
         raise PositionError(f"reserves are two groups of 7 digits (B G M F S T Q) like 1448221/1448221, found {field!r}")
     return tuple(tuple(int(c) for c in row) for row in rows)
 

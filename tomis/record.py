@@ -26,6 +26,7 @@ comment form (``{}`` or ``;``) was used, and the ``Digest`` tag (checked, then d
 from __future__ import annotations
 
 import gc
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
@@ -39,7 +40,7 @@ from .notation import (
 )
 from .position import from_string
 from .rules import EDITIONS, Report, State, apply, new_game
-from .textio import MAX_ACTIONS_PER_GAME, MAX_COMMENT
+from .textio import MAX_ACTIONS_PER_GAME, MAX_COMMENT, MAX_GAMES_PER_FILE
 
 ROSTER = ("Event", "Site", "Date", "Round", "White", "Black", "Result")
 LINE_WIDTH = 79            # lines stay under 80 columns
@@ -96,6 +97,21 @@ def read(text: str, path: str | None = None) -> list[Checked]:
         return [checked for _start, checked in _read(text, path)]
 
 
+def iter_read(text: str, path: str | None = None) -> Iterator[Checked]:
+    """Like :func:`read`, one game at a time, so a long file never holds every game at once.
+
+    The collector pause covers each game's replay only: the caller's code between games
+    runs with the collector as it was.
+    """
+    games = _read(text, path)
+    while True:
+        with _collector_paused():
+            item = next(games, None)
+        if item is None:
+            return
+        yield item[1]
+
+
 @contextmanager
 def _collector_paused():
     """Pause Python's cyclic garbage collector while a record is replayed.
@@ -123,7 +139,7 @@ def read_game(text: str, path: str | None = None) -> Game:
     """Exactly one game; raise its first error, or a :class:`RecordError` if the text
     holds no game or more than one."""
     with _collector_paused():
-        games = _read(text, path)
+        games = list(_read(text, path))
     if not games:
         raise _located(no_game_error(), path, None, None)
     if len(games) > 1:
@@ -135,13 +151,22 @@ def read_game(text: str, path: str | None = None) -> Game:
     return checked.game
 
 
-def _read(text: str, path: str | None) -> list[tuple[tuple[int, int], Checked]]:
+def _read(text: str, path: str | None) -> Iterator[tuple[tuple[int, int], Checked]]:
     """(line, column) where each game starts (its syntax error, if it has one), and the game."""
-    out = []
     for number, chunk in enumerate(parse_games(text), 1):
+        if number > MAX_GAMES_PER_FILE:
+            # Each game read is kept, so a file of millions of empty games ("*" lines)
+            # would fill memory (finding 6): refuse the first game past the limit.
+            where = chunk.where(chunk.tokens[0]) if chunk.tokens else (
+                (chunk.error.line, chunk.error.column) if chunk.error else (chunk.line, chunk.column))
+            error = RecordError(f"a file may hold at most {MAX_GAMES_PER_FILE:,} games "
+                                f"(MAX_GAMES_PER_FILE); game {number:,} starts here; split "
+                                f"the file", *where)
+            yield where, Checked(None, _located(error, path, number, None))
+            return
         if chunk.error is not None:
             error = chunk.error
-            out.append(((error.line, error.column), Checked(None, _located(error, path, number, None))))
+            yield (error.line, error.column), Checked(None, _located(error, path, number, None))
             continue
         start = chunk.where(chunk.tokens[0])
         game = Game({}, [], "*", None, [], [], start[0])
@@ -154,8 +179,7 @@ def _read(text: str, path: str | None) -> list[tuple[tuple[int, int], Checked]]:
                 game.result = game.final.result if game.final.is_over else "*"
             else:
                 game = None
-        out.append((start, Checked(game, error)))
-    return out
+        yield start, Checked(game, error)
 
 
 def _located(error: TomisError, path, number, action) -> TomisError:
@@ -335,7 +359,7 @@ def _check_number(token, state: State, action, where) -> None:
     """A move number names move (action + 1) // 2, with ``.`` for White, ``...`` for Black (R4)."""
     text = token.value.rstrip()
     black = text.endswith("...")
-    stated = int(text.rstrip("."))
+    stated = _bounded_int(text.rstrip("."))
     acting = state.ply + 1
     move = (acting + 1) // 2
     white_to_act = state.to_move == 0
@@ -343,8 +367,28 @@ def _check_number(token, state: State, action, where) -> None:
         right = f"{move}." if white_to_act else f"{move}..."
         side = "White" if white_to_act else "Black"
         raise _about(RecordError(
-            f"{_action_words(state, action)}: the move number '{text}' is wrong; this is "
+            f"{_action_words(state, action)}: the move number '{_clipped(text)}' is wrong; this is "
             f"{side}'s action of move {move}, written '{right}' (R4)", *where(token)), state)
+
+
+_MAX_NUMBER_DIGITS = 9   # more than any move number or annotation can need
+
+
+def _bounded_int(digits: str) -> int:
+    """The value of a run of digits; -1 when it has too many to mean anything here.
+
+    Python refuses int() of more than 4,300 digits (ValueError), and a record may hold a
+    number of any length: bounding the digits keeps that a located error (finding 4).
+    """
+    significant = digits.lstrip("0") or "0"
+    if len(significant) > _MAX_NUMBER_DIGITS:
+        return -1
+    return int(significant)
+
+
+def _clipped(text: str, keep: int = 20) -> str:
+    """``text`` short enough to quote in a one-line message."""
+    return text if len(text) <= keep else f"{text[:keep]}... ({len(text):,} characters)"
 
 
 def _add_glyph(node: Node, token, where) -> None:
@@ -359,9 +403,10 @@ def _add_glyph(node: Node, token, where) -> None:
 
 def _add_nag(node: Node, token, where) -> None:
     text = token.value.rstrip()
-    value = int(text[1:])
+    value = _bounded_int(text[1:])
     if not 1 <= value <= 255:
-        raise RecordError(f"a numeric annotation is $1 to $255, found '{text}'", *where(token))
+        raise RecordError(f"a numeric annotation is $1 to $255, found '{_clipped(text)}'",
+                          *where(token))
     if len(node.nags) >= MAX_NAGS_PER_ACTION:
         # Adding to a tuple copies it: without a bound, "$1 $1 ..." costs quadratic time.
         raise RecordError(f"at most {MAX_NAGS_PER_ACTION} numeric annotations may follow one action",
@@ -484,7 +529,7 @@ def write(game: Game, *, digest: bool = True) -> str:
     tags.pop(_digest.DIGEST_TAG, None)      # a stale one would no longer match a grown history
     if digest:
         tags[_digest.DIGEST_TAG] = _digest.game_digest(game)
-    lines = [f"[{name} {quote_tag_value(tags[name])}]" for name in _tag_order(tags)]
+    lines = [f"[{name} {quote_tag_value(tags[name])}]" for name in tag_order(tags)]
     if lines:
         lines.append("")
     lines.extend(_wrap(_movetext(game)))
@@ -496,7 +541,8 @@ def write_all(games: list[Game], *, digest: bool = True) -> str:
     return "\n".join(write(game, digest=digest) for game in games)
 
 
-def _tag_order(tags: dict[str, str]) -> list[str]:
+def tag_order(tags: dict[str, str]) -> list[str]:
+    """Tag names in canonical order: the roster, Rules, the rest by name, the Digest last."""
     first = [name for name in ROSTER if name in tags]
     if "Rules" in tags:
         first.append("Rules")

@@ -7,7 +7,8 @@
 
 Text is written as UTF-8 with the ``\\n`` line ends it has; nothing is translated.
 A path that is a symbolic link is followed: the file it points to is replaced, in that
-file's folder, and the link stays a link.
+file's folder, and the link stays a link. :func:`pin` decides that once, when a command
+opens the file: a path that was not a link is never followed later (docs/SECURITY.md).
 
 Every failure is a :class:`~tomis.errors.FileError` with ``.path`` set and a one-line
 message that says the file is unchanged. ``KeyboardInterrupt`` and ``SystemExit`` are let
@@ -19,9 +20,11 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import re
 import secrets
 import stat
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from tomis.errors import FileError
 
@@ -46,11 +49,12 @@ _REASONS = {
     errno.EIO: "input/output error from the disk",
 }
 _LOCK_RETRIES = 5
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)     # Windows has none (and no symlink attacks by users)
 
 
 # --------------------------------------------------------------------------- writing
 
-def atomic_write(path: str | os.PathLike[str], text: str) -> None:
+def atomic_write(path: str | os.PathLike[str], text: str, pinned: Pinned | None = None) -> None:
     """Replace the content of *path* with *text* (UTF-8), all or nothing.
 
     The new text goes to a hidden temporary file in the same folder, is flushed and
@@ -65,17 +69,26 @@ def atomic_write(path: str | os.PathLike[str], text: str) -> None:
     (disk full, permission denied, read-only file system, missing folder, *path* is a
     folder, ...). A failing fsync of the folder after the rename is ignored: the new
     content is already in place and some file systems cannot fsync a folder.
+
+    With *pinned* (from :func:`pin`, taken when the file was read), the file replaced is
+    the one pinned, named as it was then, and the write is refused unless that name still
+    holds the very file that was read (same device and inode): a file swapped for a link
+    or another file meanwhile is never written through (finding 2).
     """
-    target = _real_target(path)
+    target = _real_target(path) if pinned is None else pinned.target
     original = _stat_or_none(target, path)
     if original is not None and stat.S_ISDIR(original.st_mode):
         raise _error(path, "it is a folder")
     if original is not None and not os.access(target, os.W_OK):
         # Replacing needs only the folder's permission; a read-only file says "keep this".
         raise _error(path, "the file is read-only")
+    def publish(temp: str) -> None:
+        if pinned is not None:
+            pinned.check(path)
+        os.replace(temp, target)
+
     try:
-        _write_via_temp(target, text.encode("utf-8"), original,
-                        lambda temp: os.replace(temp, target))
+        _write_via_temp(target, text.encode("utf-8"), original, publish)
     except OSError as exc:
         raise _error(path, _reason(exc), unchanged=original is not None) from None
 
@@ -224,6 +237,67 @@ def _error(path, reason: str, unchanged: bool = True) -> FileError:
     return err
 
 
+# --------------------------------------------------------------------------- pinning
+
+@dataclass
+class Pinned:
+    """A game file opened once: its ``stream`` to read, the ``target`` name to replace,
+    and the identity (``st_dev``, ``st_ino``) it had when opened."""
+
+    target: str
+    device: int
+    inode: int
+    stream: object
+
+    def check(self, path) -> None:
+        """Raise :class:`FileError` unless ``target`` still names the pinned file."""
+        try:
+            now = os.lstat(self.target)
+        except OSError:
+            now = None
+        if now is None or not stat.S_ISREG(now.st_mode) or (now.st_dev, now.st_ino) != (
+                self.device, self.inode):
+            raise _error(path, "the file was replaced by another file or a link while tomis "
+                               "was working on it; run the command again")
+
+    def close(self) -> None:
+        self.stream.close()
+
+
+def pin(path: str | os.PathLike[str]) -> Pinned | None:
+    """Open *path* once for reading and remember which file it is.
+
+    A link the user named is followed (once, now); a path that is not a link is opened
+    with ``O_NOFOLLOW``, so a link swapped in at this moment is refused rather than
+    followed. None when the path cannot be pinned because it is missing, not a regular
+    file or not readable: the caller then reads by name and reports that the usual way.
+    Raises :class:`FileError` when the file is swapped while being opened.
+    """
+    name = os.fspath(path)
+    try:
+        named = os.lstat(name)
+    except OSError:
+        return None
+    is_link = stat.S_ISLNK(named.st_mode)
+    target = _real_target(name) if is_link else os.path.abspath(name)
+    try:
+        fd = os.open(target, os.O_RDONLY | _NOFOLLOW | getattr(os, "O_NONBLOCK", 0)
+                     | getattr(os, "O_BINARY", 0) | getattr(os, "O_CLOEXEC", 0))
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise _error(path, "the file was replaced by a link while tomis opened it; "
+                               "run the command again") from None
+        return None
+    opened = os.fstat(fd)
+    if not stat.S_ISREG(opened.st_mode):
+        os.close(fd)
+        return None
+    if not is_link and (opened.st_dev, opened.st_ino) != (named.st_dev, named.st_ino):
+        os.close(fd)
+        raise _error(path, "the file was replaced while tomis opened it; run the command again")
+    return Pinned(target, opened.st_dev, opened.st_ino, os.fdopen(fd, "rb"))
+
+
 # --------------------------------------------------------------------------- locking
 
 def lock_path(path: str | os.PathLike[str]) -> str:
@@ -233,7 +307,7 @@ def lock_path(path: str | os.PathLike[str]) -> str:
 
 
 @contextlib.contextmanager
-def locked(path: str | os.PathLike[str]) -> Iterator[None]:
+def locked(path: str | os.PathLike[str]) -> Iterator[list[str]]:
     """Hold the tomis lock on *path* for the ``with`` block; never wait for it.
 
     The lock is an OS advisory lock (``flock``) on a sidecar file ``.NAME.lock`` beside
@@ -241,7 +315,8 @@ def locked(path: str | os.PathLike[str]) -> Iterator[None]:
     and a lock on the old file's inode would no longer protect the name. The sidecar is
     removed on exit; a process that locked a sidecar just as it was removed notices that
     the name now points elsewhere and tries again, so two holders never coexist.
-    The lock dies with its process (no stale locks after a crash). It is advisory: only
+    The lock dies with its process: a sidecar left by a killed process holds no lock and
+    is taken and removed by the next tomis that writes the file. It is advisory: only
     tomis processes respect it. It is not re-entrant: locking the same path again inside
     the block fails like another process would.
 
@@ -250,6 +325,13 @@ def locked(path: str | os.PathLike[str]) -> Iterator[None]:
     when another process holds it, and "cannot lock: ..." when the sidecar cannot be
     created (read-only folder, permission denied).
 
+    The sidecar is opened with ``O_NOFOLLOW`` and must be a regular file owned by us: a
+    link or someone else's file there is refused, never followed or written (finding 3).
+
+    Holding the lock proves no tomis is writing this file, so hidden temporary files a
+    killed tomis left beside it (``.NAME.XXXXXXXX.tmp``, ours, regular) are removed on
+    entry; the block gets their names, to say so (finding 7).
+
     Windows: ``msvcrt.locking`` on the sidecar, and the sidecar is left in place (an open
     file cannot be removed there). Where neither ``fcntl`` nor ``msvcrt`` exists, no lock
     is taken and the block simply runs.
@@ -257,7 +339,7 @@ def locked(path: str | os.PathLike[str]) -> Iterator[None]:
     sidecar = lock_path(path)
     fd = _acquire(sidecar, path)
     try:
-        yield
+        yield _sweep_stale_temps(_real_target(path))
     finally:
         _release(fd, sidecar)
 
@@ -282,12 +364,61 @@ def _acquire(sidecar: str, path) -> int | None:
 
 def _open_sidecar(sidecar: str, path) -> int:
     try:
-        return os.open(sidecar, os.O_RDWR | os.O_CREAT | getattr(os, "O_BINARY", 0), 0o666)
+        fd = os.open(sidecar, os.O_RDWR | os.O_CREAT | _NOFOLLOW | getattr(os, "O_NONBLOCK", 0)
+                     | getattr(os, "O_BINARY", 0) | getattr(os, "O_CLOEXEC", 0), 0o666)
     except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise _lock_refused(sidecar, path, "is a symbolic link") from None
         err = FileError(f"cannot lock: {_reason(exc)} (the lock file {os.path.basename(sidecar)} "
                         f"goes in the file's folder)")
         err.path = os.fspath(path)
         raise err from None
+    found = os.fstat(fd)
+    problem = None
+    if not stat.S_ISREG(found.st_mode):
+        problem = "is not a regular file"
+    elif hasattr(os, "getuid") and found.st_uid != os.getuid():
+        problem = "belongs to another user"
+    if problem is not None:
+        os.close(fd)
+        raise _lock_refused(sidecar, path, problem)
+    return fd
+
+
+def _lock_refused(sidecar: str, path, problem: str) -> FileError:
+    err = FileError(f"cannot lock: the lock file {os.path.basename(sidecar)} {problem}; tomis "
+                    f"never makes one like that, so check who did, then remove it")
+    err.path = os.fspath(path)
+    return err
+
+
+def _sweep_stale_temps(target: str) -> list[str]:
+    """Remove the temporary files of *target* a killed tomis left; their names.
+
+    Called with the lock held. Only names :func:`_open_temp` makes for this file, only
+    regular files (not links) and, where there are owners, only ours.
+    """
+    folder, base = os.path.split(target)
+    pattern = re.compile(rf"\.{re.escape(base)}\.[0-9a-f]{{8}}\.tmp")
+    removed = []
+    try:
+        names = os.listdir(folder or ".")
+    except OSError:
+        return removed
+    for name in sorted(names):
+        if not pattern.fullmatch(name):
+            continue
+        full = os.path.join(folder, name)
+        try:
+            found = os.lstat(full)
+            if not stat.S_ISREG(found.st_mode) or (
+                    hasattr(os, "getuid") and found.st_uid != os.getuid()):
+                continue
+            os.unlink(full)
+        except OSError:
+            continue
+        removed.append(name)
+    return removed
 
 
 def _try_lock(fd: int) -> bool:
@@ -305,7 +436,7 @@ def _still_named(fd: int, sidecar: str) -> bool:
     if fcntl is None:
         return True  # Windows never removes the sidecar
     try:
-        now = os.stat(sidecar)
+        now = os.lstat(sidecar)   # a link put there is not our sidecar
     except FileNotFoundError:
         return False
     mine = os.fstat(fd)

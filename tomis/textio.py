@@ -11,6 +11,9 @@ Limits (documented values, one source for the reader, the CLI and the docs):
 ``MAX_COMMENT``           10,000 characters per comment, enforced by the record reader.
 ``MAX_ACTIONS_PER_GAME``  20,000 actions per game, enforced by the record reader. R22's
                           100-quiet-actions draw keeps real games far below this.
+``MAX_GAMES_PER_FILE``    100,000 games per file, enforced by the record reader: 16 MiB of
+                          ``*`` lines would otherwise be 8.4 million empty games and
+                          gigabytes of memory (docs/SECURITY.md, finding 6).
 ``MAX_TOKENS_PER_GAME``   400,000 tokens (actions, move numbers, comments, annotations) per
                           game, counted while lexing, so a game of millions of empty
                           comments is refused before it fills memory.
@@ -33,6 +36,7 @@ MAX_LINE = 10_000
 MAX_COMMENT = 10_000
 MAX_ACTIONS_PER_GAME = 20_000
 MAX_TOKENS_PER_GAME = 400_000
+MAX_GAMES_PER_FILE = 100_000
 
 _UTF8_BOM = b"\xef\xbb\xbf"
 _UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")

@@ -14,9 +14,8 @@ from collections import defaultdict
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from tomis.cli import cli
+from conftest import invoke as run
 
 BAD = Path(__file__).resolve().parent / "data" / "bad"
 FILES = sorted(path.name for path in BAD.glob("*.tgn"))
@@ -37,14 +36,6 @@ def expectations() -> dict[str, tuple[int, list[str]]]:
 
 
 EXPECTED = expectations()
-
-
-def run(*args: str):
-    try:
-        runner = CliRunner(mix_stderr=False)
-    except TypeError:           # click 8.2 keeps stderr apart by itself
-        runner = CliRunner()
-    return runner.invoke(cli, list(args), catch_exceptions=False)
 
 
 def test_the_corpus_is_big_and_every_file_has_an_expectation():

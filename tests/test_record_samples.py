@@ -3,32 +3,28 @@ promises, and writes back byte-identical (canonical form)."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
+from conftest import ROOT, SAMPLES, SAMPLES_DIR
 from tomis import record
 from tomis.actions import ACTION_TYPES, PlaceMarker
 from tomis.board import BASE, FLAGSHIP, FRIGATE, GATE, SENTRY, TOWER
 
-SAMPLES = Path(__file__).resolve().parent.parent / "samples"
-FILES = sorted(SAMPLES.glob("*.tgn"))
-
 
 def load(name: str) -> record.Game:
-    checked = record.read((SAMPLES / name).read_text(encoding="utf-8"), name)
+    checked = record.read((SAMPLES_DIR / name).read_text(encoding="utf-8"), name)
     assert len(checked) == 1
     assert checked[0].error is None, checked[0].error.located()
     return checked[0].game
 
 
 def test_at_least_six_samples():
-    names = {path.name for path in FILES}
+    names = {path.name for path in SAMPLES}
     assert {"manual-win.tgn", "readme-win.tgn", "repetition-draw.tgn", "resignation.tgn",
             "every-action.tgn", "pbem-in-progress.tgn"} <= names
 
 
-@pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", SAMPLES, ids=lambda p: p.name)
 def test_sample_validates_and_round_trips(path):
     text = path.read_text(encoding="utf-8")
     checked = record.read(text, str(path))
@@ -104,6 +100,6 @@ def test_every_action_uses_every_kind():
 def test_generator_is_in_sync():
     import subprocess
     import sys
-    script = Path(__file__).resolve().parent.parent / "tools" / "make_samples.py"
+    script = ROOT / "tools" / "make_samples.py"
     done = subprocess.run([sys.executable, str(script), "--check"], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr

@@ -1,8 +1,8 @@
-"""The computer opponent's commands: ``hint``, ``analyse``, ``engine`` and ``match``.
+"""The computer opponent's commands: ``hint``, ``analyse``, ``engine``, ``match``, and
+:class:`ComputerPlayer`, the computer as a :class:`~tomis.cli.play.Player` of ``tomis play``.
 
-Kept apart from :mod:`tomis.cli` until the command line becomes a package; they reuse
-its record reading and writing, its error handling (:class:`tomis.cli.TomisGroup`) and
-its exit codes. :data:`commands` groups them so they can be run (and tested) alone.
+The search itself lives in :mod:`tomis.engine` (no I/O); this module reads records,
+prints and writes, like every command module.
 """
 
 from __future__ import annotations
@@ -12,7 +12,9 @@ import sys
 
 import click
 
-from .cli import EXIT_INVALID, Failure, TomisGroup, echo_json, load_game, read_record, write_new
+from . import EXIT_INVALID, Failure
+from .files import load_game, read_record, write_new
+from .output import echo_json
 
 # analyse: a played action whose score is this many centi-frigates below the best
 # action's gets the glyph. One frigate is a real loss; three is a blunder.
@@ -26,7 +28,7 @@ MAX_SECONDS = 3600.0
 
 
 def _limits(seconds, depth, nodes):
-    from .engine.search import Limits
+    from ..engine.search import Limits
 
     if seconds is not None:
         if not (seconds == seconds and 0 < seconds <= MAX_SECONDS):
@@ -40,7 +42,7 @@ def _limits(seconds, depth, nodes):
 
 def _undecided_final(source, game):
     """The position to search: the record's last, which must still be undecided."""
-    from .errors import RecordError
+    from ..errors import RecordError
 
     state = game.final
     if state.to_move is None or game.result != "*":
@@ -79,13 +81,13 @@ def hint(file, seconds, depth, as_json):
     Without --time or --depth the search is a fixed 15,000 nodes (the same answer on any
     machine). Writes nothing.
     """
-    from .board import SIDE_TITLES
-    from .engine.player import hint as search_hint, score_text
+    from ..board import SIDE_TITLES
+    from ..engine.player import hint as search_hint, score_text
 
     if seconds is not None and depth is not None:
         raise click.UsageError("give --time or --depth, not both")
     source = read_record(file)
-    game = load_game(source)
+    game = load_game(source).record
     state = _undecided_final(source, game)
     result = search_hint(state, _limits(seconds, depth, HINT_NODES))
     side = SIDE_TITLES[state.to_move]
@@ -115,11 +117,11 @@ def analyse(file, seconds, output):
     3 frigates '??', with the better action in a comment. Without --time each search is
     a fixed 4,000 nodes. A table goes to stdout; with -o the record (still valid) too.
     """
-    from . import record
-    from .engine.player import score_text
+    from .. import record
+    from ..engine.player import score_text
 
     source = read_record(file)
-    game = load_game(source)
+    game = load_game(source).record
     limits = _limits(seconds, None, ANALYSE_NODES)
     if output is not None and output != "-":
         _refuse_existing(output, "analyse")
@@ -172,7 +174,7 @@ class Verdict:
 
 def analyse_action(before, action, after, limits) -> Verdict:
     """Search ``before`` for the best action, and ``after`` for what ``action`` is worth."""
-    from .engine.search import Limits, Search, terminal_score
+    from ..engine.search import Limits, Search, terminal_score
 
     best = Search().run(before, limits)
     if best.action == action:
@@ -191,7 +193,7 @@ def analyse_action(before, action, after, limits) -> Verdict:
 @click.command()
 def engine():
     """Speak UGI (the Universal Game Interface) on stdin and stdout; see docs/ENGINE.md."""
-    from .engine.ugi import run
+    from ..engine.ugi import run
 
     sys.exit(run())
 
@@ -240,8 +242,8 @@ def match(a, b, games, seconds, openings, seed, concurrency, sprt_text, rules, m
     --sprt, the log-likelihood ratio and verdict. A program that crashes, hangs past its
     time or answers an illegal action loses that game and is named.
     """
-    from . import record
-    from .engine import match as matches
+    from .. import record
+    from ..engine import match as matches
 
     try:
         first, second = matches.parse_player(a), matches.parse_player(b)
@@ -268,14 +270,14 @@ def match(a, b, games, seconds, openings, seed, concurrency, sprt_text, rules, m
 
 
 def _read_back(text: str):
-    from . import record
+    from .. import record
 
     return record.read_game(text)
 
 
 def score_table(a_name: str, b_name: str, score, bounds) -> list[str]:
     """The match summary as printed, A's view."""
-    from .engine.match import elo, sprt
+    from ..engine.match import elo, sprt
 
     diff, low, high = elo(score)
     lines = [
@@ -300,14 +302,49 @@ def _elo_text(value: float) -> str:
     return f"{value:+.1f}"
 
 
-@click.group(cls=TomisGroup)
-def commands():
-    """The computer opponent's commands (joined to ``tomis`` when the CLI is a package)."""
+# --------------------------------------------------------------------------- tomis play
+
+DRAW_ACCEPT = -50            # the computer accepts a draw when it stands this badly or worse
 
 
-for _command in (hint, analyse, engine, match):
-    commands.add_command(_command)
+class ComputerOpponent:
+    """The computer as a :class:`~tomis.cli.play.Player`: at its turn, its action's notation.
+
+    The play loop shows its action and the board as it shows a human's. Once the game is
+    over it has nothing to say, so the session ends (the game is saved already).
+    """
+
+    def __init__(self, level: int, seed: int = 0):
+        from ..engine.player import ComputerPlayer
+
+        self.computer = ComputerPlayer(level, seed)
+        self.name = self.computer.name
+
+    def turn(self, game) -> str | None:
+        if game.is_over:
+            return "quit"
+        action = self.computer.choose(game.position.state)
+        click.echo(f"{self.name} plays {action}")
+        return str(action)
+
+    def confirm(self, question: str, game) -> bool | None:
+        """A draw offer: accepted when a short search finds this side clearly worse."""
+        from ..engine.player import hint
+        from ..engine.search import Limits
+
+        accept = hint(game.position.state, Limits(nodes=2_000)).score <= DRAW_ACCEPT
+        click.echo(f"{self.name} {'accepts' if accept else 'declines'}")
+        return accept
 
 
-if __name__ == "__main__":     # python -m tomis.engine_cli match ... (until tomis has them)
-    commands(prog_name="tomis")
+def parse_level(text: str, option: str) -> int:
+    """``computer`` (the default level) or ``computer:N`` -> the level, else a usage error."""
+    from ..engine.levels import DEFAULT_LEVEL, MAX_LEVEL, MIN_LEVEL
+
+    if text == "computer":
+        return DEFAULT_LEVEL
+    number = text[len("computer:"):]
+    if not number.isdigit() or not MIN_LEVEL <= int(number) <= MAX_LEVEL:
+        raise click.BadParameter(f"expected computer:N with N from {MIN_LEVEL} to {MAX_LEVEL}, found {text!r}",
+                                 param_hint=option)
+    return int(number)

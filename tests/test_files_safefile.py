@@ -126,21 +126,23 @@ def test_a_failing_step_leaves_the_original_byte_identical(monkeypatch, game, st
 @pytest.mark.parametrize("step", [name for name, _, _ in STEPS])
 @pytest.mark.parametrize("interrupt", [KeyboardInterrupt, SystemExit])
 def test_an_interrupt_at_any_step_leaves_the_original(monkeypatch, game, step, interrupt):
-    fail_on_call(monkeypatch, step, interrupt())
-    with pytest.raises(interrupt):
-        atomic_write(game, NEW)
-    monkeypatch.undo()
-    assert game.read_bytes() == ORIGINAL.encode()
-    assert folder_entries(game) == ["g.tgn"]
+    assert interrupted_write(monkeypatch, game, step, interrupt()) == (ORIGINAL.encode(), ["g.tgn"])
 
 
 def test_interrupt_after_the_rename_leaves_the_complete_new_file(monkeypatch, game):
-    fail_on_call(monkeypatch, "fsync", KeyboardInterrupt(), nth=2)  # the folder's fsync
-    with pytest.raises(KeyboardInterrupt):
+    # The second fsync is the folder's, after the rename.
+    assert interrupted_write(monkeypatch, game, "fsync", KeyboardInterrupt(), nth=2) == (
+        NEW.encode(), ["g.tgn"])
+
+
+def interrupted_write(monkeypatch, game, step, interrupt, nth=1):
+    """``atomic_write(game, NEW)`` interrupted at call ``nth`` of ``step``: the file's
+    bytes and the folder's entries afterwards."""
+    fail_on_call(monkeypatch, step, interrupt, nth)
+    with pytest.raises(type(interrupt)):
         atomic_write(game, NEW)
     monkeypatch.undo()
-    assert game.read_bytes() == NEW.encode()
-    assert folder_entries(game) == ["g.tgn"]
+    return game.read_bytes(), folder_entries(game)
 
 
 def test_a_folder_that_cannot_fsync_is_not_an_error(monkeypatch, game):

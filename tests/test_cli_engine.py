@@ -1,18 +1,15 @@
-"""The computer opponent's commands: hint, analyse, engine (issue 12), run through click.
-
-They live in tomis/engine_cli.py until the command line is a package; the group
-``commands`` runs them with tomis.cli's error handling, as ``tomis`` will.
-"""
+"""The computer opponent's commands (issue 12): hint, analyse, engine, and play against
+the computer, run through the real ``tomis`` group in process (conftest.invoke)."""
 
 from __future__ import annotations
 
 import json
 import shutil
 
-from click.testing import CliRunner
 
 from tomis import record
-from tomis.engine_cli import BLUNDER_DROP, MISTAKE_DROP, _glyph, commands, line_text
+from conftest import invoke
+from tomis.cli.engine import BLUNDER_DROP, MISTAKE_DROP, _glyph, line_text
 from tomis.notation import parse_action
 from tomis.rules import legal_actions, new_game
 
@@ -21,7 +18,7 @@ FINISHED = "samples/manual-win.tgn"
 
 
 def run(*args, **kwargs):
-    return CliRunner().invoke(commands, list(args), **kwargs)
+    return invoke(*args, catch_exceptions=False, **kwargs)
 
 
 def final_state(path: str):

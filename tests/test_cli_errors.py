@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from click.testing import CliRunner
 
-from tomis.cli import cli
+from conftest import invoke
 from tomis.errors import RecordError, TomisError, one_line
 
 
@@ -29,7 +28,7 @@ def test_validate_reports_a_control_character_in_a_tag_on_one_line(tmp_path):
     # Found by the slow fuzz run: a Digest value holding \x1d printed as two lines.
     path = tmp_path / "g.tgn"
     path.write_text('[Digest "b1fc28d1d44\x1d8190"]\n\n1. B@e1 *\n', encoding="utf-8")
-    result = CliRunner().invoke(cli, ["validate", str(path)])
+    result = invoke("validate", path)
     assert result.exit_code == 1
     assert result.stderr.splitlines() == [
         f"{path}:1:9: game 1: the Digest tag must be 16 lowercase hexadecimal digits, "
@@ -46,6 +45,6 @@ def test_every_error_type_is_a_tomis_error():
 def test_a_file_name_with_a_newline_is_named_on_one_line(tmp_path):
     path = tmp_path / "odd\nname.tgn"
     path.write_text("1. B@e1 B@d8 *\n", encoding="utf-8")
-    result = CliRunner().invoke(cli, ["validate", str(path)])
+    result = invoke("validate", path)
     assert result.exit_code == 0
     assert result.stdout.splitlines() == [f"{tmp_path}/odd\\nname.tgn: ok, 1 game(s)"]

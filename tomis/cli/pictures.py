@@ -1,0 +1,169 @@
+"""Pictures on the command line: ``show --svg|--png`` and ``export --html|--gif``.
+
+:func:`picture_options` and :func:`show_picture` give ``tomis show`` (in
+:mod:`tomis.cli.views`) its picture options; :data:`export` is a command of its own.
+
+Output: with ``-o OUT`` the file is replaced atomically (readers see the old picture or
+the new, never half); without it an SVG goes to stdout, while PNG and GIF bytes refuse a
+terminal. Missing optional packages (``tomis[images]``) are one line and exit 1.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import click
+
+from .files import pick_game, read_record
+from .output import is_terminal
+
+DEFAULT_SIZE = 400
+MAX_SIZE = 4096               # pixels a side; beyond that a board is only a memory bill
+MAX_GIF_DELAY = 60.0          # seconds per frame
+
+
+def _fail(message: str, code: int = 1):
+    """One line on stderr and the exit code: the same shape as every other tomis error."""
+    click.echo(f"tomis: {message}", err=True)
+    raise click.exceptions.Exit(code)
+
+
+def write_output(path: str, data: bytes) -> None:
+    """Replace ``path`` with ``data`` all at once; ``-`` is stdout."""
+    if path == "-":
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
+        return
+    import tempfile     # not at module level: `tomis --help` should not pay for it
+
+    folder = os.path.dirname(os.path.abspath(path))
+    try:
+        if os.path.isdir(path):
+            raise IsADirectoryError(path)
+        mode = _mode_for(path)
+        handle, temp = tempfile.mkstemp(prefix=".tomis-", suffix=".part", dir=folder)
+        try:
+            with os.fdopen(handle, "wb") as stream:
+                stream.write(data)
+            os.chmod(temp, mode)         # mkstemp makes 0600; a picture is for sharing
+            os.replace(temp, path)
+        except BaseException:
+            os.unlink(temp)
+            raise
+    except OSError as error:
+        from ..errors import FileError
+
+        reason = (error.strerror or type(error).__name__).lower()
+        failure = FileError(f"cannot write the picture: {reason}; nothing was written")
+        failure.path = path
+        raise failure from None
+
+
+def _mode_for(path: str) -> int:
+    """The replaced file's permission bits, or the usual ones for a new file (0666 less umask)."""
+    try:
+        return os.stat(path).st_mode & 0o7777
+    except FileNotFoundError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
+
+
+def _binary_to(output: str | None, what: str) -> str:
+    """Where binary output goes: refuse a terminal, whose screen it would only garble."""
+    target = output or "-"
+    if target == "-" and is_terminal(sys.stdout):
+        raise click.UsageError(f"a {what} is binary and stdout is a terminal; use -o FILE or redirect stdout")
+    return target
+
+
+def picture_options(command):
+    """The picture options of ``tomis show``: ``--svg|--png [-o OUT] [--flip] [--size PX]``."""
+    options = [
+        click.option("--svg", "picture", flag_value="svg", help="Draw the board as SVG."),
+        click.option("--png", "picture", flag_value="png", help="Draw the board as PNG (needs tomis[images])."),
+        click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True),
+                     help="Write the picture to OUT (default: stdout)."),
+        click.option("--flip", is_flag=True, help="Black at the bottom."),
+        click.option("--size", type=click.IntRange(min=16, max=MAX_SIZE), default=DEFAULT_SIZE,
+                     show_default=True, help="Picture width and height in pixels."),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+def show_picture(game, state, at: int | None, *, picture: str | None, output: str | None, flip: bool,
+                 size: int) -> bool:
+    """Draw ``state``, the position after action ``at`` of ``game`` (a :class:`tomis.Game`),
+    when a picture was asked for; False otherwise."""
+    if picture is None:
+        if output is not None:
+            raise click.UsageError("-o writes a picture: add --svg or --png")
+        return False
+    from .. import svg
+
+    nodes = game.record.nodes
+    number = len(nodes) if at is None else at
+    last = nodes[number - 1].report if number else None
+    options = dict(size=size, orientation="black" if flip else "white", last=last)
+    if picture == "svg":
+        text = svg.board(state, **options)
+        if output in (None, "-"):
+            click.echo(text, nl=False)
+        else:
+            write_output(output, text.encode("utf-8"))
+        return True
+    from .. import images      # light: resvg and Pillow load only when a picture is made
+
+    target = _binary_to(output, "PNG")
+    try:
+        data = images.png(state, **options)
+    except images.MissingExtra as error:
+        _fail(str(error))
+    write_output(target, data)
+    return True
+
+
+@click.command("export")
+@click.argument("file", type=click.Path(dir_okay=False, allow_dash=True))
+@click.option("--html", "kind", flag_value="html", help="A replay page: one file, works offline.")
+@click.option("--gif", "kind", flag_value="gif", help="An animated GIF, one frame per action (needs tomis[images]).")
+@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False, allow_dash=True),
+              help="The file to write (- for stdout, not a terminal for a GIF).")
+@click.option("--game", "game_number", type=click.IntRange(min=1), default=1, show_default=True)
+@click.option("--delay", type=click.FloatRange(min=0.02, max=MAX_GIF_DELAY), default=1.0, show_default=True,
+              help="Seconds per action: GIF frame time, or the page's autoplay speed.")
+def export(file, kind, output, game_number, delay):
+    """Export a whole game as a replay page (--html) or an animated GIF (--gif)."""
+    if kind is None:
+        raise click.UsageError("choose --html or --gif")
+    if delay != delay:
+        raise click.BadParameter("nan is not a number", param_hint="--delay")
+    game = pick_game(read_record(file), game_number).record
+    if kind == "html":
+        from .. import html
+
+        text = html.page(game, delay=delay, name=_record_name(file, game_number))
+        if output == "-":
+            click.echo(text, nl=False)
+        else:
+            write_output(output, text.encode("utf-8"))
+        return
+    from .. import images
+
+    target = _binary_to(output, "GIF")
+    try:
+        data = images.gif(game, delay=delay, size=DEFAULT_SIZE)
+    except images.MissingExtra as error:
+        _fail(str(error))
+    write_output(target, data)
+
+
+def _record_name(file: str, game_number: int) -> str:
+    """The name offered by the page's download button: the record's own, or game.tgn."""
+    if file == "-":
+        return "game.tgn"
+    stem = os.path.splitext(os.path.basename(file))[0] or "game"
+    return f"{stem}.tgn" if game_number == 1 else f"{stem}-{game_number}.tgn"

@@ -1,0 +1,612 @@
+"""The library face of tomis: :class:`Position`, :class:`Game` and :func:`read_games`.
+
+Everything a script needs to replay, check, build and write game records, in the words a
+player uses: sides are ``"white"``/``"black"``, squares ``"e4"``, results ``"1-0"``.
+The layers below (:mod:`tomis.rules` with its integer squares, :mod:`tomis.record`) stay
+available for speed-minded code; this module only wraps them.
+
+- A :class:`Position` is immutable and hashable. :meth:`Position.play` returns a new one
+  whose :attr:`~Position.last` says what the action did.
+- A :class:`Game` is a record: tags, the actions with their annotations, the result.
+  ``str(game)`` is the canonical text, byte for byte what ``tomis fmt`` writes.
+- :func:`read_games` reads a file one game at a time. A game with an error is still
+  yielded, with ``game.error`` set and the actions read before the error.
+
+Errors are the :mod:`tomis.errors` classes: :class:`~tomis.errors.IllegalActionError`
+(an action the rules refuse; the message names the ruling, as the CLI prints it),
+:class:`~tomis.errors.NotationError`, :class:`~tomis.errors.PositionError`,
+:class:`~tomis.errors.RecordError`, :class:`~tomis.errors.FileError`, all
+:class:`~tomis.errors.TomisError`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from typing import IO, NamedTuple, Union
+
+from . import record as _record
+from . import textio
+from .actions import Action
+from .board import (
+    DIRECTION_NAMES, PIECE_NAMES, SIDE_NAMES, SIDE_TITLES, SQUARE_NAMES, WHITE, parse_square,
+)
+from .errors import FileError, PositionError, RecordError, TomisError
+from .notation import parse_action
+from .position import from_string, to_json, to_string
+from .rules import EDITIONS, Report, State, apply, legal_actions, new_game
+
+__all__ = [
+    "Position", "Game", "Node", "LastAction", "Removed", "Unit", "GateInfo",
+    "read_games", "read_game", "SIDES", "RESULTS",
+]
+
+SIDES = ("white", "black")
+RESULTS = ("*", "1-0", "0-1", "1/2-1/2")
+_GATE_STATES = ("inactive", "active", "jump")
+_RESIGNS = {"white": "0-1", "black": "1-0"}          # the side that resigns loses (R23)
+_RECORD_SUFFIXES = (".tgn", ".pgn", ".txt", ".eml", ".mbox")
+
+Source = Union[str, "os.PathLike[str]", IO[str], IO[bytes]]
+
+
+# --------------------------------------------------------------------------- small values
+
+class Removed(NamedTuple):
+    """A piece that left the board: ``Removed("b4", "black", "frigate")``.
+
+    ``piece`` is ``"gate"`` for a jump gate destroyed in combat (R19).
+    """
+
+    square: str
+    side: str
+    piece: str
+
+
+class LastAction(NamedTuple):
+    """What one action did (``Position.last``).
+
+    ``captured``: what the action itself destroyed (a gate strike, R13, or a gate-jump
+    capture, R12); ``destroyed``: what the combat after it destroyed (R15-R19), by square;
+    ``unlocked``: sides whose flagship became deployable by it (R20); ``result``: the
+    result if the action ended the game (R21, R22), else None, with ``reason`` saying why.
+    """
+
+    number: int
+    side: str
+    action: Action
+    captured: tuple[Removed, ...]
+    destroyed: tuple[Removed, ...]
+    unlocked: tuple[str, ...]
+    result: str | None
+    reason: str | None
+
+
+class Unit(NamedTuple):
+    """A unit on the board, in the words of ``show --json``."""
+
+    square: str
+    side: str
+    piece: str
+
+
+class GateInfo(NamedTuple):
+    """A gate on the board: ``state`` is inactive, active or jump; ``direction`` only for a jump gate."""
+
+    square: str
+    side: str
+    state: str
+    markers: int
+    direction: str | None
+
+
+class Node(NamedTuple):
+    """One action of a game as recorded, with the annotations that follow it."""
+
+    number: int                  # the action number, 1-based over the whole game
+    side: str
+    action: Action
+    glyphs: str                  # "!", "?!", ... or ""
+    nags: tuple[int, ...]
+    comments: tuple[str, ...]
+
+
+def _removed(destroyed) -> tuple[Removed, ...]:
+    return tuple(Removed(SQUARE_NAMES[d.square], SIDE_NAMES[d.side], PIECE_NAMES[d.piece])
+                 for d in destroyed)
+
+
+def _last_action(report: Report, number: int) -> LastAction:
+    ended = report.result != "*"
+    return LastAction(
+        number, SIDE_NAMES[report.side], report.action, _removed(report.captured),
+        _removed(report.destroyed), tuple(SIDE_NAMES[side] for side in report.unlocked),
+        report.result if ended else None, report.reason if ended else None)
+
+
+def _side(side: str) -> str:
+    """``"white"`` or ``"black"`` from any capitalisation; anything else is refused."""
+    name = str(side).strip().lower()
+    if name not in SIDES:
+        raise RecordError(f"a side is white or black, not {side!r}")
+    return name
+
+
+# --------------------------------------------------------------------------- positions
+
+class Position:
+    """A position of a game: the board, the reserves, the unlocks and whose turn it is.
+
+    ``Position()`` is the empty board of the manual edition, ``Position(rules="readme")``
+    that of the readme edition (E1-E4); :meth:`from_string` reads a position string.
+    Positions are immutable; :meth:`play` returns a new one. Two positions are equal when
+    everything the rules look at is equal (board, reserves, unlocks, side to act, action
+    number, the quiet-action count and the result); equal positions hash alike.
+
+    >>> pos = Position()
+    >>> pos.turn, pos.action_number, pos.result
+    ('white', 1, '*')
+    >>> after = pos.play("B@e1")
+    >>> after.turn, str(after.last.action)
+    ('black', 'B@e1')
+    """
+
+    __slots__ = ("_state", "_last")
+
+    def __init__(self, rules: str = "manual"):
+        if rules not in EDITIONS:
+            raise PositionError(f"rules must be manual or readme, found {rules!r} (E1-E4)")
+        object.__setattr__(self, "_state", new_game(rules))
+        object.__setattr__(self, "_last", None)
+
+    @classmethod
+    def from_state(cls, state: State, last: LastAction | None = None) -> Position:
+        """A position around an engine :class:`tomis.rules.State` (which must not be changed after)."""
+        self = object.__new__(cls)
+        object.__setattr__(self, "_state", state)
+        object.__setattr__(self, "_last", last)
+        return self
+
+    @classmethod
+    def from_string(cls, text: str) -> Position:
+        """The position a position string describes (docs/NOTATION.md); raises :class:`PositionError`.
+
+        >>> Position.from_string("8/8/8/8/8/8/8/8 - w 1448221/1448221 - manual 1 0") == Position()
+        True
+        """
+        return cls.from_state(from_string(text))
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"a Position is immutable; cannot set {name!r}")
+
+    # -- what it is ----------------------------------------------------------
+    @property
+    def state(self) -> State:
+        """The engine's state (integer squares; for code that needs speed). Do not change it."""
+        return self._state
+
+    @property
+    def rules(self) -> str:
+        """The edition: ``"manual"`` or ``"readme"`` (E1-E4)."""
+        return self._state.edition_name
+
+    @property
+    def turn(self) -> str | None:
+        """``"white"`` or ``"black"``, the side to act; ``None`` once the game is decided."""
+        side = self._state.to_move
+        return None if side is None else SIDE_NAMES[side]
+
+    @property
+    def result(self) -> str:
+        """``"*"`` while the game goes on, else ``"1-0"``, ``"0-1"`` or ``"1/2-1/2"``."""
+        return self._state.result
+
+    @property
+    def reason(self) -> str | None:
+        """Why the game ended (names the ruling, e.g. R21), or None."""
+        return self._state.reason
+
+    @property
+    def is_over(self) -> bool:
+        """Decided by the rules (R21, R22). A resignation is a fact of the record, not of a position."""
+        return self._state.to_move is None
+
+    @property
+    def action_number(self) -> int:
+        """The number of the next action (1-based over the whole game; odd ones are White's, R4)."""
+        return self._state.ply + 1
+
+    @property
+    def last(self) -> LastAction | None:
+        """What the action that led here did, or None for a position not reached by :meth:`play`."""
+        return self._last
+
+    def units(self) -> list[Unit]:
+        """The units on the board, by square (a1, b1, ... h8)."""
+        return [Unit(SQUARE_NAMES[square], SIDE_NAMES[code >> 3], PIECE_NAMES[code & 7])
+                for square, code in sorted(self._state.units.items())]
+
+    def gates(self) -> list[GateInfo]:
+        """The gates on the board, by square."""
+        gates = sorted((g for g in self._state.gates if g is not None), key=lambda g: g[0])
+        return [GateInfo(SQUARE_NAMES[g[0]], SIDE_NAMES[g[1]], _GATE_STATES[g[2]], g[3],
+                         DIRECTION_NAMES[g[4]] if g[2] == 2 else None) for g in gates]
+
+    def reserve(self, side: str) -> dict[str, int]:
+        """What ``side`` still holds off the board, by piece name (R2)."""
+        counts = self._state.reserve[SIDES.index(_side(side))]
+        return dict(zip(PIECE_NAMES, counts))
+
+    # -- what can be done ------------------------------------------------------
+    def legal_actions(self) -> list[Action]:
+        """The legal actions, in the order ``tomis moves`` prints them (by their text).
+
+        Empty once the game is decided.
+
+        >>> [str(a) for a in Position().legal_actions()][:3]
+        ['B@a1', 'B@b1', 'B@c1']
+        """
+        return sorted(legal_actions(self._state), key=str)
+
+    def is_legal(self, action: Action | str) -> bool:
+        """Whether :meth:`play` would accept ``action`` (False for unreadable text too)."""
+        try:
+            self.play(action)
+        except TomisError:
+            return False
+        return True
+
+    def play(self, action: Action | str) -> Position:
+        """The position after ``action`` (an :class:`~tomis.actions.Action` or its notation).
+
+        Raises :class:`~tomis.errors.NotationError` for text that is not an action and
+        :class:`~tomis.errors.IllegalActionError` for an action the rules refuse, with
+        the message ``tomis move`` prints (it names the ruling).
+        """
+        if isinstance(action, str):
+            action = parse_action(action)
+        state, report = apply(self._state, action)
+        return Position.from_state(state, _last_action(report, state.ply))
+
+    # -- views -------------------------------------------------------------------
+    def to_string(self) -> str:
+        """The position string (docs/NOTATION.md); :meth:`from_string` reads it back."""
+        return to_string(self._state)
+
+    def to_json(self) -> dict:
+        """The JSON view, the shape ``tomis show --json`` prints."""
+        return to_json(self._state)
+
+    def __str__(self) -> str:
+        """The text diagram ``tomis show --ascii`` draws."""
+        from .render import board     # only for scripts that print a board
+        return board(self._state)
+
+    def __repr__(self) -> str:
+        return f"Position.from_string({self.to_string()!r})"
+
+    def _repr_svg_(self) -> str:
+        """The board as SVG (:func:`tomis.svg.board`), with the last action: notebooks show this."""
+        from .svg import board        # only for a notebook or a script that draws
+        return board(self, last=self._last)
+
+    def __eq__(self, other) -> bool:
+        if not isinstance(other, Position):
+            return NotImplemented
+        return self._state == other._state
+
+    def __hash__(self) -> int:
+        return hash(self._state)
+
+
+# --------------------------------------------------------------------------- games
+
+class Game:
+    """A game record: tags, a start position, the actions with their annotations, a result.
+
+    ``Game(white="Ana", black="Bo", event="Club ladder")`` starts a new record with the
+    seven roster tags (``?`` where not given) and ``Rules``; ``position="..."`` starts it
+    from a position string (a ``Position`` tag). Other keywords become tags as written
+    (``Annotator="Cy"``).
+
+    >>> game = Game(white="Ana", black="Bo")
+    >>> game.play("B@e1").turn
+    'black'
+    >>> game.tags["White"], len(game.actions), game.result
+    ('Ana', 1, '*')
+    """
+
+    _ROSTER_KEYWORDS = ("event", "site", "date", "round", "position")
+
+    def __init__(self, white: str | None = None, black: str | None = None,
+                 rules: str = "manual", **tags: str):
+        roster = {key: tags.pop(key) for key in self._ROSTER_KEYWORDS if key in tags}
+        record = _record.new_record(white=white, black=black, rules=rules, **roster)
+        for name, value in tags.items():
+            _check_tag(name, value)
+            record.tags[name] = str(value)
+        self._record = record
+        self._error: TomisError | None = None
+
+    @classmethod
+    def from_record(cls, record: _record.Game) -> Game:
+        """A Game around a :mod:`tomis.record` game read without error (shared, not copied).
+
+        For code that reads with :mod:`tomis.record` itself, as the command line does.
+        """
+        return cls._from_checked(_record.Checked(record, None))
+
+    @classmethod
+    def _from_checked(cls, checked: _record.Checked) -> Game:
+        self = object.__new__(cls)
+        rec = checked.game
+        if rec is None:       # the parser stopped before the game's start was known
+            rec = _record.Game({}, [], "*", new_game("manual"), [new_game("manual")], [],
+                               checked.error.line or 1)
+        self._record = rec
+        self._error = checked.error
+        return self
+
+    # -- what it holds -------------------------------------------------------------
+    @property
+    def error(self) -> TomisError | None:
+        """The game's first problem (with ``line``, ``column``, ``action``), or None.
+
+        A game read with an error holds the actions before it.
+        """
+        return self._error
+
+    @property
+    def tags(self) -> dict[str, str]:
+        """The tags, the seven-tag roster first, then Rules, then the rest by name.
+
+        The dictionary is the game's own: changing a value changes the record. The
+        ``Digest`` tag is not kept (it is checked on reading and written fresh).
+        """
+        order = _record.tag_order(self._record.tags)
+        if list(self._record.tags) != order:
+            self._record.tags = {name: self._record.tags[name] for name in order}
+        return self._record.tags
+
+    @property
+    def actions(self) -> list[Action]:
+        """The actions in order (a new list each time)."""
+        return [node.action for node in self._record.nodes]
+
+    @property
+    def nodes(self) -> list[Node]:
+        """Each action with its number, side, glyphs, NAGs and comments."""
+        first = self._record.start.ply + 1
+        return [Node(first + i, SIDE_NAMES[(first + i - 1) & 1], node.action, node.glyphs,
+                     tuple(node.nags), tuple(node.comments))
+                for i, node in enumerate(self._record.nodes)]
+
+    @property
+    def comments(self) -> list[str]:
+        """The comments before the first action (those after an action are in :attr:`nodes`)."""
+        return list(self._record.comments)
+
+    @property
+    def start(self) -> Position:
+        """The position the game starts from (the empty board unless a Position tag says otherwise)."""
+        return Position.from_state(self._record.start)
+
+    def positions(self) -> list[Position]:
+        """Every position from the start to the final one: one more than there are actions.
+
+        Each after the first carries :attr:`Position.last`.
+        """
+        rec = self._record
+        out = [Position.from_state(rec.start)]
+        for state, node in zip(rec.states[1:], rec.nodes):
+            out.append(Position.from_state(state, _last_action(node.report, state.ply)))
+        return out
+
+    @property
+    def position(self) -> Position:
+        """The final position (what ``tomis show`` draws)."""
+        rec = self._record
+        if not rec.nodes:
+            return Position.from_state(rec.final)
+        return Position.from_state(rec.final, _last_action(rec.nodes[-1].report, rec.final.ply))
+
+    @property
+    def result(self) -> str:
+        """``*``, ``1-0``, ``0-1`` or ``1/2-1/2``: decided by the rules, or by resignation or agreement (R23)."""
+        return self._record.result
+
+    @property
+    def is_over(self) -> bool:
+        """Decided by the rules or ended by resignation or agreement (R23)."""
+        return self._record.result != "*" or self._record.final.is_over
+
+    @property
+    def line(self) -> int:
+        """The line of its source where the game starts (1 for a game built in code)."""
+        return self._record.line
+
+    @property
+    def digest(self) -> str:
+        """The Digest of the history (docs/SECURITY.md), as ``str(game)`` writes it."""
+        from .digest import game_digest
+        return game_digest(self._record)
+
+    @property
+    def record(self) -> _record.Game:
+        """The :mod:`tomis.record` game underneath (states per action, reports)."""
+        return self._record
+
+    def heading(self) -> str | None:
+        """``Ana (White) vs Bo (Black), Club ladder`` from the tags present, or None."""
+        tags = self._record.tags
+        names = [f"{tags[t]} ({t})" for t in ("White", "Black") if tags.get(t) not in (None, "", "?")]
+        heading = " vs ".join(names)
+        event = tags.get("Event")
+        if event not in (None, "", "?"):
+            heading = f"{heading}, {event}" if heading else event
+        return heading or None
+
+    def legal_actions(self, square: str | None = None) -> list[Action]:
+        """The actions that may follow, in the order ``tomis moves`` prints them.
+
+        With ``square`` (``"e4"``), only those that start from it or place a piece on it.
+        Empty once the game has ended, by the rules or by resignation or agreement (R23).
+        A ``square`` that is no square raises :class:`~tomis.errors.PositionError`.
+
+        >>> game = Game()
+        >>> [str(a) for a in game.legal_actions("e1")]
+        ['B@e1']
+        >>> game.resign("white"); game.legal_actions()
+        []
+        """
+        wanted = None if square is None else _square(square)
+        if self.is_over:
+            return []
+        actions = Position.from_state(self._record.final).legal_actions()
+        if wanted is None:
+            return actions
+        return [action for action in actions if _action_square(action) == wanted]
+
+    # -- changing it -------------------------------------------------------------
+    def play(self, action: Action | str) -> Position:
+        """Play the next action (an Action or its notation); return the new position.
+
+        Raises :class:`~tomis.errors.IllegalActionError` (naming the ruling),
+        :class:`~tomis.errors.NotationError`, or :class:`~tomis.errors.RecordError` once the
+        game has ended or when it was read with an error.
+        """
+        self._refuse_if_broken()
+        _record.append(self._record, action if isinstance(action, str) else str(action))
+        return self.position
+
+    def undo(self) -> Action | None:
+        """Take back the last action and return it; after a resignation or agreed draw,
+        take back only that result and return None. What stays keeps its comments.
+
+        Raises :class:`~tomis.errors.RecordError` when there is nothing to take back.
+        """
+        self._refuse_if_broken()
+        rec = self._record
+        if rec.result != "*" and not rec.final.is_over:      # resigned or agreed (R23)
+            rec.result = "*"
+            rec.tags["Result"] = "*"
+            return None
+        if not rec.nodes:
+            raise RecordError("there is no action to take back")
+        node = rec.nodes.pop()
+        rec.states.pop()
+        # An earlier position cannot be decided: an action followed it.
+        rec.result = "*"
+        rec.tags["Result"] = "*"
+        return node.action
+
+    def resign(self, side: str) -> None:
+        """``side`` resigns: the result becomes 0-1 (White resigns) or 1-0 (R23)."""
+        self._refuse_if_broken()
+        _record.finish(self._record, _RESIGNS[_side(side)])
+
+    def agree_draw(self) -> None:
+        """Both sides agree a draw: the result becomes 1/2-1/2 (R23)."""
+        self._refuse_if_broken()
+        _record.finish(self._record, "1/2-1/2")
+
+    def _refuse_if_broken(self) -> None:
+        if self._error is not None:
+            raise RecordError(f"this game was read with an error and cannot be changed: {self._error}")
+
+    def __str__(self) -> str:
+        """The canonical record, byte for byte what ``tomis fmt`` writes (Digest included)."""
+        return _record.write(self._record)
+
+    def __repr__(self) -> str:
+        heading = self.heading() or "a game"
+        state = f", error at line {self._error.line}" if self._error is not None else ""
+        return f"<Game {heading}: {len(self._record.nodes)} actions, {self.result}{state}>"
+
+
+def _square(name: str) -> int:
+    try:
+        return parse_square(name)
+    except ValueError:
+        raise PositionError(f"{name!r} is not a square like e4") from None
+
+
+def _action_square(action: Action) -> int:
+    """The square an action starts from, or places on."""
+    origin = getattr(action, "origin", None)
+    return origin if origin is not None else action.square
+
+
+def _check_tag(name: str, value) -> None:
+    import re
+    if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", name):
+        raise RecordError(f"{name!r} is not a tag name (a letter, then letters, digits or _)")
+    if "\n" in str(value) or "\r" in str(value):
+        raise RecordError(f"the {name} tag must fit on one line")
+
+
+# --------------------------------------------------------------------------- reading
+
+def read_games(source: Source) -> Iterator[Game]:
+    """Every game of ``source``, one at a time, each replayed and checked.
+
+    ``source`` is a path (``str`` or ``os.PathLike``), an open file (text or binary), or
+    the text of a record. A ``str`` holding a line break is text; one without is a path
+    when such a file exists (or when it ends like a record file name, ``.tgn``,
+    ``.pgn``, ...), else text. Files are read as the CLI reads them: UTF-8 with or
+    without a byte order mark, any line ends, the documented size limits
+    (:mod:`tomis.textio`), and the record dug out of a pasted email.
+
+    A game with an error is yielded too, with :attr:`Game.error` set. A file that cannot
+    be read raises :class:`~tomis.errors.FileError`; a text with no game yields nothing.
+
+    >>> [g.result for g in read_games("1. B@e1 B@d8 1-0 1. B@a1 *")]
+    ['1-0', '*']
+    """
+    text, name = _source_text(source)
+    extracted = textio.extract_record(text)
+    for checked in _record.iter_read(extracted, name):
+        if checked.error is not None:
+            extracted.relocate(checked.error)
+        yield Game._from_checked(checked)
+
+
+def read_game(source: Source) -> Game | None:
+    """The first game of ``source`` (see :func:`read_games`), or None if it holds none."""
+    return next(read_games(source), None)
+
+
+def _source_text(source: Source) -> tuple[str, str | None]:
+    """The decoded text of ``source`` and the name errors should carry."""
+    if isinstance(source, os.PathLike):
+        path = os.fspath(source)
+        return textio.read_path(path), path
+    if isinstance(source, str):
+        if "\n" not in source and _names_a_file(source):
+            return textio.read_path(source), source
+        return textio.decode(source.encode("utf-8", "surrogatepass")), None
+    read = getattr(source, "read", None)
+    if read is None:
+        raise TypeError(f"read_games takes a path, a file or a string, not {type(source).__name__}")
+    name = getattr(source, "name", None)
+    name = name if isinstance(name, str) else None
+    data = read(textio.MAX_FILE_BYTES + 1)
+    if isinstance(data, str):
+        data = data.encode("utf-8", "surrogatepass")
+    return textio.decode(data, name), name
+
+
+def _names_a_file(text: str) -> bool:
+    if not text or text != text.strip():
+        return False
+    if os.path.exists(text):
+        return True
+    if text.lower().endswith(_RECORD_SUFFIXES):
+        raise _missing(text)
+    return False
+
+
+def _missing(path: str) -> FileError:
+    error = FileError("no such file")
+    error.path = path
+    return error
