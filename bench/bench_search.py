@@ -2,10 +2,12 @@
 
     python bench/bench_search.py --positions 12 --nodes 20000 --repeat 3 --depth 4
 
-Positions: main-phase positions from seeded self-play games between levels 4 and 5
-(a fixed opening per game from :func:`tomis.engine.match.random_opening`), taken every
-``--every`` actions from action 20 on; the same on every run and machine, because
-levels are node-limited. Both editions alternate.
+Positions: main-phase positions from seeded self-play games (two-ply searches with a
+seeded root randomness of +-0.3 frigates, a fixed opening per game from
+:func:`tomis.engine.match.random_opening`), taken every ``--every`` actions from action
+20 on while at least ``--min-units`` units stand (a busy middle game, not a bare
+ending); the same on every run and machine, and independent of how levels are defined.
+Both editions alternate.
 
 1. nodes/s: each position searched to ``--nodes`` nodes, ``--repeat`` times; the fastest
    pass counts. Every time here is this process's CPU time (time.process_time): the
@@ -39,8 +41,11 @@ from tomis.rules import apply_unchecked, new_game
 EDITIONS = ("manual", "readme")
 
 
-def positions(count: int, every: int, seed: int) -> list:
-    """``count`` undecided main-phase positions from seeded level-4 vs level-5 games."""
+SELF_PLAY = Limits(depth=2, noise=30)
+
+
+def positions(count: int, every: int, seed: int, min_units: int) -> list:
+    """``count`` undecided, busy main-phase positions from seeded self-play games."""
     found = []
     game = 0
     while len(found) < count:
@@ -48,11 +53,12 @@ def positions(count: int, every: int, seed: int) -> list:
         state = new_game(edition)
         for text in random_opening(seed, game, 12, edition):
             state, _report = apply_unchecked(state, parse_action(text))
-        players = (ComputerPlayer(4, seed + game), ComputerPlayer(5, seed + game))
+        players = (Search(seed + game), Search(seed + game + 1))
         while state.to_move is not None and state.ply < 120 and len(found) < count:
-            if state.ply >= 20 and state.ply % every == 0:
+            if state.ply >= 20 and state.ply % every == 0 and len(state.units) >= min_units:
                 found.append(state)
-            state, _report = apply_unchecked(state, players[state.to_move].choose(state))
+            action = players[state.to_move].run(state, SELF_PLAY).action
+            state, _report = apply_unchecked(state, action)
         game += 1
     return found
 
@@ -77,6 +83,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--positions", type=int, default=12)
     parser.add_argument("--every", type=int, default=10)
+    parser.add_argument("--min-units", type=int, default=12)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--nodes", type=int, default=20_000)
     parser.add_argument("--repeat", type=int, default=3)
@@ -84,7 +91,7 @@ def main(argv=None) -> int:
     parser.add_argument("--show", action="store_true", help="print the position strings")
     args = parser.parse_args(argv)
     print(f"machine: {_common.machine()}")
-    roots = positions(args.positions, args.every, args.seed)
+    roots = positions(args.positions, args.every, args.seed, args.min_units)
     print(f"{len(roots)} positions, {sum(len(r.units) for r in roots) / len(roots):.1f} units on average")
     if args.show:
         for root in roots:
