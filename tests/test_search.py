@@ -177,3 +177,12 @@ def test_min_depth_finishes_before_the_node_limit():
     result = Search().run(state, Limits(nodes=10, min_depth=3))
     assert result.depth >= 3
     assert result.action in legal_actions(state)
+
+
+def test_is_quiet_sees_a_ripe_target():
+    """Two AP on the enemy base (R19: three destroy it) is not a quiet position."""
+    from tomis.engine.search import is_quiet
+
+    assert not is_quiet(from_string(NEAR_WIN))
+    calm = from_string("4b3/8/8/8/8/8/F7/4B3 - w 0047221/0048221 - manual 11 0")
+    assert is_quiet(calm)
