@@ -116,3 +116,10 @@ def test_engine_command_speaks_ugi():
     assert result.exit_code == 0
     lines = result.stdout.splitlines()
     assert lines[0].startswith("id name tomis ") and "ugiok" in lines and lines[-1] == "readyok"
+
+
+def test_analyse_to_stdout_keeps_the_table_apart():
+    result = run("analyse", SAMPLE, "--time", "0.02", "-o", "-")
+    assert result.exit_code == 0, result.stderr
+    assert record.read_game(result.stdout).tags["White"] == "Hana Vlad"     # only the record
+    assert result.stderr.splitlines()[0].startswith("1. B@g1")

@@ -115,7 +115,8 @@ def analyse(file, seconds, output):
     Each action gets the score of the best action there and of the action played (both
     from the acting side's view). A drop of more than 1 frigate earns '?', of more than
     3 frigates '??', with the better action in a comment. Without --time each search is
-    a fixed 4,000 nodes. A table goes to stdout; with -o the record (still valid) too.
+    a fixed 4,000 nodes. A table goes to stdout; -o OUT writes the analysed record (still
+    valid) to a new file, -o - to stdout (the table then goes to stderr).
     """
     from .. import record
     from ..engine.player import score_text
@@ -130,7 +131,8 @@ def analyse(file, seconds, output):
         glyph = _glyph(verdict.drop)
         mark = glyph or ("" if verdict.best_action != node.action else "  (best)")
         click.echo(f"{line_text(before, [node.action])}{glyph}  {score_text(verdict.played)}"
-                   + (f"; better {verdict.best_action} {score_text(verdict.best)}" if glyph else mark))
+                   + (f"; better {verdict.best_action} {score_text(verdict.best)}" if glyph else mark),
+                   err=output == "-")        # with the record on stdout, the table goes aside
         if glyph and not node.glyphs:
             node.glyphs = glyph
         if glyph:
