@@ -13,10 +13,35 @@ lower rungs.
 from __future__ import annotations
 
 import argparse
+import re
 import subprocess
 import sys
 import time
 from pathlib import Path
+
+GAME_LINE = re.compile(r"^game (\d+): .* \(White\) vs .* \(Black\): (1-0|0-1|1/2-1/2), ")
+
+
+def summarize(log: Path) -> str:
+    """The table of a match from its progress log, also when it was cut short."""
+    from tomis.cli.engine import score_table
+    from tomis.engine.match import Score
+
+    score = Score()
+    for line in log.read_text().splitlines():
+        found = GAME_LINE.match(line)
+        if found is None:
+            continue
+        a_white = int(found[1]) % 2 == 1              # A is White in odd games
+        result = found[2]
+        if result == "1/2-1/2":
+            score.draws += 1
+        elif (result == "1-0") == a_white:
+            score.wins += 1
+        else:
+            score.losses += 1
+    upper, lower = log.stem.split("-")[1:3]
+    return "\n".join(score_table(f"tomis level {upper}", f"tomis level {lower}", score, None))
 
 
 def main(argv=None) -> int:
@@ -27,7 +52,13 @@ def main(argv=None) -> int:
     parser.add_argument("--max-actions", type=int, default=200)
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--pairs", default="2-1,3-2,4-3,5-4,6-5,7-6,8-7,8-1")
+    parser.add_argument("--summarize", action="store_true",
+                        help="only print the tables of the logs in OUT (also of matches cut short)")
     args = parser.parse_args(argv)
+    if args.summarize:
+        for log in sorted(args.out.glob("ladder-*.log")):
+            print(f"== {log.name}\n{summarize(log)}\n")
+        return 0
     args.out.mkdir(parents=True, exist_ok=True)
     for pair in args.pairs.split(","):
         upper, lower = pair.split("-")
