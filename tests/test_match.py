@@ -135,7 +135,12 @@ def test_elo_and_interval():
     assert diff == 0 and low < 0 < high and math.isclose(-low, high)
     ahead = Score(wins=75, draws=0, losses=25)
     assert math.isclose(elo(ahead)[0], -400 * math.log10(1 / 0.75 - 1))
-    assert elo(Score(wins=3))[0] == math.inf
+    # All games one way: the exact binomial bound, p ** n = 2.5 % (p = 0.9638 for n = 100).
+    diff, low, high = elo(Score(wins=100))
+    assert diff == math.inf and high == math.inf
+    assert math.isclose(low, -400 * math.log10(1 / 0.025 ** (1 / 100) - 1))
+    assert 570 < low < 572
+    assert elo(Score(losses=100)) == (-math.inf, -math.inf, -low)
 
 
 def test_sprt_verdicts():

@@ -36,6 +36,7 @@ GRACE = 2.0                  # seconds past its movetime before a program is sai
 DEFAULT_MAX_ACTIONS = 400
 SPRT_ALPHA = SPRT_BETA = 0.05
 Z95 = 1.959964
+Z95_TAIL = 0.025             # each tail of the 95 % interval
 
 
 # --------------------------------------------------------------------------- players
@@ -329,9 +330,16 @@ def _variance(score: Score) -> float:
 
 
 def elo(score: Score) -> tuple[float, float, float]:
-    """(Elo difference, low, high) of A over B, the interval at 95 %."""
+    """(Elo difference, low, high) of A over B, the interval at 95 %.
+
+    When every game went one way the games show no variance; the bound on that side
+    is then the exact binomial one (the score p with p**n = 2.5 %).
+    """
     if not score.games:
         return 0.0, -math.inf, math.inf
+    if score.wins == score.games or score.losses == score.games:
+        bound = elo_of(Z95_TAIL ** (1 / score.games))      # > 0
+        return (math.inf, bound, math.inf) if score.wins else (-math.inf, -math.inf, -bound)
     spread = Z95 * math.sqrt(_variance(score) / score.games)
     mean = score.fraction
     return elo_of(mean), elo_of(mean - spread), elo_of(mean + spread)
