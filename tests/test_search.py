@@ -186,3 +186,12 @@ def test_is_quiet_sees_a_ripe_target():
     assert not is_quiet(from_string(NEAR_WIN))
     calm = from_string("4b3/8/8/8/8/8/F7/4B3 - w 0047221/0048221 - manual 11 0")
     assert is_quiet(calm)
+
+
+def test_the_reported_score_leaves_out_the_random_offset():
+    """Noise may change which action wins the root, but the score shown is the action's own."""
+    state = from_string(NEAR_WIN)
+    for seed in range(5):
+        noisy = Search(seed=seed).run(state, Limits(depth=1, noise=50))
+        assert str(noisy.action) == "Th1-h8"           # a win outweighs any offset of 50
+        assert noisy.score == MATE - 1                  # exactly: wins in 1 action, no offset

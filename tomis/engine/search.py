@@ -212,9 +212,14 @@ class Search:
         return {action: rng.randint(-noise, noise) for action in actions}
 
     def _root(self, state, actions, offsets, scores, depth):
-        """One full-width pass at the root, best-so-far kept in ``_partial``."""
+        """One full-width pass at the root, best-so-far kept in ``_partial``.
+
+        Actions compete with their random offsets added; the score handed back is the
+        chosen action's own, without its offset.
+        """
         alpha = -INFINITE
         best_action = actions[0]
+        best_score = -INFINITE
         mover = state.to_move
         for index, action in enumerate(actions):
             offset = offsets[action]
@@ -228,8 +233,9 @@ class Search:
             if score + offset > alpha:
                 alpha = score + offset
                 best_action = action
-                self._partial = (alpha, action)
-        return alpha, best_action
+                best_score = score
+                self._partial = (score, action)
+        return best_score, best_action
 
     # -- the tree --------------------------------------------------------------------
     def _enter(self) -> None:
