@@ -128,6 +128,7 @@ def main(argv=None) -> None:
 from .archive import dedupe, select, stats  # noqa: E402
 from .check import validate  # noqa: E402
 from .correspondence import claim, clock, draw, resign  # noqa: E402
+from .engine import analyse, engine, hint, match  # noqa: E402
 from .files import message_option  # noqa: E402
 from .mail import extract, inbox, send  # noqa: E402
 from .manual import help_command  # noqa: E402
@@ -139,10 +140,11 @@ from .views import moves, replay, show  # noqa: E402
 
 # Every command that only reads a record can read one message of a mailbox (--message);
 # move and fmt write FILE back, so they take files only.
-for _command in (show, moves, replay, export, validate, select, dedupe, stats):
+for _command in (show, moves, replay, export, validate, select, dedupe, stats, hint, analyse):
     message_option(_command)
 for _command in (new, move, fmt, show, moves, replay, export, validate, play, send, inbox,
-                 extract, help_command, select, dedupe, stats, clock, claim, draw, resign):
+                 extract, help_command, select, dedupe, stats, clock, claim, draw, resign,
+                 hint, analyse, engine, match):
     cli.add_command(_command)
 del _command
 

@@ -2,8 +2,8 @@
 
 The loop (:class:`PlaySession`) asks the :class:`Player` of the side to act for its next
 line: an action's notation or a play command. A :class:`HumanPlayer` reads that line at a
-prompt; it is the only thing here that reads input, so another kind of player (a
-computer opponent) plugs in without touching the loop. Every action is shown the same
+prompt; it is the only thing here that reads input, so another kind of player (the
+computer, :class:`tomis.cli.engine.ComputerOpponent`) plugs in without touching the loop. Every action is shown the same
 way, the board after it, whoever played it.
 """
 
@@ -102,29 +102,52 @@ class HumanPlayer:
 @click.argument("file", required=False, type=click.Path())
 @click.option("--rules", type=click.Choice(["manual", "readme"], case_sensitive=False), default=None,
               help="Edition for a new game (default manual); a resumed game keeps its own.")
-@click.option("--white", help="White player's name, for a new game.")
-@click.option("--black", help="Black player's name, for a new game.")
+@click.option("--white", help="human (default), computer[:LEVEL] (1-8), or a player's name.")
+@click.option("--black", help="human (default), computer[:LEVEL] (1-8), or a player's name.")
+@click.option("--seed", type=click.IntRange(0, 2**31 - 1), default=0,
+              help="Seed of the computer's randomness (levels 1-4).")
 @colour_options
-def play(file, rules, white, black, color, ascii_only):
-    """Two players at one terminal; FILE is saved after every action, resumed if it exists.
+def play(file, rules, white, black, seed, color, ascii_only):
+    """Play at one terminal, against each other or the computer; FILE is saved after
+    every action, resumed if it exists.
 
-    At the prompt type an action in the notation (like F@a1 or Fa2-a3), or one of:
-    help, moves [SQUARE], undo, show, resign, draw, save [FILE], quit.
+    --white and --black are human (the default), computer or computer:LEVEL (levels 1-8;
+    computer alone is the default level), or a human player's name. Two computers play
+    each other to the end. At the prompt type an action in the notation (like F@a1 or
+    Fa2-a3), or one of: help, moves [SQUARE], undo, show, resign, draw, save [FILE], quit.
     At a terminal, Tab completes legal actions and commands and Up recalls earlier
     lines (kept per game). End of input (Ctrl-D) quits as quit does: a game without
     FILE is not thrown away without asking. Ctrl-C stops at once (exit 130).
     """
-    require_stdin("cannot read the players' actions: stdin is closed; run tomis play "
-                  "at a terminal or pipe the actions in")
+    chosen = dict(zip(SIDES, (white, black)))
+    computers = {side: computer_player(side, value, seed)
+                 for side, value in chosen.items() if is_computer(value)}
+    if len(computers) < len(SIDES):
+        require_stdin("cannot read the players' actions: stdin is closed; run tomis play "
+                      "at a terminal or pipe the actions in")
+    names = {side: computers[side].name if side in computers
+             else None if value is None or value.lower() == "human" else value
+             for side, value in chosen.items()}
     shown = display(ascii_only, color)
-    session = PlaySession(file, colour=shown.colour, arrows=shown.glyphs)
+    session = PlaySession(file, colour=shown.colour, arrows=shown.glyphs, computers=computers)
     with session.locks:
         if file is not None:
             # Held from the first read to the last save: a `tomis move` on the same file
             # meanwhile is refused, and nothing it wrote can be overwritten by our saves.
             session.hold(file)
-        session.open(rules, white, black)
+        session.open(rules, names["white"], names["black"])
         session.run()
+
+
+def is_computer(value: str | None) -> bool:
+    return value is not None and (value.lower() == "computer" or value.lower().startswith("computer:"))
+
+
+def computer_player(side: str, value: str, seed: int) -> Player:
+    """The computer an option names: computer (the default level) or computer:LEVEL."""
+    from .engine import ComputerOpponent, parse_level
+
+    return ComputerOpponent(parse_level(value.lower(), f"--{side}"), seed)
 
 
 class PlaySession:
@@ -132,12 +155,14 @@ class PlaySession:
 
     ``players`` maps ``"white"`` and ``"black"`` to a :class:`Player` each; by default
     two :class:`HumanPlayer` at this terminal, named after the record's White and Black
-    tags (their sides when the tags are unknown), sharing one line editor.
+    tags (their sides when the tags are unknown), sharing one line editor, except for the
+    sides in ``computers``.
     """
 
     def __init__(self, file: str | None, colour: bool, players: dict[str, Player] | None = None,
-                 arrows: bool | None = None):
+                 arrows: bool | None = None, computers: dict[str, Player] | None = None):
         self.file = file
+        self.computers = computers or {}     # sides the computer plays; people play the rest
         self.colour = colour
         self.arrows = colour if arrows is None else arrows
         self.players = players          # None: two HumanPlayers, made once the names are known
@@ -171,7 +196,7 @@ class PlaySession:
                 click.echo("new game, not saved to any file: type save FILE to keep it "
                            "(you are asked before it is thrown away)")
         if self.players is None:
-            self.players = self._people_at_the_keyboard()
+            self.players = {**self._people_at_the_keyboard(), **self.computers}
 
     def _people_at_the_keyboard(self) -> dict[str, Player]:
         """Two HumanPlayers named after the record's White and Black tags, sharing one
@@ -241,9 +266,16 @@ class PlaySession:
 
     def player_to_ask(self) -> Player:
         """The player of the side to act; once the game is over, of the side whose turn
-        it would be (odd actions are White's, R4), who may still undo, save or quit."""
+        it would be (odd actions are White's, R4), who may still undo, save or quit --
+        or the person, when that side is the computer's."""
         position = self.game.position
         side = position.turn or SIDES[(position.action_number - 1) % 2]
+        if self.game.is_over and side in self.computers:
+            # The computer has nothing more to say; a person at the keyboard may still
+            # want to undo or save, so they are asked rather than the game just ending.
+            people = [self.players[other] for other in SIDES if other not in self.computers]
+            if people:
+                return people[0]
         return self.players[side]
 
     def say_error(self, error) -> None:

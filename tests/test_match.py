@@ -1,0 +1,173 @@
+"""Matches (issue 12): records, the score table, the statistics, and players who break the rules.
+
+Two tiny levels play short matches in process; a real ``python -m tomis.engine`` plays
+as a UGI program; small scripts stand in for engines that crash, hang or answer an
+illegal action, each of which must lose that game and be named.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+
+import pytest
+
+from tomis import record
+from tomis.engine import match as matches
+from tomis.engine.match import MatchSettings, Score, elo, parse_player, run_match, sprt
+from conftest import invoke
+
+PY = sys.executable
+# A UGI "engine" that answers the handshake, then the given bestmove line to every go.
+FAKE = (
+    "import sys\n"
+    "for line in sys.stdin:\n"
+    "    word = line.split()[0] if line.split() else ''\n"
+    "    if word == 'ugi': print('id name fake'); print('ugiok', flush=True)\n"
+    "    elif word == 'isready': print('readyok', flush=True)\n"
+    "    elif word == 'go': {on_go}\n"
+    "    elif word == 'quit': break\n"
+)
+
+
+def fake_engine(tmp_path, name: str, on_go: str) -> str:
+    script = tmp_path / f"{name}.py"
+    script.write_text(FAKE.format(on_go=on_go))
+    return f"{PY} {script}"
+
+
+def _points_for_a(games) -> float:
+    """A's points, recomputed from the records themselves (A is White in odd games)."""
+    points = 0.0
+    for number, game in enumerate(games, 1):
+        a_white = number % 2 == 1
+        if game.result == "1/2-1/2":
+            points += 0.5
+        elif (game.result == "1-0") == a_white:
+            points += 1
+    return points
+
+
+def test_match_of_two_tiny_levels_writes_valid_records_and_a_correct_table(tmp_path):
+    out = tmp_path / "games.tgn"
+    result = invoke(
+        "match", "level:1", "level:2", "--games", "6", "--openings", "random:12", "--seed", "3",
+        "--sprt", "0,50", "-o", str(out))
+    assert result.exit_code == 0, result.output
+    checked = record.read(out.read_text(), str(out))
+    assert len(checked) == 6
+    assert all(item.error is None for item in checked), [str(i.error) for i in checked]
+    games = [item.game for item in checked]
+    # Colour-swapped pairs from the same opening: games 1 and 2 share the first 12 actions.
+    for first, second in zip(games[0::2], games[1::2]):
+        assert [str(n.action) for n in first.nodes[:12]] == [str(n.action) for n in second.nodes[:12]]
+        assert (first.tags["White"], first.tags["Black"]) == (second.tags["Black"], second.tags["White"])
+    assert games[0].tags["White"] == "tomis level 1"
+    wins = sum(1 for n, g in enumerate(games, 1) if g.result == ("1-0" if n % 2 else "0-1"))
+    draws = sum(1 for g in games if g.result == "1/2-1/2")
+    losses = 6 - wins - draws
+    points = _points_for_a(games)
+    lines = result.stdout.splitlines()
+    assert lines[0] == "A: tomis level 1" and lines[1] == "B: tomis level 2"
+    assert lines[2] == f"games 6: A wins {wins}, draws {draws}, losses {losses}"
+    assert lines[3] == f"score {points:g}/6 = {100 * points / 6:.1f} %"
+    assert lines[4].startswith("Elo difference ")
+    assert lines[5].startswith("SPRT Elo0 0 Elo1 50: LLR ")
+
+
+def test_same_seed_same_match(tmp_path):
+    settings = MatchSettings(parse_player("level:2"), parse_player("level:3"), games=2, seed=5)
+    first = [o.record for o in run_match(settings)[1]]
+    second = [o.record for o in run_match(settings)[1]]
+    assert first == second
+
+
+def test_concurrent_games_come_back_in_order():
+    settings = MatchSettings(parse_player("level:1"), parse_player("level:1"), games=4, seed=2, concurrency=2)
+    outcomes = run_match(settings)[1]
+    assert [o.number for o in outcomes] == [1, 2, 3, 4]
+    serial = run_match(MatchSettings(settings.a, settings.b, games=4, seed=2))[1]
+    assert [o.record for o in outcomes] == [o.record for o in serial]
+
+
+def test_a_real_ugi_program_plays_and_its_games_are_valid():
+    engine = f"{PY} -m tomis.engine"
+    settings = MatchSettings(parse_player("level:1"), parse_player(engine), games=2, seconds=0.05,
+                             seed=1, max_actions=40)
+    score, outcomes = run_match(settings)
+    assert score.games == 2 and not score.forfeits, [o.reason for o in outcomes]
+    for outcome in outcomes:
+        assert record.read(outcome.record)[0].error is None
+    assert outcomes[1].white == engine
+
+
+@pytest.mark.parametrize("name, on_go, why", [
+    ("crasher", "sys.exit(3)", "crashed"),
+    ("illegal", "print('bestmove B@a1', flush=True)", "answered an illegal action 'B@a1'"),
+    ("garbled", "print('bestmove Zz9', flush=True)", "answered an unreadable action 'Zz9'"),
+    ("sleeper", "import time; time.sleep(30)", "hung: no 'bestmove' within"),
+])
+def test_a_program_that_breaks_the_rules_loses_and_is_named(tmp_path, monkeypatch, name, on_go, why):
+    monkeypatch.setattr(matches, "GRACE", 0.5)
+    program = fake_engine(tmp_path, name, on_go)
+    settings = MatchSettings(parse_player("level:1"), parse_player(program), games=2, seconds=0.1, seed=4)
+    score, outcomes = run_match(settings)
+    assert score.wins == 2 and score.forfeits == {program: 2}
+    for outcome in outcomes:
+        assert outcome.forfeit == program
+        assert why in outcome.reason and program in outcome.reason
+        game = record.read(outcome.record)[0]
+        assert game.error is None
+        assert why in " ".join(game.game.nodes[-1].comments)   # the record says who and why
+    result = invoke("match", "level:1", program, "--games", "2", "--time", "0.1")
+    assert f"forfeits: {program} lost 2 game(s)" in result.stdout
+
+
+def test_a_program_that_does_not_exist_loses():
+    settings = MatchSettings(parse_player("level:1"), parse_player("/nonexistent/engine --ugi"), games=1)
+    score, outcomes = run_match(settings)
+    assert score.wins == 1 and "could not start" in outcomes[0].reason
+
+
+def test_elo_and_interval():
+    even = Score(wins=10, draws=0, losses=10)
+    diff, low, high = elo(even)
+    assert diff == 0 and low < 0 < high and math.isclose(-low, high)
+    ahead = Score(wins=75, draws=0, losses=25)
+    assert math.isclose(elo(ahead)[0], -400 * math.log10(1 / 0.75 - 1))
+    # All games one way: the exact binomial bound, p ** n = 2.5 % (p = 0.9638 for n = 100).
+    diff, low, high = elo(Score(wins=100))
+    assert diff == math.inf and high == math.inf
+    assert math.isclose(low, -400 * math.log10(1 / 0.025 ** (1 / 100) - 1))
+    assert 570 < low < 572
+    assert elo(Score(losses=100)) == (-math.inf, -math.inf, -low)
+
+
+def test_sprt_verdicts():
+    assert sprt(Score(wins=300, draws=100, losses=100), 0, 10)[3].startswith("H1 accepted")
+    assert sprt(Score(wins=100, draws=100, losses=300), 0, 10)[3].startswith("H0 accepted")
+    llr, lower, upper, verdict = sprt(Score(wins=6, draws=2, losses=5), 0, 10)
+    assert lower < llr < upper and verdict.startswith("inconclusive")
+    assert math.isclose(upper, math.log(0.95 / 0.05)) and math.isclose(lower, math.log(0.05 / 0.95))
+
+
+@pytest.mark.parametrize("args, message", [
+    (["level:9", "level:1"], "levels run from 1 to 8"),
+    (["level:x", "level:1"], "expected level:N"),
+    (["level:1", "level:2", "--openings", "book:3"], "expected random:K"),
+    (["level:1", "level:2", "--sprt", "10,0"], "ELO0 must be below ELO1"),
+    (["level:1", "level:2", "--sprt", "a,b"], "expected ELO0,ELO1"),
+    (["level:1", "level:2", "--time", "nan"], "not a number of seconds"),
+])
+def test_bad_match_arguments_are_usage_errors(args, message):
+    result = invoke("match", *args)
+    assert result.exit_code == 2
+    assert message in result.output
+
+
+def test_match_never_replaces_a_file(tmp_path):
+    out = tmp_path / "games.tgn"
+    out.write_text("keep me")
+    result = invoke("match", "level:1", "level:1", "--games", "1", "-o", str(out))
+    assert result.exit_code == 2 and "exists" in result.output
+    assert out.read_text() == "keep me"

@@ -1,0 +1,355 @@
+"""The computer opponent's commands: ``hint``, ``analyse``, ``engine``, ``match``, and
+:class:`ComputerPlayer`, the computer as a :class:`~tomis.cli.play.Player` of ``tomis play``.
+
+The search itself lives in :mod:`tomis.engine` (no I/O); this module reads records,
+prints and writes, like every command module.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+
+import click
+
+from . import EXIT_INVALID, Failure
+from .files import load_game, read_record, write_new
+from .output import echo_json
+
+# analyse: a played action whose score is this many centi-frigates below the best
+# action's gets the glyph. One frigate is a real loss; three is a blunder.
+MISTAKE_DROP = 100           # "?"
+BLUNDER_DROP = 300           # "??"
+# Without --time, hints and analyses search a fixed number of nodes: the same answer on
+# every machine (about half a second for a hint; level 8's 4,000 per action analysed).
+HINT_NODES = 15_000
+ANALYSE_NODES = 4_000
+MAX_SECONDS = 3600.0
+
+
+def _limits(seconds, depth, nodes):
+    from ..engine.search import Limits
+
+    if seconds is not None:
+        if not (seconds == seconds and 0 < seconds <= MAX_SECONDS):
+            raise click.BadParameter(f"{seconds} is not a number of seconds from 0 to {MAX_SECONDS:g}",
+                                     param_hint="--time")
+        return Limits(time=seconds)
+    if depth is not None:
+        return Limits(depth=depth)
+    return Limits(nodes=nodes)
+
+
+def _undecided_final(source, game):
+    """The position to search: the record's last, which must still be undecided."""
+    from ..errors import RecordError
+
+    state = game.final
+    if state.to_move is None or game.result != "*":
+        why = state.reason or "resigned or agreed, R23"
+        last = game.nodes[-1].action if game.nodes else None     # point at the last action
+        raise Failure(source.locate(RecordError(
+            f"the game is over ({game.result}, {why}); there is no action to search",
+            last.line if last else 1, last.column if last else 1)), EXIT_INVALID)
+    return state
+
+
+def line_text(state, actions) -> str:
+    """Actions from ``state`` in notation with move numbers: ``12. Fa2-a3 Fb7-b6 13. ...``."""
+    words = []
+    ply = state.ply
+    for index, action in enumerate(actions):
+        acting = ply + index + 1
+        if acting % 2:
+            words.append(f"{(acting + 1) // 2}. {action}")
+        elif index == 0:
+            words.append(f"{acting // 2}... {action}")
+        else:
+            words.append(str(action))
+    return " ".join(words)
+
+
+@click.command()
+@click.argument("file", type=click.Path(dir_okay=False, allow_dash=True))
+@click.option("--time", "seconds", type=float, help="Search this many seconds.")
+@click.option("--depth", type=click.IntRange(1, 64), help="Search this many actions deep.")
+@click.option("--json", "as_json", is_flag=True, help="Print the hint as JSON.")
+def hint(file, seconds, depth, as_json):
+    """The best action for the side to act in FILE, its score and the expected line.
+
+    The score is from the acting side's view, in frigates (+1.0 is a frigate ahead).
+    Without --time or --depth the search is a fixed 15,000 nodes (the same answer on any
+    machine). Writes nothing.
+    """
+    from ..board import SIDE_TITLES
+    from ..engine.player import hint as search_hint, score_text
+
+    if seconds is not None and depth is not None:
+        raise click.UsageError("give --time or --depth, not both")
+    source = read_record(file)
+    game = load_game(source).record
+    state = _undecided_final(source, game)
+    result = search_hint(state, _limits(seconds, depth, HINT_NODES))
+    side = SIDE_TITLES[state.to_move]
+    if as_json:
+        echo_json({
+            "side": side.lower(), "action": str(result.action), "action_number": state.ply + 1,
+            "score": result.score, "score_text": score_text(result.score),
+            "pv": [str(a) for a in result.pv], "depth": result.depth, "nodes": result.nodes,
+            "seconds": round(result.time, 3),
+        })
+        return
+    click.echo(f"{side} to act: {line_text(state, [result.action])} ({score_text(result.score)})")
+    click.echo(f"expected line: {line_text(state, result.pv)}")
+    click.echo(f"searched {result.depth} actions deep, {result.nodes} nodes in {result.time:.2f} s")
+
+
+@click.command()
+@click.argument("file", type=click.Path(dir_okay=False, allow_dash=True))
+@click.option("--time", "seconds", type=float, help="Seconds per search (two searches per action).")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True),
+              help="Write the analysed record here (a new file; - for stdout).")
+def analyse(file, seconds, output):
+    """Score every action of the game in FILE; mark mistakes in an analysed record.
+
+    Each action gets the score of the best action there and of the action played (both
+    from the acting side's view). A drop of more than 1 frigate earns '?', of more than
+    3 frigates '??', with the better action in a comment. Without --time each search is
+    a fixed 4,000 nodes. A table goes to stdout; -o OUT writes the analysed record (still
+    valid) to a new file, -o - to stdout (the table then goes to stderr).
+    """
+    from .. import record
+    from ..engine.player import score_text
+
+    source = read_record(file)
+    game = load_game(source).record
+    limits = _limits(seconds, None, ANALYSE_NODES)
+    if output is not None and output != "-":
+        _refuse_existing(output, "analyse")
+    for index, (node, before) in enumerate(zip(game.nodes, game.states)):
+        verdict = analyse_action(before, node.action, game.states[index + 1], limits)
+        glyph = _glyph(verdict.drop)
+        mark = glyph or ("" if verdict.best_action != node.action else "  (best)")
+        click.echo(f"{line_text(before, [node.action])}{glyph}  {score_text(verdict.played)}"
+                   + (f"; better {verdict.best_action} {score_text(verdict.best)}" if glyph else mark),
+                   err=output == "-")        # with the record on stdout, the table goes aside
+        if glyph and not node.glyphs:
+            node.glyphs = glyph
+        if glyph:
+            node.comments.append(f"better {verdict.best_action} ({score_text(verdict.best)} "
+                                 f"against {score_text(verdict.played)})")
+    text = record.write(game)
+    record.read_game(text)                     # the analysed record must stay valid
+    if output == "-":
+        click.echo(text, nl=False)
+    elif output is not None:
+        write_new(output, text)
+        click.echo(f"{output}: analysed record written", err=True)
+
+
+def _refuse_existing(path: str, command: str) -> None:
+    """Check before a long search that the new file can be written (it never replaces one)."""
+    import os
+
+    if os.path.exists(path):
+        raise click.BadParameter(f"{path} exists; {command} writes a new file and never replaces one",
+                                 param_hint="-o")
+
+
+def _glyph(drop: int) -> str:
+    if drop > BLUNDER_DROP:
+        return "??"
+    if drop > MISTAKE_DROP:
+        return "?"
+    return ""
+
+
+class Verdict:
+    """One action analysed: the best score, the played action's score, the drop."""
+
+    def __init__(self, best_action, best: int, played: int):
+        self.best_action = best_action
+        self.best = best
+        self.played = played
+        self.drop = max(0, best - played)
+
+
+def analyse_action(before, action, after, limits) -> Verdict:
+    """Search ``before`` for the best action, and ``after`` for what ``action`` is worth."""
+    from ..engine.search import Limits, Search, terminal_score
+
+    best = Search().run(before, limits)
+    if best.action == action:
+        return Verdict(action, best.score, best.score)
+    if after.to_move is None:
+        played = terminal_score(after, before.to_move, 1)
+    else:
+        # One action shallower than the best action's search, so both end on the same
+        # side's turn: scores at different horizons swing by a tempo.
+        played = -Search().run(after, Limits(depth=max(1, best.depth - 1))).score
+    # The best action's search saw deeper than the reply search can: never call the
+    # played action better than the best one.
+    return Verdict(best.action, max(best.score, played), played)
+
+
+@click.command()
+def engine():
+    """Speak UGI (the Universal Game Interface) on stdin and stdout; see docs/ENGINE.md."""
+    from ..engine.ugi import run
+
+    sys.exit(run())
+
+
+def _parse_openings(text: str) -> int:
+    head, _, count = text.partition(":")
+    if head != "random" or not count.isdigit():
+        raise click.BadParameter(f"expected random:K (K actions from the start), found {text!r}",
+                                 param_hint="--openings")
+    return int(count)
+
+
+def _parse_sprt(text: str | None):
+    if text is None:
+        return None
+    try:
+        low, high = (float(part) for part in text.split(","))
+    except ValueError:
+        raise click.BadParameter(f"expected ELO0,ELO1 like 0,10, found {text!r}", param_hint="--sprt") from None
+    if not (math.isfinite(low) and math.isfinite(high) and low < high):
+        raise click.BadParameter(f"ELO0 must be below ELO1, both finite; found {text!r}", param_hint="--sprt")
+    return low, high
+
+
+@click.command()
+@click.argument("a")
+@click.argument("b")
+@click.option("--games", type=click.IntRange(1, 100_000), default=10, show_default=True)
+@click.option("--time", "seconds", type=float, help="Seconds per action for a UGI program "
+              "(go movetime); also caps a level's search.")
+@click.option("--openings", default="random:12", show_default=True,
+              help="random:K: each pair of games starts from the same K seeded random actions.")
+@click.option("--seed", type=click.IntRange(0, 2**31 - 1), default=0, show_default=True)
+@click.option("--concurrency", type=click.IntRange(1, 64), default=1, show_default=True,
+              help="Games played at once (worker processes).")
+@click.option("--sprt", "sprt_text", help="ELO0,ELO1: also test H1 Elo1 against H0 Elo0.")
+@click.option("--rules", type=click.Choice(["manual", "readme"]), default="manual", show_default=True)
+@click.option("--max-actions", type=click.IntRange(20, 10_000), default=400, show_default=True,
+              help="Adjudicate a draw after this many actions.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write every game here (a new file).")
+def match(a, b, games, seconds, openings, seed, concurrency, sprt_text, rules, max_actions, output):
+    """Play A against B: each is level:N or the command line of a UGI engine.
+
+    Games come in colour-swapped pairs from the same seeded random opening. Prints A's
+    wins, draws and losses, its score, the Elo difference with a 95 % interval and, with
+    --sprt, the log-likelihood ratio and verdict. A program that crashes, hangs past its
+    time or answers an illegal action loses that game and is named.
+    """
+    from .. import record
+    from ..engine import match as matches
+
+    try:
+        first, second = matches.parse_player(a), matches.parse_player(b)
+    except ValueError as problem:
+        raise click.BadParameter(str(problem), param_hint="A/B") from None
+    if seconds is not None and not (seconds == seconds and 0 < seconds <= MAX_SECONDS):
+        raise click.BadParameter(f"{seconds} is not a number of seconds from 0 to {MAX_SECONDS:g}",
+                                 param_hint="--time")
+    bounds = _parse_sprt(sprt_text)
+    if output is not None:
+        _refuse_existing(output, "match")
+    settings = matches.MatchSettings(first, second, games, seconds, _parse_openings(openings), seed,
+                                     concurrency, rules, max_actions)
+
+    def progress(outcome, score):
+        click.echo(f"game {outcome.number}: {outcome.white} (White) vs {outcome.black} (Black): "
+                   f"{outcome.result}, {outcome.reason}; A {score.points:g}/{score.games}", err=True)
+
+    score, outcomes = matches.run_match(settings, progress)
+    if output is not None:
+        write_new(output, record.write_all([_read_back(o.record) for o in outcomes]))
+    for line in score_table(first.name, second.name, score, bounds):
+        click.echo(line)
+
+
+def _read_back(text: str):
+    from .. import record
+
+    return record.read_game(text)
+
+
+def score_table(a_name: str, b_name: str, score, bounds) -> list[str]:
+    """The match summary as printed, A's view."""
+    from ..engine.match import elo, sprt
+
+    diff, low, high = elo(score)
+    lines = [
+        f"A: {a_name}",
+        f"B: {b_name}",
+        f"games {score.games}: A wins {score.wins}, draws {score.draws}, losses {score.losses}",
+        f"score {score.points:g}/{score.games} = {100 * score.fraction:.1f} %",
+        f"Elo difference {_elo_text(diff)} (95 % interval {_elo_text(low)} to {_elo_text(high)})",
+    ]
+    if bounds is not None:
+        llr, lower, upper, verdict = sprt(score, *bounds)
+        lines.append(f"SPRT Elo0 {bounds[0]:g} Elo1 {bounds[1]:g}: LLR {llr:.2f} "
+                     f"(bounds {lower:.2f}, {upper:.2f}): {verdict}")
+    for name, count in sorted(score.forfeits.items()):
+        lines.append(f"forfeits: {name} lost {count} game(s) by crash, hang or illegal action")
+    return lines
+
+
+def _elo_text(value: float) -> str:
+    if math.isinf(value):
+        return "+inf" if value > 0 else "-inf"
+    return f"{value:+.1f}"
+
+
+# --------------------------------------------------------------------------- tomis play
+
+DRAW_ACCEPT = -50            # the computer accepts a draw when it stands this badly or worse
+
+
+class ComputerOpponent:
+    """The computer as a :class:`~tomis.cli.play.Player`: at its turn, its action's notation.
+
+    The play loop shows its action and the board as it shows a human's. Once the game is
+    over it has nothing to say, so the session ends (the game is saved already).
+    """
+
+    def __init__(self, level: int, seed: int = 0):
+        from ..engine.player import ComputerPlayer
+
+        self.computer = ComputerPlayer(level, seed)
+        self.name = self.computer.name
+
+    def turn(self, game) -> str | None:
+        if game.is_over:
+            return "quit"
+        action = self.computer.choose(game.position.state)
+        click.echo(f"{self.name} plays {action}")
+        return str(action)
+
+    def confirm(self, question: str, game) -> bool | None:
+        """A draw offer: accepted when a short search finds this side clearly worse.
+        Asked anything once the game is over (quit without saving?), it agrees."""
+        if game.is_over:
+            return True
+        from ..engine.player import hint
+        from ..engine.search import Limits
+
+        accept = hint(game.position.state, Limits(nodes=2_000)).score <= DRAW_ACCEPT
+        click.echo(f"{self.name} {'accepts' if accept else 'declines'}")
+        return accept
+
+
+def parse_level(text: str, option: str) -> int:
+    """``computer`` (the default level) or ``computer:N`` -> the level, else a usage error."""
+    from ..engine.levels import DEFAULT_LEVEL, MAX_LEVEL, MIN_LEVEL
+
+    if text == "computer":
+        return DEFAULT_LEVEL
+    number = text[len("computer:"):]
+    if not number.isdigit() or not MIN_LEVEL <= int(number) <= MAX_LEVEL:
+        raise click.BadParameter(f"expected computer:N with N from {MIN_LEVEL} to {MAX_LEVEL}, found {text!r}",
+                                 param_hint=option)
+    return int(number)

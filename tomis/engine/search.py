@@ -1,0 +1,466 @@
+"""The search: negamax with alpha-beta pruning under iterative deepening. No I/O.
+
+- Limits: a depth, a node count, a time, or none (until :meth:`Search.stop`), and a
+  minimum depth that finishes whatever the node or time limit says. Node and depth
+  limits make the search deterministic: the same position, seed and limit give the
+  same action on any machine. Time limits depend on the machine's speed.
+- A transposition table keyed by :attr:`State.hash` (the Zobrist hash of R22's
+  comparison) remembers bounds and best actions; it lives for one search, so a search
+  does not depend on what was searched before.
+- Move ordering: the table's action, then actions that destroy or capture something
+  (a gate strike, a capturing gate jump, or an action that brings attack points onto an
+  enemy target already held at stalemate, R17), then two killer actions per ply, then
+  the history heuristic. History is kept for moves and deployments, which the rules
+  module interns (one object per action), so it is keyed by object identity: hashing
+  an action object is slow Python.
+- Quiescence: at the horizon the side to act may still play actions whose combat
+  destroys something (R15-R19), so a position is not judged in the middle of an
+  exchange; "standing pat" on the static evaluation is allowed, as no action is forced.
+- Randomness (for the low levels): a seeded offset added to each root action's score.
+- :meth:`Search.stop` may be called from another thread; the search checks it every
+  few hundred nodes and answers with the best action found so far. Depth 1 always
+  finishes first (milliseconds), so there is always a searched answer: stop applies
+  from depth 2 on, node and time limits past the minimum depth. An action that beat the previous best in a pass cut short by
+  a limit is taken, as it is better at the deeper depth.
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+from dataclasses import dataclass, field
+
+from ..actions import GateJump, GateStrike, Jump, Move, Place
+from ..board import BASE, FLAGSHIP, FRIGATE, FRIGATE_ATTACKS, RAYS, SENTRY, SLIDER_DIRECTIONS, TOWER
+from ..combat import INACTIVE, JUMP, UNIT_DEFENCE, attack_tables
+from ..rules import OPENING_PLIES, State, apply_unchecked, iter_legal_actions
+from .evaluate import evaluate
+
+MATE = 100_000               # a won game; MATE - n: won n plies from the root
+MATE_BOUND = MATE - 1_000    # scores beyond this are wins or losses, not evaluations
+INFINITE = 1_000_000
+MAX_DEPTH = 64
+QUIESCENCE_DEPTH = 6         # plies of destroying actions after the horizon, at most
+CHECK_EVERY = 255            # nodes between looks at the clock and the stop flag (mask)
+TABLE_LIMIT = 1 << 20        # transposition entries before the table is emptied
+
+EXACT, LOWER, UPPER = 0, 1, 2
+
+# Move-ordering bands: each band outranks everything in the bands below it.
+_TABLE_BAND = 1 << 30
+_CAPTURE_BAND = 1 << 28
+_KILLER_BAND = 1 << 26
+_HISTORY_CAP = (1 << 26) - 1
+
+
+@dataclass(frozen=True)
+class Limits:
+    """When to stop: the first limit reached ends the search (None = no such limit)."""
+
+    depth: int | None = None
+    nodes: int | None = None
+    time: float | None = None        # seconds
+    noise: int = 0                   # root randomness, +- centi-frigates (levels)
+    min_depth: int = 1               # depths that finish whatever the node and time limits
+
+
+@dataclass
+class SearchResult:
+    """The answer of a search: best action, its score for the side to act, the line."""
+
+    action: object
+    score: int
+    pv: list = field(default_factory=list)
+    depth: int = 0
+    nodes: int = 0
+    time: float = 0.0               # seconds
+
+    @property
+    def nps(self) -> int:
+        return int(self.nodes / self.time) if self.time > 0 else 0
+
+
+class _Abort(Exception):
+    """Raised inside the tree when a limit is reached or a stop was asked for."""
+
+
+def terminal_score(state: State, mover: int, ply: int) -> int:
+    """A decided position's score for ``mover`` (who acted into it), ``ply`` from the root."""
+    result = state.result
+    if result == "1/2-1/2":
+        return 0
+    winner = 0 if result == "1-0" else 1
+    return MATE - ply if winner == mover else -(MATE - ply)
+
+
+def _to_table(score: int, ply: int) -> int:
+    """Mate scores are stored relative to the node, so they stay right at any ply."""
+    if score > MATE_BOUND:
+        return score + ply
+    if score < -MATE_BOUND:
+        return score - ply
+    return score
+
+
+def _from_table(score: int, ply: int) -> int:
+    if score > MATE_BOUND:
+        return score - ply
+    if score < -MATE_BOUND:
+        return score + ply
+    return score
+
+
+def _slider_hot(ripe: list[int], directions, units) -> set[int]:
+    """Squares from which a slider along ``directions`` would attack a square of ``ripe``."""
+    hot = set()
+    for target in ripe:
+        rays = RAYS[target]
+        for d in directions:
+            for square in rays[d]:
+                if square in units:
+                    break
+                hot.add(square)
+    return hot
+
+
+class Search:
+    """One searcher; :meth:`run` may be called many times (each search starts afresh)."""
+
+    def __init__(self, seed: int = 0):
+        self.seed = seed
+        self._stop = threading.Event()
+        self.nodes = 0
+        self._table: dict = {}
+        self._killers: list = []
+        self._history: dict = {}
+        self._evaluations: dict = {}
+        self._node_limit = None
+        self._deadline = None
+        self._armed = False             # limits and stop apply (not during depth 1)
+        self._partial = None            # (score, action): best of the unfinished pass
+
+    # -- control -------------------------------------------------------------------
+    def stop(self) -> None:
+        """Ask a running search to answer now (safe from another thread)."""
+        self._stop.set()
+
+    def _check(self) -> None:
+        if not self._armed:
+            return
+        if self._stop.is_set():
+            raise _Abort
+        if self._deadline is not None and time.perf_counter() >= self._deadline:
+            raise _Abort
+
+    # -- entry point ---------------------------------------------------------------
+    def run(self, state: State, limits: Limits = Limits(), on_depth=None) -> SearchResult:
+        """Search ``state`` under ``limits``; ``on_depth(result)`` after each finished depth."""
+        if state.to_move is None:
+            raise ValueError("the game is over; there is no action to search")
+        self._stop.clear()
+        start = time.perf_counter()
+        self.nodes = 0
+        self._table = {}
+        self._killers = [[None, None] for _ in range(MAX_DEPTH + QUIESCENCE_DEPTH + 2)]
+        self._history = {}
+        self._evaluations = {}          # hash -> static evaluation (it depends on nothing else)
+        # Depth 1 always finishes (it takes milliseconds): an answer from an unfinished
+        # first pass would be whichever action sorts first. Stop is heard after it; the
+        # node and time limits after ``min_depth``.
+        self._node_limit = None
+        self._deadline = None
+        self._armed = False
+        actions = sorted(iter_legal_actions(state), key=str)   # an order that is the same everywhere
+        offsets = self._root_offsets(state, actions, limits.noise)
+        max_depth = min(limits.depth or MAX_DEPTH, MAX_DEPTH)
+        best = SearchResult(actions[0], 0, [actions[0]], 0, 0, 0.0)
+        scores = {action: 0 for action in actions}
+        for depth in range(1, max_depth + 1):
+            self._partial = None
+            try:
+                score, action = self._root(state, actions, offsets, scores, depth)
+            except _Abort:
+                if self._partial is not None and self._partial[1] != best.action:
+                    # The previous best was searched first at this depth; an action that
+                    # beat it since is better at this depth, even though the pass is cut.
+                    score, action = self._partial
+                    best = SearchResult(action, score, self._pv(state, action, depth), best.depth,
+                                        self.nodes, time.perf_counter() - start)
+                break
+            best = SearchResult(action, score, self._pv(state, action, depth), depth,
+                                self.nodes, time.perf_counter() - start)
+            self._armed = True              # stop is heard from depth 2 on
+            if depth >= limits.min_depth:
+                self._node_limit = limits.nodes
+                self._deadline = start + limits.time if limits.time is not None else None
+            if on_depth is not None:
+                on_depth(best)
+            if len(actions) == 1 or abs(score) > MATE_BOUND:
+                break                   # nothing to choose, or the game's end is in sight
+            if self._deadline is not None and time.perf_counter() > self._deadline - limits.time * 0.55:
+                break                   # the next depth would not finish in the time left
+            actions.sort(key=lambda a: -scores[a])
+        best.nodes = self.nodes
+        best.time = time.perf_counter() - start
+        return best
+
+    def _root_offsets(self, state: State, actions: list, noise: int) -> dict:
+        if not noise:
+            return {action: 0 for action in actions}
+        rng = random.Random(f"{self.seed}:{state.hash}:{state.ply}")
+        return {action: rng.randint(-noise, noise) for action in actions}
+
+    def _root(self, state, actions, offsets, scores, depth):
+        """One full-width pass at the root, best-so-far kept in ``_partial``.
+
+        Actions compete with their random offsets added; the score handed back is the
+        chosen action's own, without its offset.
+        """
+        alpha = -INFINITE
+        best_action = actions[0]
+        best_score = -INFINITE
+        mover = state.to_move
+        for index, action in enumerate(actions):
+            offset = offsets[action]
+            child, _report = apply_unchecked(state, action)
+            self.nodes += 1
+            if child.to_move is None:
+                score = terminal_score(child, mover, 1)
+            else:
+                score = -self._negamax(child, depth - 1, -INFINITE, offset - alpha, 1)
+            scores[action] = score + offset
+            if score + offset > alpha:
+                alpha = score + offset
+                best_action = action
+                best_score = score
+                self._partial = (score, action)
+        return best_score, best_action
+
+    # -- the tree --------------------------------------------------------------------
+    def _enter(self) -> None:
+        """Count a node; end the search when a limit is reached."""
+        self.nodes += 1
+        if self._node_limit is not None and self.nodes >= self._node_limit:
+            raise _Abort
+        if not self.nodes & CHECK_EVERY:
+            self._check()
+
+    def _negamax(self, state: State, depth: int, alpha: int, beta: int, ply: int) -> int:
+        if depth <= 0:
+            return self._quiesce(state, alpha, beta, ply, 0)
+        self._enter()
+        table = self._table
+        entry = table.get(state.hash)
+        table_action = None
+        if entry is not None:
+            entry_depth, flag, stored, table_action = entry
+            if entry_depth >= depth:
+                score = _from_table(stored, ply)
+                if flag == EXACT or (flag == LOWER and score >= beta) or (flag == UPPER and score <= alpha):
+                    return score
+        original_alpha = alpha
+        mover = state.to_move
+        best = -INFINITE
+        best_action = None
+        for action in self._ordered(state, table_action, ply):
+            child, _report = apply_unchecked(state, action)
+            if child.to_move is None:
+                score = terminal_score(child, mover, ply + 1)
+            else:
+                score = -self._negamax(child, depth - 1, -beta, -alpha, ply + 1)
+            if score > best:
+                best = score
+                best_action = action
+                if score > alpha:
+                    alpha = score
+                    if alpha >= beta:
+                        self._reward(action, depth, ply)
+                        break
+        flag = UPPER if best <= original_alpha else LOWER if best >= beta else EXACT
+        if len(table) >= TABLE_LIMIT:
+            table.clear()
+            self._evaluations.clear()
+        table[state.hash] = (depth, flag, _to_table(best, ply), best_action)
+        return best
+
+    def _reward(self, action, depth: int, ply: int) -> None:
+        """A quiet action that cut the search off: remember it as a killer and in history."""
+        killers = self._killers[ply]
+        if killers[0] != action:
+            killers[1] = killers[0]
+            killers[0] = action
+        kind = type(action)
+        if kind is Move or kind is Place:
+            history = self._history
+            key = id(action)
+            history[key] = min(history.get(key, 0) + depth * depth, _HISTORY_CAP)
+
+    def _quiesce(self, state: State, alpha: int, beta: int, ply: int, qdepth: int) -> int:
+        self._enter()
+        cache = self._evaluations
+        stand = cache.get(state.hash)
+        tables = None
+        if stand is None:
+            tables = attack_tables(state.units, state.edition)
+            stand = cache[state.hash] = evaluate(state, tables)
+        if stand >= beta or qdepth >= QUIESCENCE_DEPTH:
+            return stand
+        if tables is None:
+            tables = attack_tables(state.units, state.edition)
+        if stand > alpha:
+            alpha = stand
+        best = stand
+        mover = state.to_move
+        for action in self._destroying(state, tables):
+            child, report = apply_unchecked(state, action)
+            if not (report.destroyed or report.captured):
+                continue                # the guess was wrong: nothing was destroyed
+            if child.to_move is None:
+                score = terminal_score(child, mover, ply + 1)
+            else:
+                score = -self._quiesce(child, -beta, -alpha, ply + 1, qdepth + 1)
+            if score > best:
+                best = score
+                if score > alpha:
+                    alpha = score
+                    if alpha >= beta:
+                        break
+        return best
+
+    # -- which actions destroy ---------------------------------------------------------
+    @staticmethod
+    def _hot_squares(state: State, tables) -> dict | None:
+        """Per ship kind, the squares from which it would bring one attack point too many.
+
+        An enemy target already held at stalemate (our AP equal to its defence, R17), an
+        enemy base two AP from falling (R19), or an unguarded enemy jump gate we attack
+        once (its defence is 1) is *ripe*: one more attacker destroys it. None when
+        nothing is ripe.
+        """
+        side = state.to_move
+        enemy = 1 - side
+        ours = tables[side]
+        units = state.units
+        defence = UNIT_DEFENCE[state.edition]
+        ripe = []
+        for square, code in units.items():
+            if code >> 3 != enemy:
+                continue
+            kind = code & 7
+            if kind == BASE:
+                if ours[square] >= 2:
+                    ripe.append(square)
+            elif ours[square] >= defence[kind]:
+                ripe.append(square)
+        for gate in state.gates:
+            if gate is not None and gate[2] == JUMP and gate[1] == enemy and gate[0] not in units and ours[gate[0]]:
+                ripe.append(gate[0])
+        if not ripe:
+            return None
+        attacks = FRIGATE_ATTACKS[enemy]      # our frigate on s attacks r iff theirs on r attacks s
+        hot = {FRIGATE: {s for r in ripe for s in attacks[r]}}
+        reserve = state.reserve[side]
+        present = {code & 7 for code in units.values() if code >> 3 == side}
+        for kind in (SENTRY, TOWER, FLAGSHIP):      # only kinds that could act at all
+            if kind in present or reserve[kind]:
+                hot[kind] = _slider_hot(ripe, SLIDER_DIRECTIONS[kind], units)
+        return hot
+
+    def _destroying(self, state: State, tables) -> list:
+        """The actions likely to destroy something, most valuable victims' side first."""
+        hot = self._hot_squares(state, tables)
+        units = state.units
+        if hot is None and not _frigate_on_active_gate(state):
+            return []                   # nothing ripe and no gate strike or capture possible
+        found = []
+        for action in iter_legal_actions(state):
+            if _is_destroying(action, hot, units):
+                found.append(action)
+        return found
+
+    def _ordered(self, state: State, table_action, ply: int) -> list:
+        """The legal actions, best guesses first (see the module docstring)."""
+        actions = list(iter_legal_actions(state))
+        if len(actions) < 2:
+            return actions
+        hot = self._hot_squares(state, attack_tables(state.units, state.edition)) if state.ply >= OPENING_PLIES else None
+        units = state.units
+        killers = self._killers[ply]
+        history = self._history
+        keyed = []
+        for index, action in enumerate(actions):
+            kind = type(action)         # compare types first: __eq__ is slow Python
+            if kind is type(table_action) and action == table_action:
+                key = _TABLE_BAND
+            elif _is_destroying(action, hot, units):
+                key = _CAPTURE_BAND
+            elif kind is type(killers[0]) and action == killers[0]:
+                key = _KILLER_BAND + 1
+            elif kind is type(killers[1]) and action == killers[1]:
+                key = _KILLER_BAND
+            elif kind is Move or kind is Place:
+                key = history.get(id(action), 0)
+            else:
+                key = 0
+            keyed.append((-key, index))
+        keyed.sort()
+        return [actions[index] for _key, index in keyed]
+
+    # -- the expected line -----------------------------------------------------------------
+    def _pv(self, state: State, first, depth: int) -> list:
+        """The best line: ``first``, then the table's best actions while they stay legal."""
+        line = [first]
+        state, _report = apply_unchecked(state, first)
+        seen = {state.hash}
+        while len(line) < depth and state.to_move is not None:
+            entry = self._table.get(state.hash)
+            if entry is None or entry[3] is None or entry[3] not in iter_legal_actions(state):
+                break
+            line.append(entry[3])
+            state, _report = apply_unchecked(state, entry[3])
+            if state.hash in seen:
+                break
+            seen.add(state.hash)
+        return line
+
+
+def is_quiet(state: State) -> bool:
+    """Whether the side to act has no action likely to destroy something (see _hot_squares).
+
+    The tuner keeps only such positions: a position in the middle of an exchange says
+    little about what its static terms are worth.
+    """
+    tables = attack_tables(state.units, state.edition)
+    return Search._hot_squares(state, tables) is None and not _frigate_on_active_gate(state)
+
+
+def _frigate_on_active_gate(state: State) -> bool:
+    """Whether a frigate of the side to act stands on an active gate (R12, R13 need one)."""
+    frigate = state.to_move << 3 | FRIGATE
+    units = state.units
+    for gate in state.gates:
+        if gate is not None and gate[2] != INACTIVE and units.get(gate[0]) == frigate:
+            return True
+    return False
+
+
+def _is_destroying(action, hot, units) -> bool:
+    """Whether ``action`` captures, or lands where it brings a ripe target down (a guess)."""
+    kind = type(action)
+    if kind is GateStrike:
+        return True
+    if kind is GateJump:
+        return action.target in units or (hot is not None and action.target in hot[FRIGATE])
+    if hot is None:
+        return False
+    if kind is Move:
+        squares = hot.get(action.piece)
+        return squares is not None and action.target in squares
+    if kind is Jump:
+        return action.target in hot[FRIGATE]
+    if kind is Place:
+        squares = hot.get(action.piece)
+        return squares is not None and action.square in squares
+    return False
+

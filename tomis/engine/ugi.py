@@ -1,0 +1,308 @@
+"""The Universal Game Interface (UGI) on two text streams: ``tomis engine`` speaks this.
+
+UGI is UCI's dialect for any two-player game. Lines end with ``\\n``; unknown commands
+are ignored; stdout carries protocol lines only. The exact dialogue is documented in
+docs/ENGINE.md; in short::
+
+    ugi                              -> id name tomis <version> / id author ... /
+                                        option name ... (one line per option) / ugiok
+    isready                          -> readyok
+    setoption name <N> value <V>        Level (spin 1-8), Rules (combo manual/readme), Seed (spin)
+    uginewgame                          the empty board under the Rules option
+    position startpos [moves A1 A2 ...]
+    position fen <position string> [moves ...]
+    go movetime MS | depth N | nodes N | p1time MS p2time MS [p1inc MS p2inc MS] | infinite
+                                     -> info depth D score S nodes N nps R time MS pv ...
+                                        then bestmove <action>
+    stop                                answer at once;  quit  exit
+    query gameover | p1turn | result -> response true|false / p1win|p2win|draw|none
+
+A bad command (an illegal or unreadable action or position, an unknown option value)
+is answered with ``info string error: <message>`` and changes nothing.
+The search runs in a thread so that ``stop``, ``isready`` and ``quit`` are read while
+it thinks.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+
+from .. import __version__
+from ..errors import TomisError
+from ..notation import parse_action
+from ..position import from_string
+from ..rules import EDITIONS, apply, new_game
+from .levels import DEFAULT_LEVEL, MAX_LEVEL, MIN_LEVEL, level_limits
+from .search import Limits, Search
+
+AUTHOR = "the tomis authors"
+MAX_SEED = 2_147_483_647
+# With a clock (go p1time ...): spend about 1/MOVES_TO_GO of what is left, plus most of
+# the increment, never more than half of what is left.
+MOVES_TO_GO = 30
+INCREMENT_SHARE = 0.8
+POSITION_FIELDS = 8          # a position string has eight space-separated fields
+
+
+class UgiError(Exception):
+    """A command we cannot follow; reported as ``info string error: ...``."""
+
+
+class Session:
+    """One engine conversation: the options, the current position, a running search."""
+
+    def __init__(self, output):
+        self._output = output
+        self._lock = threading.Lock()
+        self.level = DEFAULT_LEVEL
+        self.rules = EDITIONS[0]
+        self.seed = 0
+        self.state = new_game(self.rules)
+        self._search: Search | None = None
+        self._thread: threading.Thread | None = None
+        self._infinite = False
+        self._busy = False           # a search runs and has not answered yet
+        self._silenced = False
+
+    # -- output --------------------------------------------------------------------
+    def send(self, line: str) -> None:
+        with self._lock:
+            if self._silenced:
+                return
+            self._output.write(line + "\n")
+            self._output.flush()
+
+    def error(self, message: str) -> None:
+        self.send("info string error: " + " ".join(str(message).split()))
+
+    # -- the loop ------------------------------------------------------------------
+    def handle(self, line: str) -> bool:
+        """Follow one command; False after ``quit``."""
+        words = line.split()
+        if not words:
+            return True
+        command, args = words[0], words[1:]
+        if command == "quit":
+            self._finish_search(silent=True)
+            return False
+        handler = _COMMANDS.get(command)
+        if handler is None:
+            return True                   # unknown commands are ignored (UGI)
+        try:
+            handler(self, args)
+        except UgiError as problem:
+            self.error(str(problem))
+        return True
+
+    # -- commands ------------------------------------------------------------------
+    def cmd_ugi(self, _args) -> None:
+        self.send(f"id name tomis {__version__}")
+        self.send(f"id author {AUTHOR}")
+        self.send(f"option name Level type spin default {DEFAULT_LEVEL} min {MIN_LEVEL} max {MAX_LEVEL}")
+        self.send(f"option name Rules type combo default {EDITIONS[0]} " + " ".join(f"var {e}" for e in EDITIONS))
+        self.send(f"option name Seed type spin default 0 min 0 max {MAX_SEED}")
+        self.send("ugiok")
+
+    def cmd_isready(self, _args) -> None:
+        self.send("readyok")
+
+    def cmd_setoption(self, args) -> None:
+        self._refuse_while_searching()
+        if not args or args[0] != "name" or "value" not in args:
+            raise UgiError("expected setoption name <name> value <value>")
+        split = args.index("value")
+        name = " ".join(args[1:split]).lower()
+        value = " ".join(args[split + 1:])
+        if name == "level":
+            number = _integer(value, "Level")
+            if not MIN_LEVEL <= number <= MAX_LEVEL:
+                raise UgiError(f"Level must be {MIN_LEVEL} to {MAX_LEVEL}, not {value}")
+            self.level = number
+        elif name == "rules":
+            if value not in EDITIONS:
+                raise UgiError(f"Rules must be manual or readme, not {value!r} (E1-E4)")
+            self.rules = value
+        elif name == "seed":
+            number = _integer(value, "Seed")
+            if not 0 <= number <= MAX_SEED:
+                raise UgiError(f"Seed must be 0 to {MAX_SEED}, not {value}")
+            self.seed = number
+        else:
+            raise UgiError(f"no option named {' '.join(args[1:split])!r} (Level, Rules, Seed)")
+
+    def cmd_uginewgame(self, _args) -> None:
+        self._refuse_while_searching()
+        self.state = new_game(self.rules)
+
+    def cmd_position(self, args) -> None:
+        self._refuse_while_searching()
+        if not args:
+            raise UgiError("expected position startpos|fen <position string> [moves ...]")
+        moves_at = args.index("moves") if "moves" in args else len(args)
+        head, moves = args[:moves_at], args[moves_at + 1:]
+        if head == ["startpos"]:
+            state = new_game(self.rules)
+        elif head[0] == "fen":
+            if len(head) - 1 != POSITION_FIELDS:
+                raise UgiError(f"a position string has {POSITION_FIELDS} fields, found {len(head) - 1}: {' '.join(head[1:])!r}")
+            try:
+                state = from_string(" ".join(head[1:]))
+            except TomisError as problem:
+                raise UgiError(f"position: {problem}") from None
+        else:
+            raise UgiError(f"expected startpos or fen after position, found {head[0]!r}")
+        for number, text in enumerate(moves, 1):
+            try:
+                state, _report = apply(state, parse_action(text))
+            except TomisError as problem:
+                raise UgiError(f"moves item {number} {text!r}: {problem}") from None
+        self.state = state
+
+    def cmd_go(self, args) -> None:
+        self._refuse_while_searching()
+        if self.state.to_move is None:
+            raise UgiError(f"the game is over ({self.state.result}, {self.state.reason}); no action to search")
+        limits = self._limits(args)
+        self._infinite = limits.depth is None and limits.nodes is None and limits.time is None
+        search = Search(self.seed)
+        self._search = search
+        self._busy = True
+        self._thread = threading.Thread(target=self._think, args=(search, self.state, limits), daemon=True)
+        self._thread.start()
+
+    def cmd_stop(self, _args) -> None:
+        self._finish_search(silent=False)
+
+    def cmd_query(self, args) -> None:
+        state = self.state
+        what = args[0] if args else ""
+        if what == "gameover":
+            self.send(f"response {_bool(state.to_move is None)}")
+        elif what == "p1turn":
+            self.send(f"response {_bool(state.to_move == 0)}")
+        elif what == "result":
+            names = {"1-0": "p1win", "0-1": "p2win", "1/2-1/2": "draw"}
+            self.send(f"response {names.get(state.result, 'none')}")
+        else:
+            raise UgiError(f"expected query gameover|p1turn|result, found {what!r}")
+
+    # -- searching -----------------------------------------------------------------
+    def _limits(self, args) -> Limits:
+        """The limits a ``go`` asks for; the Level's when it names none."""
+        values = {}
+        infinite = False
+        index = 0
+        while index < len(args):
+            word = args[index]
+            if word == "infinite":
+                infinite = True
+                index += 1
+                continue
+            if word not in ("movetime", "depth", "nodes", "p1time", "p2time", "p1inc", "p2inc"):
+                raise UgiError(f"go: unknown limit {word!r} (movetime, depth, nodes, p1time, p2time, p1inc, p2inc, infinite)")
+            if index + 1 >= len(args):
+                raise UgiError(f"go: {word} needs a number")
+            number = _integer(args[index + 1], word)
+            if number < 0 or (word in ("depth", "nodes") and number < 1):
+                raise UgiError(f"go: {word} must be positive, not {number}")
+            values[word] = number
+            index += 2
+        noise = level_limits(self.level).noise
+        if infinite:
+            return Limits(noise=noise)
+        seconds = None
+        if "movetime" in values:
+            seconds = values["movetime"] / 1000
+        clock = "p1time" if self.state.to_move == 0 else "p2time"
+        if clock in values:
+            left = values[clock]
+            increment = values.get("p1inc" if clock == "p1time" else "p2inc", 0)
+            budget = min(left / MOVES_TO_GO + increment * INCREMENT_SHARE, left / 2)
+            seconds = max(budget, 1) / 1000 if seconds is None else min(seconds, budget / 1000)
+        if seconds is None and "depth" not in values and "nodes" not in values:
+            return level_limits(self.level)
+        return Limits(depth=values.get("depth"), nodes=values.get("nodes"), time=seconds, noise=noise)
+
+    def _think(self, search: Search, state, limits: Limits) -> None:
+        try:
+            result = search.run(state, limits, self._info)
+            answer = f"bestmove {result.action}"
+        except Exception as problem:     # never a traceback on stdout: one protocol line
+            answer = f"info string error: search failed: {problem}"
+        # Idle before the answer goes out: a GUI may send the next position the moment
+        # it reads bestmove, while this thread has not yet returned.
+        self._busy = False
+        self.send(answer)
+
+    def _info(self, result) -> None:
+        self.send(
+            f"info depth {result.depth} score {result.score} nodes {result.nodes} "
+            f"nps {result.nps} time {int(result.time * 1000)} pv " + " ".join(str(a) for a in result.pv)
+        )
+
+    def _refuse_while_searching(self) -> None:
+        if self._busy:
+            raise UgiError("still searching; send stop first")
+
+    def _finish_search(self, silent: bool) -> None:
+        thread = self._thread
+        if thread is None:
+            return
+        if silent:
+            with self._lock:
+                self._silenced = True
+        if self._search is not None:
+            self._search.stop()
+        thread.join()
+        self._thread = None
+        self._search = None
+
+    def close(self) -> None:
+        """The input ended: a bounded search still answers; an infinite one is stopped."""
+        thread = self._thread
+        if thread is None:
+            return
+        if self._infinite and self._search is not None:
+            self._search.stop()
+        thread.join()
+        self._thread = None
+
+
+_COMMANDS = {
+    "ugi": Session.cmd_ugi,
+    "isready": Session.cmd_isready,
+    "setoption": Session.cmd_setoption,
+    "uginewgame": Session.cmd_uginewgame,
+    "position": Session.cmd_position,
+    "go": Session.cmd_go,
+    "stop": Session.cmd_stop,
+    "query": Session.cmd_query,
+}
+
+
+def _integer(text: str, what: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise UgiError(f"{what} must be a whole number, not {text!r}") from None
+
+
+def _bool(value: bool) -> str:
+    return "true" if value else "false"
+
+
+def run(input_stream=None, output_stream=None) -> int:
+    """Speak UGI until ``quit`` or the end of the input; the exit status (0)."""
+    input_stream = input_stream if input_stream is not None else sys.stdin
+    output_stream = output_stream if output_stream is not None else sys.stdout
+    session = Session(output_stream)
+    try:
+        for line in input_stream:
+            if not session.handle(line):
+                break
+        else:
+            session.close()
+    except KeyboardInterrupt:
+        session._finish_search(silent=True)
+    return 0
