@@ -34,7 +34,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 
-from . import notation, record, textio
+from . import notation, record
 from .errors import FileError, TomisError, one_line
 from .findings import Finding, internal_finding, rule_id
 

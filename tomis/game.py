@@ -29,7 +29,7 @@ from typing import IO, NamedTuple, Union
 from . import record as _record
 from .actions import Action
 from .board import (
-    DIRECTION_NAMES, PIECE_NAMES, SIDE_NAMES, SIDE_TITLES, SQUARE_NAMES, WHITE, parse_square,
+    DIRECTION_NAMES, PIECE_NAMES, SIDE_NAMES, SQUARE_NAMES, parse_square,
 )
 from .errors import FileError, PositionError, RecordError, TomisError
 from .notation import parse_action

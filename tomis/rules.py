@@ -536,7 +536,7 @@ def _check_opening(state: State, action: Action, side: int) -> None:
         return
     rank = OPENING_GATE_RANKS[ply - 2]
     if not (isinstance(action, Place) and action.piece == GATE):
-        raise _refuse(state, action, f"actions 3-10 place one gate each; nothing else before all eight gates are down (R6, R7)")
+        raise _refuse(state, action, "actions 3-10 place one gate each; nothing else before all eight gates are down (R6, R7)")
     if action.square >> 3 != rank:
         raise _refuse(state, action, f"this gate goes on rank {rank + 1} (R6)")
     if rank == HOME_RANK[side]:
