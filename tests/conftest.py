@@ -23,6 +23,7 @@ from collections import defaultdict
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 from click.testing import CliRunner
 
 from tomis import actions as A
@@ -109,6 +110,12 @@ def act(text: str) -> A.Action:
 def legal_texts(state) -> set[str]:
     """The legal actions of ``state`` in notation, for readable set comparisons."""
     return {str(a) for a in state.legal_actions()}
+
+
+# Tests never assert on time, and hypothesis's per-example deadline (200 ms by default) is
+# one: on a loaded two-core machine a first example has taken 329 ms. No deadlines here.
+settings.register_profile("tomis", deadline=None)
+settings.load_profile("tomis")
 
 
 def pytest_collection_modifyitems(config, items):
