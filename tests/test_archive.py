@@ -597,3 +597,22 @@ def test_the_walk_in_pieces_says_what_the_reader_says(tmp_path, text):
             assert (outcome.actions, outcome.result) == (len(checked.game.nodes), checked.game.result)
         else:
             assert outcome.finding.located() == found.text.relocate(checked.error).located()
+
+
+def test_the_walk_collects_young_objects_sparsely_and_restores_the_threshold(club):
+    """Checking games with CPython's default threshold (700) ran the collector after every
+    replayed game (record pauses it during the replay); the walk raises the threshold,
+    in worker processes too, and puts the caller's back when it ends."""
+    import gc
+
+    before = gc.get_threshold()
+    seen = []
+    for event in archive.walk(club["paths"][:2]):
+        seen.append(gc.get_threshold()[0])
+    assert seen and set(seen) == {archive.SPARSE_GC_THRESHOLD}
+    assert gc.get_threshold() == before
+    executor = archive._executor(2)
+    try:
+        assert executor.submit(gc.get_threshold).result()[0] == archive.SPARSE_GC_THRESHOLD
+    finally:
+        executor.shutdown()
