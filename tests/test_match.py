@@ -171,3 +171,26 @@ def test_match_never_replaces_a_file(tmp_path):
     result = invoke("match", "level:1", "level:1", "--games", "1", "-o", str(out))
     assert result.exit_code == 2 and "exists" in result.output
     assert out.read_text() == "keep me"
+
+
+def test_match_output_holds_every_finished_game_as_it_goes(tmp_path, monkeypatch):
+    """-o is rewritten after every game, so a match stopped early (here after its second
+    game, as Ctrl-C would) leaves a valid file of the games it finished."""
+    out = tmp_path / "games.tgn"
+    seen = []
+    real_run = matches.run_match
+
+    def stopped_after_two(settings, on_game):
+        def watching(outcome, score):
+            on_game(outcome, score)
+            seen.append(len(record.read(out.read_text(), str(out))))
+            if score.games == 2:
+                raise KeyboardInterrupt
+        return real_run(settings, watching)
+
+    monkeypatch.setattr(matches, "run_match", stopped_after_two)
+    result = invoke("match", "level:1", "level:1", "--games", "6", "--seed", "4", "-o", str(out))
+    assert result.exit_code != 0
+    assert seen == [1, 2]
+    checked = record.read(out.read_text(), str(out))
+    assert len(checked) == 2 and all(item.error is None for item in checked)

@@ -13,7 +13,7 @@ import sys
 import click
 
 from . import EXIT_INVALID, Failure
-from .files import load_game, read_record, write_new
+from .files import load_game, read_record, write_new, write_over
 from .output import echo_json
 
 # analyse: a played action whose score is this many centi-frigates below the best
@@ -244,7 +244,6 @@ def match(a, b, games, seconds, openings, seed, concurrency, sprt_text, rules, m
     --sprt, the log-likelihood ratio and verdict. A program that crashes, hangs past its
     time or answers an illegal action loses that game and is named.
     """
-    from .. import record
     from ..engine import match as matches
 
     try:
@@ -260,21 +259,31 @@ def match(a, b, games, seconds, openings, seed, concurrency, sprt_text, rules, m
     settings = matches.MatchSettings(first, second, games, seconds, _parse_openings(openings), seed,
                                      concurrency, rules, max_actions)
 
+    finished: list[str] = []          # each finished game's record, in game order
+
     def progress(outcome, score):
+        if output is not None:
+            _save_games(output, finished, outcome.record)
         click.echo(f"game {outcome.number}: {outcome.white} (White) vs {outcome.black} (Black): "
                    f"{outcome.result}, {outcome.reason}; A {score.points:g}/{score.games}", err=True)
 
     score, outcomes = matches.run_match(settings, progress)
-    if output is not None:
-        write_new(output, record.write_all([_read_back(o.record) for o in outcomes]))
     for line in score_table(first.name, second.name, score, bounds):
         click.echo(line)
 
 
-def _read_back(text: str):
+def _save_games(path: str, finished: list[str], text: str) -> None:
+    """Add one finished game to ``path``, rewritten whole and atomically after every game:
+    a match stopped early (Ctrl-C, a deadline) leaves a valid file of the games it
+    finished, and a reader never sees half a game. The first game creates the file."""
     from .. import record
 
-    return record.read_game(text)
+    finished.append(record.write(record.read_game(text)))   # read back: only valid records
+    whole = "\n".join(finished)                               # as record.write_all joins them
+    if len(finished) == 1:
+        write_new(path, whole)
+    else:
+        write_over(path, whole)
 
 
 def score_table(a_name: str, b_name: str, score, bounds) -> list[str]:
