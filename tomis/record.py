@@ -477,11 +477,13 @@ def _fresh(edition: str) -> State:
 def _check_number(number: MoveNumber, state: State, action) -> None:
     """A move number names move (action + 1) // 2, with ``.`` for White, ``...`` for Black (R4)."""
     text = number.text
-    black = text.endswith("...")
-    stated = _bounded_int(text.rstrip("."))
     acting = state.ply + 1
     move = (acting + 1) // 2
     white_to_act = state.to_move == 0
+    if text == (f"{move}." if white_to_act else f"{move}..."):
+        return                  # as written by every writer; only other spellings need parsing
+    black = text.endswith("...")
+    stated = _bounded_int(text.rstrip("."))
     if stated != move or black == white_to_act:
         right = f"{move}." if white_to_act else f"{move}..."
         side = "White" if white_to_act else "Black"
