@@ -87,13 +87,49 @@ def attacking_units(units: dict[int, int], target: int, side: int) -> int:
     )
 
 
+def _target_tables(units: dict[int, int], edition: int) -> tuple[list[int], list[int]]:
+    """Like :func:`attack_tables`, but a slider's points are counted on the unit that
+    stops its ray only, not on the empty squares before it: resolve needs points where a
+    target stands, and the empty squares took half the time. Only for positions without
+    an empty jump gate (a target on an empty square, R16)."""
+    white_ap = [0] * 64
+    black_ap = [0] * 64
+    tables = (white_ap, black_ap)
+    flagship_ap = UNIT_AP[edition][FLAGSHIP]
+    for square, code in units.items():
+        kind = UNIT_KIND[code]
+        if kind == FRIGATE:
+            side = UNIT_SIDE[code]
+            ap = tables[side]
+            for t in FRIGATE_ATTACKS[side][square]:
+                ap[t] += 1
+        elif kind != BASE:
+            ap = tables[UNIT_SIDE[code]]
+            points = flagship_ap if kind == FLAGSHIP else 1
+            for ray in _SLIDER_RAY_LISTS[kind][square]:
+                for t in ray:
+                    if t in units:
+                        ap[t] += points
+                        break
+    return white_ap, black_ap
+
+
+def _has_open_jump_gate(units: dict[int, int], gates: list) -> bool:
+    """Whether a jump gate stands with no unit on it: then the gate is a target (R16)."""
+    for gate in gates:
+        if gate is not None and gate[2] == JUMP and gate[0] not in units:
+            return True
+    return False
+
+
 def resolve(units: dict[int, int], gates: list, edition: int):
     """One simultaneous resolution (R18): the unit squares and the gate ranks destroyed.
 
     Every destruction is computed from the position before any of them, so a unit
     destroyed here still attacks in this resolution.
     """
-    tables = attack_tables(units, edition)
+    open_gate = _has_open_jump_gate(units, gates)
+    tables = attack_tables(units, edition) if open_gate else _target_tables(units, edition)
     defence = UNIT_DEFENCE[edition]
     lost_units: list[int] = []
     for square, code in units.items():
@@ -111,14 +147,15 @@ def resolve(units: dict[int, int], gates: list, edition: int):
         elif points > defence[kind]:
             lost_units.append(square)              # R18
     lost_gates: list[int] = []
-    for gate in gates:
-        # Hot loop, run after every action: indexes (gate[0] square, gate[1] owner,
-        # gate[2] state) are a little faster than names and take plain tuples too;
-        # unpacking all five fields measured twice as slow.
-        if gate is None or gate[2] != JUMP or gate[0] in units:
-            continue                               # a unit on the square is the target (R16)
-        if tables[1 - gate[1]][gate[0]] > JUMP_GATE_DEFENCE:
-            lost_gates.append(gate[0] >> 3)
+    if open_gate:
+        for gate in gates:
+            # Hot loop, run after every action: indexes (gate[0] square, gate[1] owner,
+            # gate[2] state) are a little faster than names and take plain tuples too;
+            # unpacking all five fields measured twice as slow.
+            if gate is None or gate[2] != JUMP or gate[0] in units:
+                continue                           # a unit on the square is the target (R16)
+            if tables[1 - gate[1]][gate[0]] > JUMP_GATE_DEFENCE:
+                lost_gates.append(gate[0] >> 3)
     lost_units.sort()
     return lost_units, lost_gates
 
@@ -136,3 +173,4 @@ def support_ap(units: dict[int, int], target: int, side: int, exclude: int, edit
         if target in attacked_squares(square, code, units):
             total += unit_ap[kind]
     return total
+
