@@ -119,14 +119,13 @@ def is_well_formed(value: str) -> bool:
 TAGS_THAT_MATTER = ("Event", "Site", "Date", "Round", "White", "Black", "Rules", "Position")
 
 
-def check_extends(sent, received, sent_name: str, received_text: str = "") -> None:
+def check_extends(sent, received, sent_name: str) -> None:
     """Refuse ``received`` unless it is ``sent`` plus the opponent's new action(s) only.
 
     Both are :class:`tomis.record.Game` objects read without error. "The opponent" is
     the side to act at the end of ``sent``. Checked, in this order, each failure a
     :class:`~tomis.errors.RecordError` naming the first difference and located in
-    ``received``'s source where possible (tags by ``received.tag_places``; the text is no
-    longer re-scanned, so ``received_text`` is unused and kept only for old callers):
+    ``received``'s source where possible (tags by ``received.tag_places``):
     ``sent`` must be unfinished; the tags in
     :data:`TAGS_THAT_MATTER` must be equal (Rules and Position compared by meaning);
     every action of ``sent`` must be there unchanged, and, in a game using correspondence

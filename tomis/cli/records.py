@@ -204,7 +204,7 @@ class MoveStep:
 
         sent = load_game(read_record(self.since))
         try:
-            digest.check_extends(sent.record, game.record, self.since, source.text)
+            digest.check_extends(sent.record, game.record, self.since)
         except TomisError as error:
             raise source.failure(error) from None
 
