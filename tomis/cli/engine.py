@@ -21,7 +21,7 @@ from .output import echo_json
 MISTAKE_DROP = 100           # "?"
 BLUNDER_DROP = 300           # "??"
 # Without --time, hints and analyses search a fixed number of nodes: the same answer on
-# every machine (about half a second for a hint; level 8's 4,000 per action analysed).
+# every machine (about half a second for a hint, a tenth of one per action analysed).
 HINT_NODES = 15_000
 ANALYSE_NODES = 4_000
 MAX_SECONDS = 3600.0
