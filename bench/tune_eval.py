@@ -2,6 +2,7 @@
 
     python bench/tune_eval.py generate --games 200 --level 3 -o /tmp/tomis-tune.jsonl
     python bench/tune_eval.py fit /tmp/tomis-tune.jsonl
+    python bench/tune_eval.py records /tmp/tomis-ladder2/*.tgn -o /tmp/tomis-ladder-rows.jsonl
 
 1. ``generate`` plays seeded self-play games at one level (its root randomness makes
    the games differ) from random openings, and writes one JSON line per main-phase
@@ -63,6 +64,24 @@ def generate(games: int, level: int, seed: int, out) -> None:
             rows += 1
         print(f"game {number + 1}/{games}: {state.result} after {state.ply} actions, "
               f"{rows} positions, {time.perf_counter() - start:.0f} s", file=sys.stderr, flush=True)
+
+
+def from_records(paths: list[str], out) -> None:
+    """Rows from games already played (a ladder's or a match's records): every position
+    from action 15 on, with the game's result for White. An adjudicated draw counts 0.5."""
+    from tomis import read_games
+
+    number = rows = 0
+    for path in paths:
+        for game in read_games(path):
+            if game.error is not None:
+                continue
+            result = {"1-0": 1.0, "0-1": 0.0}.get(game.result, 0.5)
+            for position in list(game.positions())[SKIP_PLIES:-1]:
+                out.write(json.dumps({"game": number, "position": position.to_string(), "r": result}) + "\n")
+                rows += 1
+            number += 1
+    print(f"{number} games, {rows} positions", file=sys.stderr)
 
 
 PENALTY = 0.002      # per (change / 100) squared: keeps weights near the hand-set start
@@ -132,12 +151,18 @@ def main() -> None:
     gen.add_argument("--level", type=int, default=3)
     gen.add_argument("--seed", type=int, default=1)
     gen.add_argument("-o", "--output", required=True)
+    records = sub.add_parser("records", help="rows from played games (record files)")
+    records.add_argument("files", nargs="+")
+    records.add_argument("-o", "--output", required=True)
     fitting = sub.add_parser("fit")
     fitting.add_argument("data", nargs="+")
     args = parser.parse_args()
     if args.command == "generate":
         with open(args.output, "w") as out:
             generate(args.games, args.level, args.seed, out)
+    elif args.command == "records":
+        with open(args.output, "w") as out:
+            from_records(args.files, out)
     else:
         fit(args.data)
 
