@@ -51,11 +51,15 @@ _SLIDER_RAY_LISTS = {
 }
 
 
-def attack_tables(units: dict[int, int], edition: int) -> tuple[list[int], list[int]]:
+def attack_tables(units: dict[int, int], edition: int,
+                  targets_only: bool = False) -> tuple[list[int], list[int]]:
     """Per attacking side, a list of 64 summed AP values (R15, R17).
 
     Flat lists rather than dicts: this runs after every action and is the engine's
-    hottest loop.
+    hottest loop. With ``targets_only`` a slider's points are counted only on the unit
+    that stops its ray, not on the empty squares before it: resolve needs points where a
+    target stands, and the empty squares took half the time. Only right for positions
+    without an empty jump gate (a target on an empty square, R16).
     """
     white_ap = [0] * 64
     black_ap = [0] * 64
@@ -71,11 +75,19 @@ def attack_tables(units: dict[int, int], edition: int) -> tuple[list[int], list[
         elif kind != BASE:
             ap = tables[UNIT_SIDE[code]]
             points = flagship_ap if kind == FLAGSHIP else 1
-            for ray in _SLIDER_RAY_LISTS[kind][square]:
-                for t in ray:
-                    ap[t] += points
-                    if t in units:
-                        break
+            rays = _SLIDER_RAY_LISTS[kind][square]
+            if targets_only:
+                for ray in rays:
+                    for t in ray:
+                        if t in units:
+                            ap[t] += points
+                            break
+            else:
+                for ray in rays:
+                    for t in ray:
+                        ap[t] += points
+                        if t in units:
+                            break
     return white_ap, black_ap
 
 
@@ -85,33 +97,6 @@ def attacking_units(units: dict[int, int], target: int, side: int) -> int:
         1 for square, code in units.items()
         if UNIT_SIDE[code] == side and target in attacked_squares(square, code, units)
     )
-
-
-def _target_tables(units: dict[int, int], edition: int) -> tuple[list[int], list[int]]:
-    """Like :func:`attack_tables`, but a slider's points are counted on the unit that
-    stops its ray only, not on the empty squares before it: resolve needs points where a
-    target stands, and the empty squares took half the time. Only for positions without
-    an empty jump gate (a target on an empty square, R16)."""
-    white_ap = [0] * 64
-    black_ap = [0] * 64
-    tables = (white_ap, black_ap)
-    flagship_ap = UNIT_AP[edition][FLAGSHIP]
-    for square, code in units.items():
-        kind = UNIT_KIND[code]
-        if kind == FRIGATE:
-            side = UNIT_SIDE[code]
-            ap = tables[side]
-            for t in FRIGATE_ATTACKS[side][square]:
-                ap[t] += 1
-        elif kind != BASE:
-            ap = tables[UNIT_SIDE[code]]
-            points = flagship_ap if kind == FLAGSHIP else 1
-            for ray in _SLIDER_RAY_LISTS[kind][square]:
-                for t in ray:
-                    if t in units:
-                        ap[t] += points
-                        break
-    return white_ap, black_ap
 
 
 def _has_open_jump_gate(units: dict[int, int], gates: list) -> bool:
@@ -129,7 +114,7 @@ def resolve(units: dict[int, int], gates: list, edition: int):
     destroyed here still attacks in this resolution.
     """
     open_gate = _has_open_jump_gate(units, gates)
-    tables = attack_tables(units, edition) if open_gate else _target_tables(units, edition)
+    tables = attack_tables(units, edition, targets_only=not open_gate)
     defence = UNIT_DEFENCE[edition]
     lost_units: list[int] = []
     for square, code in units.items():
