@@ -106,8 +106,8 @@ def test_sees_a_win_in_one_action():
 
 def test_score_is_from_the_acting_side_view():
     """The same material edge scores + for the side that has it and - for the other."""
-    white_ahead = from_string("4b3/8/8/8/8/8/FFF5/4B3 - w 0045221/0048221 - manual 11 0")
-    black_to_act = from_string("4b3/8/8/8/8/8/FFF5/4B3 - b 0045221/0048221 - manual 12 0")
+    white_ahead = from_string("4b3/8/8/8/8/8/FFF5/4B3 - w 0045221/0045221 - manual 11 0")
+    black_to_act = from_string("4b3/8/8/8/8/8/FFF5/4B3 - b 0045221/0045221 - manual 12 0")
     assert evaluate.evaluate(white_ahead) > 0
     assert evaluate.evaluate(black_to_act) < 0
     assert hint(white_ahead, Limits(depth=2)).score > 0
