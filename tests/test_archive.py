@@ -15,7 +15,7 @@ import tomis
 from tomis import archive, record, rules
 from tomis.errors import TomisError
 from tomis.cli.output import ProgressLine, progress_wanted
-from tomis.select import ENDINGS, compile_position, board_text, PatternError
+from tomis.select import ENDINGS, compile_position, board_text, ending_of, PatternError
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 
@@ -226,10 +226,29 @@ def test_select_by_how_the_game_ended(club, ending, expected):
         assert games[0].tags["White"] == "Bogdan Ionescu"
 
 
+# Endings only a match's Termination tag gives; tests/test_match.py selects and counts them.
+MATCH_ENDINGS = ("adjudicated", "forfeit")
+
+
 def test_every_ending_is_met_once_or_more(club):
     assert sorted({e for e in ENDINGS}) == sorted(ENDINGS)
     for ending in ENDINGS:
-        assert selected(club, "--ended", ending)
+        assert bool(selected(club, "--ended", ending)) == (ending not in MATCH_ENDINGS), ending
+
+
+def test_a_termination_tag_turns_an_agreement_or_resignation_into_its_ending(club):
+    """R23 results are agreed or resigned unless a Termination tag says an arbiter ruled."""
+    agreed, resigned = club["games"]["agreed"], club["games"]["resigned"]
+    assert (ending_of(agreed.record), ending_of(resigned.record)) == ("agreement", "resignation")
+    for game, termination, ending in ((agreed, "Adjudication", "adjudicated"),
+                                      (resigned, "time forfeit", "forfeit"),
+                                      (resigned, "normal", "resignation")):
+        tagged = tomis.read_game(str(game))
+        tagged.tags["Termination"] = termination
+        assert ending_of(tagged.record) == ending, termination
+    decided = tomis.read_game(str(club["games"]["base"]))       # the rules decide first (R21)
+    decided.tags["Termination"] = "adjudication"
+    assert ending_of(decided.record) == "base-destroyed"
 
 
 def test_select_by_an_action_played(club):
@@ -323,7 +342,8 @@ def test_stats_counts_the_crafted_archive(club):
     data = json.loads(stdout_of(result))
     assert (data["games"], data["valid"], data["invalid"], data["files"]) == (9, 8, 1, 3)
     assert data["endings"] == {"base-destroyed": 2, "no-legal-action": 1, "repetition": 1,
-                               "quiet-actions": 1, "resignation": 1, "agreement": 1, "unfinished": 1}
+                               "quiet-actions": 1, "resignation": 1, "agreement": 1, "adjudicated": 0,
+                               "forfeit": 0, "unfinished": 1}
     assert data["results"]["readme"] == {"1-0": 0, "0-1": 0, "1/2-1/2": 1, "*": 0}
     assert data["results"]["manual"] == {"1-0": 3, "0-1": 1, "1/2-1/2": 2, "*": 1}
     from collections import Counter

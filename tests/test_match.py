@@ -7,12 +7,14 @@ illegal action, each of which must lose that game and be named.
 
 from __future__ import annotations
 
+import json
 import math
 import sys
 
 import pytest
 
 from tomis import record
+from tomis.select import ending_of
 from tomis.engine import match as matches
 from tomis.engine.match import MatchSettings, Score, elo, parse_player, run_match, sprt
 from conftest import invoke
@@ -101,13 +103,14 @@ def test_a_real_ugi_program_plays_and_its_games_are_valid():
     assert outcomes[1].white == engine
 
 
-@pytest.mark.parametrize("name, on_go, why", [
-    ("crasher", "sys.exit(3)", "crashed"),
-    ("illegal", "print('bestmove B@a1', flush=True)", "answered an illegal action 'B@a1'"),
-    ("garbled", "print('bestmove Zz9', flush=True)", "answered an unreadable action 'Zz9'"),
-    ("sleeper", "import time; time.sleep(30)", "hung: no 'bestmove' within"),
+@pytest.mark.parametrize("name, on_go, why, termination", [
+    ("crasher", "sys.exit(3)", "crashed", "abandoned"),
+    ("illegal", "print('bestmove B@a1', flush=True)", "answered an illegal action 'B@a1'", "rules infraction"),
+    ("garbled", "print('bestmove Zz9', flush=True)", "answered an unreadable action 'Zz9'", "rules infraction"),
+    ("sleeper", "import time; time.sleep(30)", "hung: no 'bestmove' within", "time forfeit"),
 ])
-def test_a_program_that_breaks_the_rules_loses_and_is_named(tmp_path, monkeypatch, name, on_go, why):
+def test_a_program_that_breaks_the_rules_loses_and_is_named(tmp_path, monkeypatch, name, on_go, why,
+                                                            termination):
     monkeypatch.setattr(matches, "GRACE", 0.5)
     program = fake_engine(tmp_path, name, on_go)
     settings = MatchSettings(parse_player("level:1"), parse_player(program), games=2, seconds=0.1, seed=4)
@@ -119,6 +122,8 @@ def test_a_program_that_breaks_the_rules_loses_and_is_named(tmp_path, monkeypatc
         game = record.read(outcome.record)[0]
         assert game.error is None
         assert why in " ".join(game.game.nodes[-1].comments)   # the record says who and why
+        assert game.game.tags["Termination"] == termination     # and archive tools can tell
+        assert ending_of(game.game) == "forfeit"
     result = invoke("match", "level:1", program, "--games", "2", "--time", "0.1")
     assert f"forfeits: {program} lost 2 game(s)" in result.stdout
 
@@ -127,6 +132,27 @@ def test_a_program_that_does_not_exist_loses():
     settings = MatchSettings(parse_player("level:1"), parse_player("/nonexistent/engine --ugi"), games=1)
     score, outcomes = run_match(settings)
     assert score.wins == 1 and "could not start" in outcomes[0].reason
+    assert record.read(outcomes[0].record)[0].game.tags["Termination"] == "abandoned"
+
+
+def test_adjudicated_draws_say_so_in_a_tag_and_archive_tools_count_them(tmp_path):
+    """Only games cut at --max-actions carry [Termination "adjudication"]; stats and select
+    count them apart from agreed draws (R23), and games the rules decided carry no tag."""
+    out = tmp_path / "games.tgn"
+    result = invoke("match", "level:2", "level:1", "--games", "6", "--seed", "2",
+                    "--max-actions", "60", "-o", str(out))
+    assert result.exit_code == 0, result.output
+    games = [item.game for item in record.read(out.read_text(), str(out))]
+    cut = [g for g in games if g.final.to_move is not None]
+    decided = [g for g in games if g.final.to_move is None]
+    assert cut and decided, "the seed should give both kinds of game"
+    assert all(g.tags["Termination"] == "adjudication" and g.result == "1/2-1/2" for g in cut)
+    assert all("Termination" not in g.tags for g in decided)
+    stats = json.loads(invoke("stats", str(out), "--json", "-j", "1").stdout)
+    assert stats["endings"]["adjudicated"] == len(cut) and stats["endings"]["agreement"] == 0
+    selected = invoke("select", str(out), "--ended", "adjudicated").stdout
+    assert selected.count('[Termination "adjudication"]') == len(cut)
+    assert selected.count("[Event ") == len(cut)
 
 
 def test_elo_and_interval():

@@ -27,13 +27,19 @@ from .errors import TomisError
 
 # How a game ended: stable names (select --ended, stats).
 ENDINGS = ("base-destroyed", "no-legal-action", "repetition", "quiet-actions",
-           "resignation", "agreement", "unfinished")
+           "resignation", "agreement", "adjudicated", "forfeit", "unfinished")
 _REASONS = (("base-destroyed", "(R21)"), ("no-legal-action", "no legal action"),
             ("repetition", "third time"), ("quiet-actions", "without destruction or deployment"))
+# A result the rules did not decide (R23) is a resignation or an agreed draw unless the
+# record's Termination tag (the PGN standard's values, which `tomis match` writes) says
+# an arbiter decided it: a game cut short, or lost by breaking a match's rules.
+_TERMINATIONS = {"adjudication": "adjudicated", "rules infraction": "forfeit",
+                 "time forfeit": "forfeit", "abandoned": "forfeit"}
 
 
 def ending_of(game: record.Game) -> str:
-    """How ``game`` ended: decided by the rules (R21, R22), resigned or agreed (R23), or not."""
+    """How ``game`` ended: decided by the rules (R21, R22), resigned, agreed, adjudicated
+    or forfeited (R23), or not."""
     final = game.final
     if final.to_move is None:
         reason = final.reason or ""
@@ -43,6 +49,9 @@ def ending_of(game: record.Game) -> str:
         return "unfinished"        # a reason tomis does not know yet; never seen
     if game.result == "*":
         return "unfinished"
+    by_arbiter = _TERMINATIONS.get(game.tags.get("Termination", "").strip().lower())
+    if by_arbiter:
+        return by_arbiter
     return "agreement" if game.result == "1/2-1/2" else "resignation"
 
 

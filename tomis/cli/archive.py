@@ -85,9 +85,10 @@ def _write_output(path: str | None, parts, out=None) -> None:
 @click.option("--max-actions", type=click.IntRange(min=0), help="At most this many actions.")
 @click.option("--ended", "endings", multiple=True, metavar="HOW",
               type=click.Choice(["base-destroyed", "no-legal-action", "repetition", "quiet-actions",
-                                 "resignation", "agreement", "unfinished"]),
+                                 "resignation", "agreement", "adjudicated", "forfeit", "unfinished"]),
               help="How the game ended: base-destroyed, no-legal-action, repetition, "
-                   "quiet-actions, resignation, agreement or unfinished. Repeatable (any of them).")
+                   "quiet-actions, resignation, agreement, adjudicated, forfeit (a match's "
+                   "Termination tag) or unfinished. Repeatable (any of them).")
 @click.option("--played", multiple=True, metavar="PATTERN",
               help="An action played: a prefix like Q@, or a pattern with * ? like 'F?2-*'. Repeatable (all).")
 @click.option("--position", metavar="PATTERN",

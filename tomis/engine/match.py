@@ -4,8 +4,9 @@ Games come in colour-swapped pairs: both games of a pair start from the same see
 random opening (its first K actions), once with A as White and once with B. Each game
 is kept as a valid record (:mod:`tomis.record`). A program that crashes, answers later
 than its time allows, or answers an illegal action loses that game, and the record
-says who and why in a comment. A game still running after ``max_actions`` actions is
-adjudicated a draw (R23: a result the rules did not decide), also said in a comment.
+says who and why in a comment and in its ``Termination`` tag. A game still running after
+``max_actions`` actions is adjudicated a draw (R23: a result the rules did not decide),
+also said in a comment and with ``[Termination "adjudication"]``.
 
 The statistics (:func:`elo`, :func:`sprt`) follow the usual trinomial model: each game
 scores 1, 1/2 or 0 for A; the Elo difference of the mean score with a 95 % interval
@@ -72,8 +73,19 @@ def parse_player(text: str) -> PlayerSpec:
     return PlayerSpec(text, argv=argv)
 
 
+# The record's Termination tag (the values of the PGN standard) for each way a game can
+# end outside the rules, so archive tools can tell these games from resignations and
+# agreed draws.
+ABANDONED, TIME_FORFEIT, RULES_INFRACTION, ADJUDICATION = (
+    "abandoned", "time forfeit", "rules infraction", "adjudication")
+
+
 class Forfeit(Exception):
     """A program broke the rules of the match: it crashed, hung, or answered illegally."""
+
+    def __init__(self, message: str, termination: str = ABANDONED):
+        super().__init__(message)
+        self.termination = termination
 
 
 class LevelPlayer:
@@ -141,7 +153,7 @@ class ProgramPlayer:
             left = deadline - time.monotonic()
             if left <= 0:
                 self.hung = True
-                raise Forfeit(f"hung: no {prefix!r} within {timeout:g} s")
+                raise Forfeit(f"hung: no {prefix!r} within {timeout:g} s", TIME_FORFEIT)
             try:
                 line = self.lines.get(timeout=left)
             except queue.Empty:
@@ -162,13 +174,14 @@ class ProgramPlayer:
             timeout = 60.0
         answer = self._wait_for("bestmove", timeout).split()
         if len(answer) < 2:
-            raise Forfeit("answered 'bestmove' without an action")
+            raise Forfeit("answered 'bestmove' without an action", RULES_INFRACTION)
         try:
             action = parse_action(answer[1])
         except TomisError as problem:
-            raise Forfeit(f"answered an unreadable action {answer[1]!r}: {problem}") from None
+            raise Forfeit(f"answered an unreadable action {answer[1]!r}: {problem}",
+                          RULES_INFRACTION) from None
         if action not in legal_actions(state):
-            raise Forfeit(f"answered an illegal action {answer[1]!r}")
+            raise Forfeit(f"answered an illegal action {answer[1]!r}", RULES_INFRACTION)
         return action
 
     def close(self) -> None:
@@ -247,14 +260,13 @@ def play_game(task: GameTask) -> GameOutcome:
         record.append(game, text)
     players = [make_player(task.white, task.seed, task.seconds), make_player(task.black, task.seed, task.seconds)]
     specs = (task.white, task.black)
-    forfeit = None
-    reason = ""
+    forfeit = failure = None          # the side that broke the match rules, and how
     try:
         for side in (0, 1):
             try:
                 players[side].start(task.rules)
             except Forfeit as problem:
-                forfeit, reason = side, str(problem)
+                forfeit, failure = side, problem
                 break
         while forfeit is None and game.final.to_move is not None and len(game.nodes) < task.max_actions:
             state = game.final
@@ -262,7 +274,7 @@ def play_game(task: GameTask) -> GameOutcome:
             try:
                 action = players[side].choose(state, [str(node.action) for node in game.nodes])
             except Forfeit as problem:
-                forfeit, reason = side, str(problem)
+                forfeit, failure = side, problem
                 break
             record.append(game, str(action))
     finally:
@@ -271,15 +283,17 @@ def play_game(task: GameTask) -> GameOutcome:
     final = game.final
     if forfeit is not None:
         loser = ("White", "Black")[forfeit]
-        reason = f"{loser} ({specs[forfeit].name}) forfeits: {reason}"
+        reason = f"{loser} ({specs[forfeit].name}) forfeits: {failure}"
         if final.to_move is not None:
             record.finish(game, ("0-1", "1-0")[forfeit])
+            game.tags["Termination"] = failure.termination
         _comment(game, reason)
     elif final.to_move is None:
         reason = final.reason
     else:
         reason = f"adjudicated a draw after {task.max_actions} actions"
         record.finish(game, "1/2-1/2")
+        game.tags["Termination"] = ADJUDICATION
         _comment(game, reason)
     return GameOutcome(task.number, task.white.name, task.black.name, game.result, reason,
                        record.write(game), specs[forfeit].name if forfeit is not None else None)
