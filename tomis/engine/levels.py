@@ -51,8 +51,3 @@ def level_limits(number: int) -> Limits:
         return LEVELS[number].limits
     except (KeyError, TypeError):
         raise ValueError(f"there is no level {number!r}; levels run from {MIN_LEVEL} to {MAX_LEVEL}") from None
-
-
-def levels_table() -> str:
-    """The levels as a small text table (``tomis engine --levels`` style)."""
-    return "\n".join(f"{level.number}  {level.summary}" for level in LEVELS.values())
