@@ -6,8 +6,8 @@
 
 1. ``generate`` plays seeded self-play games at one level (its root randomness makes
    the games differ) from random openings, and writes one JSON line per main-phase
-   position: its position string and the game's final result for White (1, 0.5, 0;
-   a game still going after 200 actions counts 0.5).
+   position: its position string, the game's final result for White (1, 0.5, 0;
+   a game still going after 200 actions counts 0.5) and whether the rules decided it.
    ``fit`` computes the evaluation terms (White minus Black,
    :func:`tomis.engine.evaluate.features`) from the position strings, so the same data
    serves a changed evaluation. Only quiet positions are used (the side to act has no
@@ -59,8 +59,10 @@ def generate(games: int, level: int, seed: int, out) -> None:
                 positions.append(to_string(state))
             state, _report = apply_unchecked(state, players[state.to_move].choose(state))
         result = {"1-0": 1.0, "0-1": 0.0}.get(state.result, 0.5)
+        decided = state.to_move is None           # by the rules, not cut at MAX_ACTIONS
         for text in positions:
-            out.write(json.dumps({"game": number, "position": text, "r": result}) + "\n")
+            out.write(json.dumps({"game": number, "position": text, "r": result,
+                                  "decided": decided}) + "\n")
             rows += 1
         print(f"game {number + 1}/{games}: {state.result} after {state.ply} actions, "
               f"{rows} positions, {time.perf_counter() - start:.0f} s", file=sys.stderr, flush=True)
@@ -77,8 +79,10 @@ def from_records(paths: list[str], out) -> None:
             if game.error is not None:
                 continue
             result = {"1-0": 1.0, "0-1": 0.0}.get(game.result, 0.5)
+            decided = game.result != "*" and game.tags.get("Termination") != "adjudication"
             for position in list(game.positions())[SKIP_PLIES:-1]:
-                out.write(json.dumps({"game": number, "position": position.to_string(), "r": result}) + "\n")
+                out.write(json.dumps({"game": number, "position": position.to_string(), "r": result,
+                                      "decided": decided}) + "\n")
                 rows += 1
             number += 1
     print(f"{number} games, {rows} positions", file=sys.stderr)
@@ -103,12 +107,27 @@ def _error(rows, weights, k, start=None) -> float:
     return total / len(rows) + penalty
 
 
-def fit(paths: list[str]) -> None:
+def fit(paths: list[str], decided_only: bool = False, non_negative: frozenset = frozenset()) -> None:
+    """Fit the weights to the rows of ``paths`` and print them.
+
+    ``decided_only`` drops the games nobody won or drew by the rules: a game cut at
+    MAX_ACTIONS is labelled 0.5, which teaches that whatever both sides did for 200
+    actions is even. ``non_negative`` names terms that may not fall below 0: they count
+    progress toward a win the rules define, and a negative weight on one of them tells
+    the search that going back is better than going forward.
+    """
+    unknown = non_negative - set(evaluate.TERMS)
+    if unknown:
+        raise SystemExit(f"tune_eval.py: no such term: {', '.join(sorted(unknown))}")
     train, test = [], []
+    dropped = 0
     for path in paths:
         with open(path) as source:
             for line in source:
                 row = json.loads(line)
+                if decided_only and not row.get("decided", True):
+                    dropped += 1
+                    continue
                 state = from_string(row["position"])
                 if not is_quiet(state):
                     continue
@@ -118,6 +137,8 @@ def fit(paths: list[str]) -> None:
     weights = [evaluate.WEIGHTS[name] for name in names]
     k = min((c / 100 for c in range(2, 301, 2)), key=lambda c: _error(train, weights, c))
     before_train, before_test = _error(train, weights, k), _error(test, weights, k)
+    if decided_only:
+        print(f"{dropped} positions of games cut short dropped")
     print(f"{len(train)} training positions, {len(test)} held out; K = {k:.2f}")
     print(f"error before: train {before_train:.5f}, held out {before_test:.5f}")
     start = list(weights)
@@ -132,6 +153,8 @@ def fit(paths: list[str]) -> None:
                 for delta in (step, -step):
                     trial = list(weights)
                     trial[index] += delta
+                    if name in non_negative and trial[index] < 0:
+                        continue
                     error = _error(train, trial, k, start)
                     if error < best:
                         best, weights, improved = error, trial, True
@@ -156,6 +179,10 @@ def main() -> None:
     records.add_argument("-o", "--output", required=True)
     fitting = sub.add_parser("fit")
     fitting.add_argument("data", nargs="+")
+    fitting.add_argument("--decided-only", action="store_true",
+                         help="drop the positions of games cut short (no result by the rules)")
+    fitting.add_argument("--non-negative", default="", metavar="TERMS",
+                         help="comma-separated terms whose weight may not fall below 0")
     args = parser.parse_args()
     if args.command == "generate":
         with open(args.output, "w") as out:
@@ -164,7 +191,8 @@ def main() -> None:
         with open(args.output, "w") as out:
             from_records(args.files, out)
     else:
-        fit(args.data)
+        names = frozenset(name for name in args.non_negative.split(",") if name)
+        fit(args.data, args.decided_only, names)
 
 
 if __name__ == "__main__":
