@@ -107,16 +107,17 @@ def _error(rows, weights, k, start=None) -> float:
     return total / len(rows) + penalty
 
 
-def fit(paths: list[str], decided_only: bool = False, non_negative: frozenset = frozenset()) -> None:
+def fit(paths: list[str], decided_only: bool = False, hold: frozenset = frozenset()) -> None:
     """Fit the weights to the rows of ``paths`` and print them.
 
     ``decided_only`` drops the games nobody won or drew by the rules: a game cut at
     MAX_ACTIONS is labelled 0.5, which teaches that whatever both sides did for 200
-    actions is even. ``non_negative`` names terms that may not fall below 0: they count
-    progress toward a win the rules define, and a negative weight on one of them tells
-    the search that going back is better than going forward.
+    actions is even. ``hold`` names terms whose weights stay as they are, as the frigate's
+    always does: the progress terms (advance, gates, reach, base_near) are the search's
+    sense of direction, which a fit to game results does not see (run 4 made them
+    negative, and its engine shuffled frigates for want of a reason to move).
     """
-    unknown = non_negative - set(evaluate.TERMS)
+    unknown = hold - set(evaluate.TERMS)
     if unknown:
         raise SystemExit(f"tune_eval.py: no such term: {', '.join(sorted(unknown))}")
     train, test = [], []
@@ -148,13 +149,11 @@ def fit(paths: list[str], decided_only: bool = False, non_negative: frozenset = 
         while improved:
             improved = False
             for index, name in enumerate(names):
-                if name == "frigates":
+                if name == "frigates" or name in hold:
                     continue
                 for delta in (step, -step):
                     trial = list(weights)
                     trial[index] += delta
-                    if name in non_negative and trial[index] < 0:
-                        continue
                     error = _error(train, trial, k, start)
                     if error < best:
                         best, weights, improved = error, trial, True
@@ -181,8 +180,8 @@ def main() -> None:
     fitting.add_argument("data", nargs="+")
     fitting.add_argument("--decided-only", action="store_true",
                          help="drop the positions of games cut short (no result by the rules)")
-    fitting.add_argument("--non-negative", default="", metavar="TERMS",
-                         help="comma-separated terms whose weight may not fall below 0")
+    fitting.add_argument("--hold", default="", metavar="TERMS",
+                         help="comma-separated terms whose weights stay as they are")
     args = parser.parse_args()
     if args.command == "generate":
         with open(args.output, "w") as out:
@@ -191,7 +190,7 @@ def main() -> None:
         with open(args.output, "w") as out:
             from_records(args.files, out)
     else:
-        names = frozenset(name for name in args.non_negative.split(",") if name)
+        names = frozenset(name for name in args.hold.split(",") if name)
         fit(args.data, args.decided_only, names)
 
 

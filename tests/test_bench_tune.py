@@ -1,6 +1,6 @@
 """bench/tune_eval.py turns played games into tuning rows (``records``) exactly as its
 ``generate`` does for fresh self-play: every position from action 15 on, each with the
-game's result for White; ``fit`` can drop games cut short and keep progress terms >= 0."""
+game's result for White; ``fit`` can drop games cut short and hold named terms."""
 
 from __future__ import annotations
 
@@ -71,8 +71,9 @@ def _positions(line: str) -> int:
     return int(words[0]) + int(words[3])
 
 
-def test_fit_keeps_a_non_negative_term_at_zero_or_more(tmp_path):
-    """Rows labelled so that advancing frigates loses: the free fit makes advance negative."""
+def test_fit_holds_the_terms_it_is_told_to(tmp_path):
+    """Rows labelled so that advancing frigates loses: the free fit makes advance negative,
+    a held advance keeps its weight while the other terms still move."""
     advance = evaluate.TERMS.index("advance")
     rows = _rows(tmp_path)
     for number, row in enumerate(rows):
@@ -81,6 +82,8 @@ def test_fit_keeps_a_non_negative_term_at_zero_or_more(tmp_path):
         row["game"] = number
     path = _write(tmp_path, rows)
     free = json.loads(_tune("fit", path).splitlines()[-1])
-    held = json.loads(_tune("fit", path, "--non-negative", "advance,jump_reach").splitlines()[-1])
-    assert free["advance"] < 0
-    assert held["advance"] >= 0 and held["jump_reach"] >= 0
+    held = json.loads(_tune("fit", path, "--hold", "advance,jump_reach").splitlines()[-1])
+    assert free["advance"] < evaluate.WEIGHTS["advance"]
+    assert free["jump_reach"] != evaluate.WEIGHTS["jump_reach"]
+    assert (held["advance"], held["jump_reach"]) == (evaluate.WEIGHTS["advance"], evaluate.WEIGHTS["jump_reach"])
+    assert any(held[name] != evaluate.WEIGHTS[name] for name in evaluate.TERMS)
