@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import math
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -20,6 +21,7 @@ from tomis.engine.match import MatchSettings, Score, elo, parse_player, run_matc
 from conftest import invoke
 
 PY = sys.executable
+ROOT = Path(__file__).resolve().parent.parent
 # A UGI "engine" that answers the handshake, then the given bestmove line to every go.
 FAKE = (
     "import sys\n"
@@ -65,6 +67,8 @@ def test_match_of_two_tiny_levels_writes_valid_records_and_a_correct_table(tmp_p
         assert [str(n.action) for n in first.nodes[:12]] == [str(n.action) for n in second.nodes[:12]]
         assert (first.tags["White"], first.tags["Black"]) == (second.tags["Black"], second.tags["White"])
     assert games[0].tags["White"] == "tomis level 1"
+    for game in games:    # a game the rules decided has no Termination tag; a cut one has
+        assert ("Termination" in game.tags) == (game.final.to_move is not None)
     wins = sum(1 for n, g in enumerate(games, 1) if g.result == ("1-0" if n % 2 else "0-1"))
     draws = sum(1 for g in games if g.result == "1/2-1/2")
     losses = 6 - wins - draws
@@ -136,23 +140,22 @@ def test_a_program_that_does_not_exist_loses():
 
 
 def test_adjudicated_draws_say_so_in_a_tag_and_archive_tools_count_them(tmp_path):
-    """Only games cut at --max-actions carry [Termination "adjudication"]; stats and select
-    count them apart from agreed draws (R23), and games the rules decided carry no tag."""
+    """Games cut at --max-actions carry [Termination "adjudication"]; stats and select count
+    them apart from agreed draws (R23) and from a game the rules decided (a sample)."""
     out = tmp_path / "games.tgn"
-    result = invoke("match", "level:2", "level:1", "--games", "6", "--seed", "2",
-                    "--max-actions", "60", "-o", str(out))
+    result = invoke("match", "level:1", "level:1", "--games", "2", "--seed", "2",
+                    "--max-actions", "20", "-o", str(out))
     assert result.exit_code == 0, result.output
     games = [item.game for item in record.read(out.read_text(), str(out))]
     cut = [g for g in games if g.final.to_move is not None]
-    decided = [g for g in games if g.final.to_move is None]
-    assert cut and decided, "the seed should give both kinds of game"
+    assert cut, "20 actions from a 12-action opening should not finish a level-1 game"
     assert all(g.tags["Termination"] == "adjudication" and g.result == "1/2-1/2" for g in cut)
-    assert all("Termination" not in g.tags for g in decided)
-    stats = json.loads(invoke("stats", str(out), "--json", "-j", "1").stdout)
+    decided = ROOT / "samples" / "manual-win.tgn"
+    stats = json.loads(invoke("stats", str(out), str(decided), "--json", "-j", "1").stdout)
     assert stats["endings"]["adjudicated"] == len(cut) and stats["endings"]["agreement"] == 0
-    selected = invoke("select", str(out), "--ended", "adjudicated").stdout
-    assert selected.count('[Termination "adjudication"]') == len(cut)
-    assert selected.count("[Event ") == len(cut)
+    assert stats["endings"]["base-destroyed"] == 1
+    selected = invoke("select", str(out), str(decided), "--ended", "adjudicated").stdout
+    assert selected.count('[Termination "adjudication"]') == selected.count("[Event ") == len(cut)
 
 
 def test_elo_and_interval():
