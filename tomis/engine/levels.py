@@ -33,7 +33,7 @@ class Level:
 LEVELS: dict[int, Level] = {
     1: Level(1, Limits(depth=1, noise=1000), "one ply, offsets of +-10 frigates: almost random"),
     2: Level(2, Limits(depth=1, noise=150), "one ply and quiescence, offsets of +-1.5 frigates"),
-    3: Level(3, Limits(depth=2, noise=40), "two plies, offsets of +-0.4 frigates"),
+    3: Level(3, Limits(depth=2, noise=80), "two plies, offsets of +-0.8 frigates"),
     4: Level(4, Limits(nodes=600, min_depth=2), "two plies at least, then up to 600 nodes"),
     5: Level(5, Limits(nodes=1_500, min_depth=2), "two plies at least, then up to 1,500 nodes"),
     6: Level(6, Limits(nodes=3_000, min_depth=3), "three plies at least, then up to 3,000 nodes"),
