@@ -38,6 +38,7 @@ from tomis.engine.match import random_opening
 from tomis.engine.player import ComputerPlayer
 from tomis.engine.search import is_quiet
 from tomis.position import from_string, to_string
+from tomis.record import ADJUDICATION, TERMINATION_TAG
 from tomis.rules import apply_unchecked, new_game
 from tomis.notation import parse_action
 
@@ -79,7 +80,7 @@ def from_records(paths: list[str], out) -> None:
             if game.error is not None:
                 continue
             result = {"1-0": 1.0, "0-1": 0.0}.get(game.result, 0.5)
-            decided = game.result != "*" and game.tags.get("Termination") != "adjudication"
+            decided = game.result != "*" and game.tags.get(TERMINATION_TAG) != ADJUDICATION
             for position in list(game.positions())[SKIP_PLIES:-1]:
                 out.write(json.dumps({"game": number, "position": position.to_string(), "r": result,
                                       "decided": decided}) + "\n")

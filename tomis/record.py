@@ -53,6 +53,11 @@ LINE_WIDTH = 79            # lines stay under 80 columns
 MAX_NAGS_PER_ACTION = 255  # one of each value; more is a flood, not an annotation
 MAX_VARIATION_DEPTH = 100  # deeper nesting is no analysis a person reads; it bounds the stack
 TIME_CONTROL_TAG = "TimeControl"   # tomis.clock's; named here so a plain record never imports it
+# The PGN standard's Termination tag, for a result an arbiter gave, not the rules or the
+# players (R23): `tomis match` writes it, select and stats read it.
+TERMINATION_TAG = "Termination"
+ABANDONED, TIME_FORFEIT, RULES_INFRACTION, ADJUDICATION = (
+    "abandoned", "time forfeit", "rules infraction", "adjudication")
 _ACTION_TYPES = frozenset(ACTION_TYPES)
 
 

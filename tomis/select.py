@@ -33,8 +33,8 @@ _REASONS = (("base-destroyed", "(R21)"), ("no-legal-action", "no legal action"),
 # A result the rules did not decide (R23) is a resignation or an agreed draw unless the
 # record's Termination tag (the PGN standard's values, which `tomis match` writes) says
 # an arbiter decided it: a game cut short, or lost by breaking a match's rules.
-_TERMINATIONS = {"adjudication": "adjudicated", "rules infraction": "forfeit",
-                 "time forfeit": "forfeit", "abandoned": "forfeit"}
+_TERMINATIONS = {record.ADJUDICATION: "adjudicated", record.RULES_INFRACTION: "forfeit",
+                 record.TIME_FORFEIT: "forfeit", record.ABANDONED: "forfeit"}
 
 
 def ending_of(game: record.Game) -> str:
@@ -49,7 +49,7 @@ def ending_of(game: record.Game) -> str:
         return "unfinished"        # a reason tomis does not know yet; never seen
     if game.result == "*":
         return "unfinished"
-    by_arbiter = _TERMINATIONS.get(game.tags.get("Termination", "").strip().lower())
+    by_arbiter = _TERMINATIONS.get(game.tags.get(record.TERMINATION_TAG, "").strip().lower())
     if by_arbiter:
         return by_arbiter
     return "agreement" if game.result == "1/2-1/2" else "resignation"

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 
 from ..errors import TomisError
 from ..notation import parse_action
+from ..record import ABANDONED, ADJUDICATION, RULES_INFRACTION, TERMINATION_TAG, TIME_FORFEIT
 from ..rules import apply_unchecked, legal_actions, new_game
 from .levels import level_limits
 from .search import Limits, Search
@@ -73,15 +74,11 @@ def parse_player(text: str) -> PlayerSpec:
     return PlayerSpec(text, argv=argv)
 
 
-# The record's Termination tag (the values of the PGN standard) for each way a game can
-# end outside the rules, so archive tools can tell these games from resignations and
-# agreed draws.
-ABANDONED, TIME_FORFEIT, RULES_INFRACTION, ADJUDICATION = (
-    "abandoned", "time forfeit", "rules infraction", "adjudication")
-
-
 class Forfeit(Exception):
-    """A program broke the rules of the match: it crashed, hung, or answered illegally."""
+    """A program broke the rules of the match: it crashed, hung, or answered illegally.
+
+    ``termination`` is the record's Termination tag for it, so archive tools can tell a
+    forfeit from a resignation."""
 
     def __init__(self, message: str, termination: str = ABANDONED):
         super().__init__(message)
@@ -286,14 +283,14 @@ def play_game(task: GameTask) -> GameOutcome:
         reason = f"{loser} ({specs[forfeit].name}) forfeits: {failure}"
         if final.to_move is not None:
             record.finish(game, ("0-1", "1-0")[forfeit])
-            game.tags["Termination"] = failure.termination
+            game.tags[TERMINATION_TAG] = failure.termination
         _comment(game, reason)
     elif final.to_move is None:
         reason = final.reason
     else:
         reason = f"adjudicated a draw after {task.max_actions} actions"
         record.finish(game, "1/2-1/2")
-        game.tags["Termination"] = ADJUDICATION
+        game.tags[TERMINATION_TAG] = ADJUDICATION
         _comment(game, reason)
     return GameOutcome(task.number, task.white.name, task.black.name, game.result, reason,
                        record.write(game), specs[forfeit].name if forfeit is not None else None)
