@@ -270,7 +270,9 @@ def stats(files, as_json, quiet, jobs):
     if as_json:
         click.echo(json.dumps(figures.as_json(), indent=2, ensure_ascii=False))
     else:
-        click.echo(figures.text(), nl=False)
+        from ..errors import visible
+
+        click.echo(visible(figures.text(), lines=True), nl=False)     # players' names
     sys.exit(worst)
 
 
