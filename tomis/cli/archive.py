@@ -270,9 +270,7 @@ def stats(files, as_json, quiet, jobs):
     if as_json:
         click.echo(json.dumps(figures.as_json(), indent=2, ensure_ascii=False))
     else:
-        from ..errors import visible
-
-        click.echo(visible(figures.text(), lines=True), nl=False)     # players' names
+        click.echo(figures.text(), nl=False)
     sys.exit(worst)
 
 
