@@ -157,7 +157,9 @@ def test_there_are_at_least_thirty_distinct_malformed_inputs():
 
 def test_caret_context_points_at_the_column():
     text = "1. B@e1\n\t2. Fz9-a3 *\n"
-    assert notation.caret_context(text, 2, 6) == "\t2. Fz9-a3 *\n\t    ^"
+    # A tab is shown escaped, as every control character printed to a terminal is
+    # (issue 23, finding 4); the caret stands under the escaped text.
+    assert notation.caret_context(text, 2, 6) == "\\t2. Fz9-a3 *\n      ^"
     assert notation.caret_context(text, 1, 1) == "1. B@e1\n^"
     assert notation.caret_context(text, 9, 1) == ""           # no such line
     assert notation.caret_context(text, None, None) == ""
@@ -168,7 +170,7 @@ def test_caret_context_counts_only_newlines_as_line_ends():
     text = '[Event "a\u2028b"]\n1. B@e1 \f Zz *'
     error = record.read(text)[0].error
     assert (error.line, error.column) == (2, 11)
-    assert notation.caret_context(text, 2, 11) == "1. B@e1 \f Zz *\n          ^"
+    assert notation.caret_context(text, 2, 11) == "1. B@e1 \\x0c Zz *\n             ^"
 
 
 def test_caret_context_of_a_record_error_marks_the_bad_character():

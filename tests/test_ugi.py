@@ -28,7 +28,7 @@ OPENING = "B@e1 B@d8 G@b1 G@g8 G@f2 G@a7 G@c3 G@e6 G@h4 G@d5"
 PROTOCOL_LINE = re.compile(
     r"^(id name tomis \S+|id author .+|option name \w+ type (spin|combo) .+|ugiok|readyok"
     r"|info depth \d+ score -?\d+ nodes \d+ nps \d+ time \d+ pv( \S+)+"
-    r"|info string error: .+|bestmove \S+|response (true|false|p1win|p2win|draw|none))$")
+    r"|info string (error|note): .+|bestmove \S+|response (true|false|p1win|p2win|draw|none))$")
 
 
 class Engine:
@@ -124,7 +124,9 @@ def test_a_whole_session_over_pipes():
             infos = [line for line in lines if line.startswith("info depth ")]
             assert infos, f"{go} gave no info line: {lines}"
             assert parse_action(lines[-1].split()[1]) in legal_actions(state), go
-        assert engine.one("go depth 0").startswith("info string error: go: depth must be positive")
+        # Out of range is clamped, said in a note, and searched (finding 8 of issue 23).
+        lines = engine.ask("go depth 0", "bestmove")
+        assert lines[0] == "info string note: go depth 0 is outside 1-64; using 1"
         assert engine.one("go nodes many").startswith("info string error: nodes must be a whole number")
         assert engine.one("go sideways 3").startswith("info string error: go: unknown limit 'sideways'")
 
@@ -205,7 +207,7 @@ def test_quit_while_searching_exits_without_a_bestmove():
     assert not any(line.startswith("bestmove") for line in out.getvalue().splitlines())
 
 
-@pytest.mark.parametrize("line", ["go depth", "go movetime -5", "setoption name Seed value -1"])
+@pytest.mark.parametrize("line", ["go depth", "go movetime x", "setoption name Seed value -1"])
 def test_bad_numbers_are_one_error_line(line):
     out = io.StringIO()
     before = to_string(Session(io.StringIO()).state)

@@ -42,14 +42,29 @@ class TomisError(Exception):
         return f"{place}: {one_line(self.message)}"
 
 
-def one_line(text: str) -> str:
-    """``text`` with every non-printable character escaped (``\\x1d``, ``\\n``); spaces stay."""
+def visible(text: str, lines: bool = False) -> str:
+    """``text`` as it may be shown to a person: every character that is not printable
+    escaped (``\\x1b``, ``\\x07``, ``\\x9b``, ``\\u202e``, ``\\t``, ``\\n``); spaces stay.
+
+    Outside text (a tag, a comment, a file or attachment name, a word quoted in an
+    error) may hold terminal escape sequences that retitle the terminal, hide text or
+    write links; escaped, they are only characters to read. "Not printable" is Python's
+    ``str.isprintable``: the C0 and C1 controls, DEL, format characters such as the bidi
+    overrides and zero-width joiners, separators other than the space. A tab is escaped
+    too: it moves the cursor, and nothing a record says needs one. With ``lines``, a
+    ``\\n`` stays, for text that is several lines by design (a comment, a record).
+    """
     if text.isprintable():
         return text
     return "".join(
-        char if char.isprintable() else char.encode("unicode_escape").decode("ascii")
+        char if char.isprintable() or (lines and char == "\n")
+        else char.encode("unicode_escape").decode("ascii")
         for char in text
     )
+
+
+# The name the error reports always used: a one-line message is visible() text.
+one_line = visible
 
 
 class NotationError(TomisError):

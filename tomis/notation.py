@@ -35,7 +35,7 @@ from .actions import (
     ACTION_TYPES, Action, builder, GateJump, GateStrike, Jump, Move, Place, PlaceMarker, RotateMarker, Toggle,
 )
 from .board import DIRECTION_INDEX, LETTER_TO_PIECE, PIECE_LETTERS, SQUARE_NAMES
-from .errors import NotationError
+from .errors import NotationError, visible
 from . import lalr
 from .textio import MAX_GAMES_PER_FILE, MAX_TOKENS_PER_GAME
 
@@ -775,8 +775,9 @@ def _at_offset(chunk_text: str, offset: int, message: str, chunk: Chunk) -> Nota
 def caret_context(text: str, line: int | None, column: int | None) -> str:
     """The source line ``line`` of ``text`` and a caret under ``column`` (1-based).
 
-    Tabs before the column are copied so the caret lines up in a terminal. Empty when
-    the position is unknown or outside the text.
+    The line is shown as :func:`~tomis.errors.visible` shows outside text (a control
+    character, a tab too, escaped: it is printed to a terminal) and the caret stands
+    under the escaped text. Empty when the position is unknown or outside the text.
     """
     if not line or line < 1:
         return ""
@@ -787,6 +788,6 @@ def caret_context(text: str, line: int | None, column: int | None) -> str:
         return ""
     source = lines[line - 1]
     column = max(1, column or 1)
-    pad = "".join("\t" if char == "\t" else " " for char in source[:column - 1])
-    pad += " " * max(0, column - 1 - len(source))
-    return f"{source}\n{pad}^"
+    before = source[:column - 1]
+    pad = " " * (len(visible(before)) + column - 1 - len(before))
+    return f"{visible(source)}\n{pad}^"

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 
 from .archive import FileEnd, FileStart, GameOutcome
+from .errors import visible
 from .findings import RULES, Finding
 
 FORMATS = ("text", "json", "jsonl", "sarif", "junit", "github")
@@ -49,7 +50,7 @@ class Report:
             self.game(event)
         elif isinstance(event, FileStart):
             for note in event.notes:          # what mail extraction removed, as validate says it
-                self.err.write(f"{event.path}: note: {note}\n")
+                self.err.write(f"{event.path}: note: {visible(note)}\n")
             self.file_start(event)
         else:
             self.files += 1
@@ -78,7 +79,7 @@ class TextReport(Report):
     def game(self, outcome):
         finding = outcome.finding
         for note in outcome.notes:
-            self.err.write(f"{outcome.path}: note: game {outcome.number}: {note}\n")
+            self.err.write(f"{outcome.path}: note: game {outcome.number}: {visible(note)}\n")
         if finding is None:
             return
         self.err.write(finding.located() + "\n")

@@ -19,6 +19,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from .archive import Probe
+from .errors import visible
 from .select import ENDINGS, ending_of, rules_of
 
 START_RATING = 1500.0
@@ -184,7 +185,7 @@ class Stats:
         lines = ["", "Players (score, then rating; Elo-style, start 1500, K 20, archive order):",
                  f"  {'#':>3} {'player':<16} {'games':>5} {'+':>4} {'=':>4} {'-':>4} {'score':>6} {'rating':>6}"]
         for rank, p in enumerate(players, 1):
-            lines.append(f"  {rank:>3} {p['name'][:16]:<16} {p['games']:>5} {p['wins']:>4} {p['draws']:>4} "
+            lines.append(f"  {rank:>3} {_cell(p['name']):<16} {p['games']:>5} {p['wins']:>4} {p['draws']:>4} "
                          f"{p['losses']:>4} {_score(p['score']):>6} {p['rating']:>6}")
         shown = [p["name"] for p in players[:width]]
         lines += ["", "Crosstable (row's score against column; . never met):",
@@ -192,10 +193,16 @@ class Stats:
         for i, name in enumerate(shown, 1):
             row = data["crosstable"][name]
             cells = "".join(f"{_score(row[o]['score']) if o in row else '.':>5}" for o in shown)
-            lines.append(f"  {i:>3} {name[:16]:<16}{cells}")
+            lines.append(f"  {i:>3} {_cell(name):<16}{cells}")
         if len(players) > width:
             lines.append(f"  (first {width} of {len(players)} players; --json has them all)")
         return lines
+
+
+def _cell(name: str) -> str:
+    """A player's name in the 16 columns of a table: control characters escaped before
+    it is cut, so the columns line up and no escape sequence reaches the terminal."""
+    return visible(name)[:16]
 
 
 def _score(value: float) -> str:

@@ -72,7 +72,9 @@ class TomisGroup(click.Group):
         except Exception as error:  # a bug of ours: one line, not a traceback, for users
             if os.environ.get("TOMIS_DEBUG"):
                 raise
-            click.echo(f"tomis: internal error: {type(error).__name__}: {error} "
+            from ..errors import visible      # the error may quote the input
+
+            click.echo(f"tomis: internal error: {type(error).__name__}: {visible(str(error))} "
                        "(please report it; TOMIS_DEBUG=1 shows the traceback)", err=True)
             ctx.exit(EXIT_INVALID)
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import click
 
 from .files import load_game, pinned_and_locked, read_record, write_over
+from .output import echo_record
 
 SIDES = ("white", "black")
 
@@ -51,7 +52,9 @@ def clock(file, now):
     source = read_record(file)
     game = load_game(source).record
     facts, ran = _clocks(game, source)
-    click.echo("\n".join(clock_lines(game, facts, ran, at, source.name)))
+    from ..errors import visible
+
+    click.echo(visible("\n".join(clock_lines(game, facts, ran, at, source.name)), lines=True))
 
 
 def _clocks(game, source):
@@ -127,6 +130,7 @@ class Ending:
             self._once(pinned, change)
 
     def _once(self, pinned, change) -> None:
+        from ..errors import visible
         from .records import digest_line
 
         source = read_record(self.file, pinned=pinned)
@@ -138,11 +142,13 @@ class Ending:
         text = str(game)
         _read_back(text)
         if self.file == "-":
-            click.echo(text, nl=False)
+            echo_record(text)
             click.echo(summary, err=True)
             return
         write_over(self.file, text, pinned)
-        click.echo("\n".join([summary, "", digest_line(game), "", text.rstrip("\n")]))
+        # For a person: the record's control characters made visible (FILE keeps them).
+        click.echo("\n".join([summary, "", digest_line(game), "",
+                              visible(text.rstrip("\n"), lines=True)]))
 
 
 def _read_back(text: str) -> None:

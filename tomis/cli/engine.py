@@ -14,7 +14,7 @@ import click
 
 from . import EXIT_INVALID, Failure
 from .files import load_game, read_record, write_new, write_over
-from .output import echo_json
+from .output import echo_json, echo_record
 
 # analyse: a played action whose score is this many centi-frigates below the best
 # action's gets the glyph. One frigate is a real loss; three is a blunder.
@@ -141,7 +141,7 @@ def analyse(file, seconds, output):
     text = record.write(game)
     record.read_game(text)                     # the analysed record must stay valid
     if output == "-":
-        click.echo(text, nl=False)
+        echo_record(text)
     elif output is not None:
         write_new(output, text)
         click.echo(f"{output}: analysed record written", err=True)
@@ -245,6 +245,7 @@ def match(a, b, games, seconds, openings, seed, concurrency, sprt_text, rules, m
     time or answers an illegal action loses that game and is named.
     """
     from ..engine import match as matches
+    from ..errors import visible
 
     try:
         first, second = matches.parse_player(a), matches.parse_player(b)
@@ -264,12 +265,14 @@ def match(a, b, games, seconds, openings, seed, concurrency, sprt_text, rules, m
     def progress(outcome, score):
         if output is not None:
             _save_games(output, finished, outcome.record)
-        click.echo(f"game {outcome.number}: {outcome.white} (White) vs {outcome.black} (Black): "
-                   f"{outcome.result}, {outcome.reason}; A {score.points:g}/{score.games}", err=True)
+        # Names and reasons can come from another program (its id name, what it answered).
+        click.echo(visible(f"game {outcome.number}: {outcome.white} (White) vs {outcome.black} "
+                           f"(Black): {outcome.result}, {outcome.reason}; "
+                           f"A {score.points:g}/{score.games}"), err=True)
 
     score, outcomes = matches.run_match(settings, progress)
     for line in score_table(first.name, second.name, score, bounds):
-        click.echo(line)
+        click.echo(visible(line))
 
 
 def _save_games(path: str, finished: list[str], text: str) -> None:

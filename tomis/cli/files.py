@@ -146,7 +146,7 @@ def read_record(path: str, *, extract: bool = True, pinned=None) -> Source:
     What was taken, skipped or repaired is said on stderr as a note, so nobody is surprised.
     """
     from .. import mail
-    from ..errors import FileError, TomisError
+    from ..errors import FileError, TomisError, visible
 
     if not extract:
         raw = read_text(path, pinned)
@@ -163,7 +163,7 @@ def read_record(path: str, *, extract: bool = True, pinned=None) -> Source:
         raise Failure(located(error, shown(path)), EXIT_INVALID,
                       getattr(error, "source_text", None)) from None
     for note in found.notes:
-        click.echo(f"{shown(path)}: note: {note}", err=True)
+        click.echo(f"{shown(path)}: note: {visible(note)}", err=True)    # names from the message
     return Source(path, found.raw, found.text, found.origin, found.mailbox)
 
 

@@ -18,7 +18,7 @@ from . import EXIT_INVALID, EXIT_USAGE, Failure
 from .files import (
     load_game, load_games, located, message_option, no_game_error, read_record, shown,
 )
-from .output import is_terminal
+from .output import echo_record, is_terminal
 
 
 # --------------------------------------------------------------------------- after a move
@@ -146,7 +146,9 @@ def send_now(message, address: str, failed, starttls: bool | None = None) -> Non
         mailout.send(message, settings, smtp_password(settings))
     except mailout.MailError as error:
         raise failed(error) from None
-    click.echo(f"sent to {address}: {message['Subject']}", err=True)
+    from ..errors import visible
+
+    click.echo(visible(f"sent to {address}: {message['Subject']}"), err=True)
 
 
 def smtp_password(settings) -> str | None:
@@ -225,7 +227,7 @@ def inbox(place, me, now):
     Maildir): the oldest waiting first, with the opponent, the action count and how long
     the action has waited. The newest record of each game counts."""
     from .. import mail
-    from ..errors import FileError, TomisError
+    from ..errors import FileError, TomisError, visible
 
     if not os.path.lexists(place):      # said as every other missing path is said
         error = FileError("no such file or folder")
@@ -247,9 +249,9 @@ def inbox(place, me, now):
             newest[key] = (game, item)
     waiting = [(game, item) for game, item in newest.values() if _my_turn(game, me)]
     waiting.sort(key=lambda pair: pair[1].when or moment)
-    click.echo(f"{len(waiting)} game(s) waiting for {me}" + (", oldest first" if waiting else ""))
+    click.echo(visible(f"{len(waiting)} game(s) waiting for {me}") + (", oldest first" if waiting else ""))
     for game, item in waiting:
-        click.echo(_inbox_line(game, item, me, moment))
+        click.echo(visible(_inbox_line(game, item, me, moment)))      # tags of others' records
     if skipped:
         click.echo(f"{shown(place)}: note: {skipped} file(s) or message(s) without a "
                    "readable record were passed over", err=True)
@@ -342,7 +344,7 @@ def extract(file):
     for item in checked:
         if item.error is not None:
             raise source.failure(item.error)
-    click.echo(record.write_all([item.game for item in checked]), nl=False)
+    echo_record(record.write_all([item.game for item in checked]))
 
 
 COMMANDS = (send, inbox, extract)     # added to the group in tomis/cli/__init__.py

@@ -1,5 +1,9 @@
-"""What the commands print and how: colour or not, JSON, caret lines, the progress line,
-the list of legal actions in words."""
+"""What the commands print and how: colour or not, JSON, records, caret lines, the
+progress line, the list of legal actions in words.
+
+Text from a record or a message that is printed for a person goes through
+:func:`tomis.errors.visible` first (its control characters escaped); a record or a
+document printed as such goes out byte for byte through :func:`echo_record`."""
 
 from __future__ import annotations
 
@@ -46,6 +50,14 @@ def caret_lines(text: str, line: int | None, column: int | None) -> list[str]:
     if not column or column < 1:
         return ["  " + source]
     return ["  " + source, "  " + caret]
+
+
+def echo_record(text: str, err: bool = False) -> None:
+    """Print a record (or another document) exactly as it would be written to a file.
+
+    click.echo strips what looks like a colour code from text going into a pipe, which
+    would change a tag holding one; a record is data, so nothing is stripped."""
+    click.echo(text, nl=False, err=err, color=True)
 
 
 def echo_json(data) -> None:

@@ -204,11 +204,14 @@ class PlaySession:
         legal now."""
         from ..lineedit import LineEditor
 
+        from ..errors import visible
+
         self.editor = LineEditor(history=self.file, completions=self.completions)
         players = {}
         for side in SIDES:
             name = self.game.tags.get(side.capitalize())
-            name = side.capitalize() if name in (None, "", "?") else name
+            # The name is the record's text, shown in every prompt: controls made visible.
+            name = side.capitalize() if name in (None, "", "?") else visible(name)
             players[side] = HumanPlayer(name, ask=self.editor, side=side)
         return players
 
@@ -279,7 +282,9 @@ class PlaySession:
         return self.players[side]
 
     def say_error(self, error) -> None:
-        click.echo(f"  {error.message}", err=True)
+        from ..errors import visible
+
+        click.echo(f"  {visible(error.message)}", err=True)
 
     # -- actions and commands -----------------------------------------------------
     def do_action(self, text: str) -> None:

@@ -14,7 +14,7 @@ from .files import (
     INPUT_PATH, OUTPUT_PATH, load_game, located, new_game, no_game_error, pinned_and_locked,
     read_record, read_text, refuse_a_folder, shown, write_new, write_over,
 )
-from .output import colour_options, display, echo_position
+from .output import colour_options, display, echo_position, echo_record
 
 SIDES = ("white", "black")
 ACTION_PATH = "<action>"       # where errors in the ACTION argument are located
@@ -50,7 +50,7 @@ def new(file, white, black, rules, event, site, date, round_, position, time_con
                                  param_hint="--time")
     text = str(game)
     if file == "-":
-        click.echo(text, nl=False)
+        echo_record(text)
         return
     write_new(file, text)
     click.echo(f"{file}: new game, {render.turn_words(game.position.state)}")
@@ -245,12 +245,13 @@ class MoveStep:
         if self.dry_run:
             return
         if self.file == "-":
-            click.echo(new_text, nl=False)
+            echo_record(new_text)
         else:
             write_over(self.file, new_text, self.pinned)
 
     def summarise(self, game, report, new_text: str) -> None:
         from .. import render
+        from ..errors import visible
 
         to_stderr = self.file == "-"
         lines = render.report_lines(report, self.played) + self.words
@@ -263,7 +264,9 @@ class MoveStep:
         if not to_stderr:
             # The record itself closes the summary, so one paste makes a complete reply
             # that the opponent's `tomis move` can read straight from the saved email.
-            lines += ["", new_text.rstrip("\n")]
+            # Shown to a person, so its control characters are made visible; FILE keeps
+            # the record byte for byte.
+            lines += ["", visible(new_text.rstrip("\n"), lines=True)]
         echo_position("\n".join(lines), shown, err=to_stderr)
 
 
@@ -302,7 +305,7 @@ def format_file(path: str, check: bool) -> int:
         return EXIT_INVALID if changed else 0
     if path == "-":
         for part in _canonical(source):
-            click.echo(part, nl=False)
+            echo_record(part)
     elif changed:
         _replace_if_unchanged(path, source.raw, _canonical(source))
         click.echo(f"{shown(path)}: reformatted", err=True)

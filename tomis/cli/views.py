@@ -50,6 +50,7 @@ def show(file, at, as_json, as_fen, color, ascii_only, game_number, picture, out
     print only its position string.
     """
     from .. import position, render
+    from ..errors import visible
 
     chosen = [f"--{name}" for name, wanted in (("json", as_json), ("fen", as_fen),
                                               (picture, picture)) if wanted]
@@ -68,7 +69,7 @@ def show(file, at, as_json, as_fen, color, ascii_only, game_number, picture, out
     lines = []
     heading = game.heading()
     if heading:
-        lines.append(heading)
+        lines.append(visible(heading))          # names and event are the record's text
     nodes = game.record.nodes
     number = len(nodes) if at is None else at
     if number:
@@ -123,6 +124,7 @@ def replay(file, game_number, first, last, step, delay, color, ascii_only, fmt):
     """Replay a game action by action, with the board and combat after each, and the
     record's comments and annotation glyphs."""
     from .. import render
+    from ..errors import visible
 
     if fmt == "jsonl" and (step or delay):
         raise click.UsageError("--format jsonl writes rows for scripts; --step and --delay are for people")
@@ -145,7 +147,8 @@ def replay(file, game_number, first, last, step, delay, color, ascii_only, fmt):
     shown = display(ascii_only, color)
     pause = _Pause(step, delay)
     if first == 1 and game.record.comments:
-        echo_position("\n".join(f"{{{comment}}}" for comment in game.record.comments) + "\n", shown)
+        echo_position("\n".join(f"{{{visible(comment, lines=True)}}}"
+                                 for comment in game.record.comments) + "\n", shown)
     for number in range(first, last + 1):
         result = game.result if number == len(nodes) else "*"
         lines = annotated_report(nodes[number - 1], number, render) + [
@@ -159,12 +162,15 @@ def replay(file, game_number, first, last, step, delay, color, ascii_only, fmt):
 def annotated_report(node, number: int, render) -> list[str]:
     """What action ``number`` did (render's lines), with the record's glyph and numeric
     annotations written after the action as in the record (``Fc5-b5?? $4``) and its
-    comments, each on a line of its own under the heading."""
+    comments, each on a line of its own under the heading (their control characters
+    made visible: a comment is the opponent's text)."""
+    from ..errors import visible
+
     lines = render.report_lines(node.report, number)
     if node.glyphs or node.nags:
         marks = node.glyphs + "".join(f" ${nag}" for nag in node.nags)
         lines[0] = lines[0].replace(f" {node.action} (action", f" {node.action}{marks} (action", 1)
-    lines[1:1] = [f"  {{{comment}}}" for comment in node.comments]
+    lines[1:1] = [f"  {{{visible(comment, lines=True)}}}" for comment in node.comments]
     return lines
 
 

@@ -15,10 +15,14 @@ docs/ENGINE.md; in short::
                                      -> info depth D score S nodes N nps R time MS pv ...
                                         then bestmove <action>
     stop                                answer at once;  quit  exit
+    (end of input)                      a running search has END_OF_INPUT_SECONDS more, then
+                                        answers as after stop; then the session ends
     query gameover | p1turn | result -> response true|false / p1win|p2win|draw|none
 
 A bad command (an illegal or unreadable action or position, an unknown option value)
-is answered with ``info string error: <message>`` and changes nothing.
+is answered with ``info string error: <message>`` and changes nothing. A number of
+``go`` outside its range (:data:`GO_RANGES`), however many digits it has, is clamped
+into it and said in an ``info string note: ...`` line.
 The search runs in a thread so that ``stop``, ``isready`` and ``quit`` are read while
 it thinks.
 """
@@ -34,7 +38,7 @@ from ..notation import parse_action
 from ..position import from_string
 from ..rules import EDITIONS, apply, new_game
 from .levels import DEFAULT_LEVEL, MAX_LEVEL, MIN_LEVEL, level_limits
-from .search import Limits, Search
+from .search import MAX_DEPTH, Limits, Search
 
 AUTHOR = "the tomis authors"
 MAX_SEED = 2_147_483_647
@@ -43,6 +47,28 @@ MAX_SEED = 2_147_483_647
 MOVES_TO_GO = 30
 INCREMENT_SHARE = 0.8
 POSITION_FIELDS = 8          # a position string has eight space-separated fields
+# The longest search one go may ask for: an hour, the most hint --time takes.
+MAX_SEARCH_MS = 3_600_000
+# A clock or an increment: about 11.6 days in milliseconds, more than any game needs.
+MAX_CLOCK_MS = 1_000_000_000
+MAX_NODES = 1_000_000_000
+# Every number of go is clamped into its range, so no value -- negative, huge, or
+# hundreds of digits long -- can fail a float conversion or ask for a search that never
+# ends (docs/ENGINE.md, "UGI, exactly").
+GO_RANGES = {
+    "depth": (1, MAX_DEPTH),            # as hint --depth
+    "nodes": (1, MAX_NODES),
+    "movetime": (0, MAX_SEARCH_MS),
+    "p1time": (0, MAX_CLOCK_MS), "p2time": (0, MAX_CLOCK_MS),
+    "p1inc": (0, MAX_CLOCK_MS), "p2inc": (0, MAX_CLOCK_MS),
+}
+# Digits beyond these say nothing more: such a number is clamped without int(), whose
+# cost grows with the digits (and which refuses more than 4,300 of them).
+MAX_DIGITS = 18
+# At the end of the input nobody can send stop any more: a running search gets this
+# many seconds to reach its own limit, then answers as stop makes it (an infinite search
+# answers at once). A piped bounded search of the usual size still answers in full.
+END_OF_INPUT_SECONDS = 5.0
 
 
 class UgiError(Exception):
@@ -64,6 +90,9 @@ class Session:
         self._infinite = False
         self._busy = False           # a search runs and has not answered yet
         self._silenced = False
+        # Set by stop, quit and the end of input; heard after each depth too, since a
+        # stop that comes before the search thread has begun would otherwise be lost.
+        self._stopping = threading.Event()
 
     # -- output --------------------------------------------------------------------
     def send(self, line: str) -> None:
@@ -117,7 +146,7 @@ class Session:
         if name == "level":
             number = _integer(value, "Level")
             if not MIN_LEVEL <= number <= MAX_LEVEL:
-                raise UgiError(f"Level must be {MIN_LEVEL} to {MAX_LEVEL}, not {value}")
+                raise UgiError(f"Level must be {MIN_LEVEL} to {MAX_LEVEL}, not {_clipped(value)}")
             self.level = number
         elif name == "rules":
             if value not in EDITIONS:
@@ -126,7 +155,7 @@ class Session:
         elif name == "seed":
             number = _integer(value, "Seed")
             if not 0 <= number <= MAX_SEED:
-                raise UgiError(f"Seed must be 0 to {MAX_SEED}, not {value}")
+                raise UgiError(f"Seed must be 0 to {MAX_SEED}, not {_clipped(value)}")
             self.seed = number
         else:
             raise UgiError(f"no option named {' '.join(args[1:split])!r} (Level, Rules, Seed)")
@@ -167,6 +196,7 @@ class Session:
         self._infinite = limits.depth is None and limits.nodes is None and limits.time is None
         search = Search(self.seed)
         self._search = search
+        self._stopping.clear()
         self._busy = True
         self._thread = threading.Thread(target=self._think, args=(search, self.state, limits), daemon=True)
         self._thread.start()
@@ -203,10 +233,7 @@ class Session:
                 raise UgiError(f"go: unknown limit {word!r} (movetime, depth, nodes, p1time, p2time, p1inc, p2inc, infinite)")
             if index + 1 >= len(args):
                 raise UgiError(f"go: {word} needs a number")
-            number = _integer(args[index + 1], word)
-            if number < 0 or (word in ("depth", "nodes") and number < 1):
-                raise UgiError(f"go: {word} must be positive, not {number}")
-            values[word] = number
+            values[word] = self._clamped(word, args[index + 1])
             index += 2
         noise = level_limits(self.level).noise
         if infinite:
@@ -218,15 +245,27 @@ class Session:
         if clock in values:
             left = values[clock]
             increment = values.get("p1inc" if clock == "p1time" else "p2inc", 0)
-            budget = min(left / MOVES_TO_GO + increment * INCREMENT_SHARE, left / 2)
+            budget = min(left / MOVES_TO_GO + increment * INCREMENT_SHARE, left / 2, MAX_SEARCH_MS)
             seconds = max(budget, 1) / 1000 if seconds is None else min(seconds, budget / 1000)
         if seconds is None and "depth" not in values and "nodes" not in values:
             return level_limits(self.level)
         return Limits(depth=values.get("depth"), nodes=values.get("nodes"), time=seconds, noise=noise)
 
+    def _clamped(self, word: str, text: str) -> int:
+        """The number ``text`` of the ``go`` limit ``word``, clamped into its range; a
+        note says when it was out of range."""
+        low, high = GO_RANGES[word]
+        number = _integer(text, word)
+        if low <= number <= high:
+            return number
+        clamped = min(max(number, low), high)
+        self.send(f"info string note: go {word} {_clipped(text)} is outside {low}-{high}; "
+                  f"using {clamped}")
+        return clamped
+
     def _think(self, search: Search, state, limits: Limits) -> None:
         try:
-            result = search.run(state, limits, self._info)
+            result = search.run(state, limits, lambda depth: self._info(depth, search))
             answer = f"bestmove {result.action}"
         except Exception as problem:     # never a traceback on stdout: one protocol line
             answer = f"info string error: search failed: {problem}"
@@ -235,7 +274,9 @@ class Session:
         self._busy = False
         self.send(answer)
 
-    def _info(self, result) -> None:
+    def _info(self, result, search: Search) -> None:
+        if self._stopping.is_set():
+            search.stop()
         self.send(
             f"info depth {result.depth} score {result.score} nodes {result.nodes} "
             f"nps {result.nps} time {int(result.time * 1000)} pv " + " ".join(str(a) for a in result.pv)
@@ -252,6 +293,7 @@ class Session:
         if silent:
             with self._lock:
                 self._silenced = True
+        self._stopping.set()
         if self._search is not None:
             self._search.stop()
         thread.join()
@@ -259,14 +301,13 @@ class Session:
         self._search = None
 
     def close(self) -> None:
-        """The input ended: a bounded search still answers; an infinite one is stopped."""
+        """The input ended: a running search has END_OF_INPUT_SECONDS to reach its own
+        limit (an infinite one none), then answers as after ``stop``."""
         thread = self._thread
         if thread is None:
             return
-        if self._infinite and self._search is not None:
-            self._search.stop()
-        thread.join()
-        self._thread = None
+        thread.join(0 if self._infinite else END_OF_INPUT_SECONDS)
+        self._finish_search(silent=False)
 
 
 _COMMANDS = {
@@ -282,10 +323,21 @@ _COMMANDS = {
 
 
 def _integer(text: str, what: str) -> int:
-    try:
-        return int(text)
-    except ValueError:
-        raise UgiError(f"{what} must be a whole number, not {text!r}") from None
+    """``text`` as a whole number in ASCII digits with an optional sign. One of more than
+    MAX_DIGITS digits stands as +-10**MAX_DIGITS, beyond every range here."""
+    digits = text[1:] if text[:1] in "+-" else text
+    if not (digits.isascii() and digits.isdigit()):
+        raise UgiError(f"{what} must be a whole number, not {_clipped(text)!r}")
+    sign = -1 if text.startswith("-") else 1
+    digits = digits.lstrip("0")
+    if len(digits) > MAX_DIGITS:
+        return sign * 10 ** MAX_DIGITS
+    return sign * int(digits or "0")
+
+
+def _clipped(text: str, keep: int = 24) -> str:
+    """``text`` short enough to quote in one protocol line."""
+    return text if len(text) <= keep else f"{text[:keep]}... ({len(text)} characters)"
 
 
 def _bool(value: bool) -> str:
