@@ -43,7 +43,7 @@ def _state_at(game, at: int | None):
 @colour_options
 @game_option
 @picture_options
-def show(file, at, as_json, as_fen, color, ascii_only, game_number, picture, output, flip, size):
+def show(file, at, as_json, as_fen, color, ascii_only, game_number, picture, output, flip, size, legend):
     """Show the position of a game: board, reserves, unlocks, side to act, result.
 
     With --svg or --png, draw it as a picture instead (docs/PICTURES.md); with --fen,
@@ -57,7 +57,9 @@ def show(file, at, as_json, as_fen, color, ascii_only, game_number, picture, out
         raise click.UsageError(f"{' and '.join(chosen)} are different outputs; choose one")
     game = pick_game(read_record(file), game_number)
     state = _state_at(game, at)
-    if show_picture(game, state, at, picture=picture, output=output, flip=flip, size=size):
+    if legend and picture is None:
+        raise click.UsageError("--legend is for a picture: add --svg or --png")
+    if show_picture(game, state, at, picture=picture, output=output, flip=flip, size=size, legend=legend):
         return
     if as_fen:
         click.echo(position.to_string(state))
