@@ -529,7 +529,7 @@ class Game:
         game has ended or when it was read with an error.
         """
         self._refuse_if_broken()
-        _record.append(self._record, action if isinstance(action, str) else str(action))
+        _record.append(self._record, action)
         return self.position
 
     def undo(self) -> Action | None:

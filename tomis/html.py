@@ -47,7 +47,7 @@ class _Lines:
         return out
 
 
-def _boards(game) -> tuple[list[str], dict[str, list[list[int]]], str]:
+def _boards(game, legend: bool = True) -> tuple[list[str], dict[str, list[list[int]]], str]:
     """The line table, each position's board as line numbers per orientation, and the
     SVG shown before the script runs (the final position, White at the bottom)."""
     lines = _Lines()
@@ -57,7 +57,7 @@ def _boards(game) -> tuple[list[str], dict[str, list[list[int]]], str]:
     for number, state in enumerate(game.states):
         last = game.nodes[number - 1].report if number else None
         for orientation in ("white", "black"):
-            text = svg.board(state, orientation=orientation, last=last)
+            text = svg.board(state, orientation=orientation, last=last, legend=legend)
             boards[orientation].append(lines.indexes(text))
             if number == count and orientation == "white":
                 final_svg = text
@@ -128,12 +128,13 @@ def _ending(game) -> str:
     return f"Not finished: {turn_words(final, game.result)}"
 
 
-def page(game, *, delay: float = 1.0, name: str = "game.tgn") -> str:
+def page(game, *, delay: float = 1.0, name: str = "game.tgn", legend: bool = True) -> str:
     """The replay page of ``game``; ``delay`` seconds per action when playing; ``name`` is
-    the file name the download button offers."""
+    the file name the download button offers; ``legend``: a key to the pieces' shapes
+    under the board (:func:`tomis.svg.board`)."""
     from .record import write
 
-    table, boards, final_svg = _boards(game)
+    table, boards, final_svg = _boards(game, legend)
     data = {
         "lines": table,
         "boards": boards,

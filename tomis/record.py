@@ -606,8 +606,9 @@ def new_record(*, white=None, black=None, rules="manual", event=None, site=None,
     return Game(tags, [], tags["Result"], start, [start], [])
 
 
-def append(game: Game, action_text: str) -> Report:
-    """Read one action, check it, play it and record it; return what it did.
+def append(game: Game, action_text: str | Action) -> Report:
+    """Read one action (unless it is an Action already), check it, play it and record
+    it; return what it did.
 
     When the action decides the game, ``game.result`` and the Result tag are set.
     Raises :class:`NotationError`, :class:`IllegalActionError`, or :class:`RecordError`
@@ -616,7 +617,7 @@ def append(game: Game, action_text: str) -> Report:
     state = game.final
     if game.result != UNDECIDED and not state.is_over:
         raise RecordError(f"the game has ended ({game.result}, resigned or agreed, R23); no action may follow")
-    action = parse_action(action_text)
+    action = action_text if isinstance(action_text, Action) else parse_action(action_text)
     state, report = apply(state, action)     # refuses a decided position itself (R22)
     game.nodes.append(Node(action, report=report))
     game.states.append(state)

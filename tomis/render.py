@@ -83,18 +83,32 @@ def _side_colour(side: int) -> str:
     return "yellow" if side == WHITE else "magenta"
 
 
-def board(state, *, color: bool = False, legend: bool = True, arrows: bool | None = None) -> str:
+def _files_line(flipped: bool) -> str:
+    return FILES_LINE if not flipped else "     " + "".join(f"{f:<{CELL}}" for f in "hgfedcba").rstrip()
+
+
+def _rank_lines(state, color: bool, arrows: bool, flipped: bool) -> list[str]:
+    """One line per rank, the top one first: rank 8 (rank 1 when ``flipped``)."""
+    ranks = range(8) if flipped else range(7, -1, -1)
+    files = range(7, -1, -1) if flipped else range(8)
+    lines = []
+    for rank in ranks:
+        cells = "".join(_cell(state, rank * 8 + file, color, arrows) for file in files)
+        lines.append(f" {rank + 1} | {cells}| {rank + 1}")
+    return lines
+
+
+def board(state, *, color: bool = False, legend: bool = True, arrows: bool | None = None,
+          flipped: bool = False) -> str:
     """The diagram of ``state``: rank 8 on top, files and ranks labelled on every edge.
 
     ``color`` adds ANSI colours, ``arrows`` (default: as ``color``) arrow glyphs for
-    jump-gate directions; with neither the text is pure ASCII.
+    jump-gate directions; with neither the text is pure ASCII. ``flipped`` turns the
+    board round: rank 1 on top and file h on the left, as Black sees it.
     """
     arrows = color if arrows is None else arrows
-    lines = [FILES_LINE, RULE_LINE]
-    for rank in range(7, -1, -1):
-        cells = "".join(_cell(state, rank * 8 + file, color, arrows) for file in range(8))
-        lines.append(f" {rank + 1} | {cells}| {rank + 1}")
-    lines += [RULE_LINE, FILES_LINE]
+    files = _files_line(flipped)
+    lines = [files, RULE_LINE, *_rank_lines(state, color, arrows, flipped), RULE_LINE, files]
     if legend:
         directions = " ".join(ARROWS if arrows else DIRECTION_NAMES)
         lines += ["   " + line.format(directions=directions) for line in LEGEND]
@@ -184,13 +198,22 @@ def unlock_words(state) -> str:
 
 
 def position_text(state, *, color: bool = False, result: str = UNDECIDED,
-                  arrows: bool | None = None) -> str:
+                  arrows: bool | None = None, flipped: bool = False) -> str:
     """Board, reserves, unlocks, edition and whose turn: all a player needs to act."""
     return "\n".join([
-        board(state, color=color, arrows=arrows),
+        board(state, color=color, arrows=arrows, flipped=flipped),
         *(reserve_words(state, side) for side in (WHITE, BLACK)),
         unlock_words(state),
         f"Rules: {state.edition_name}",
         turn_words(state, result),
     ])
 
+
+
+def compact_text(state, *, color: bool = False, result: str = UNDECIDED,
+                 arrows: bool | None = None, flipped: bool = False) -> str:
+    """The position in ten lines: the ranks, the files, whose turn (no frame, no legend,
+    no reserves), for a game at a small terminal."""
+    arrows = color if arrows is None else arrows
+    return "\n".join([*_rank_lines(state, color, arrows, flipped), _files_line(flipped),
+                      turn_words(state, result)])

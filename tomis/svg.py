@@ -30,11 +30,12 @@ from .board import (
     BASE, DIRECTION_NAMES, DIRECTION_STEPS, FLAGSHIP, FRIGATE, FORWARD, PIECE_NAMES, SENTRY,
     SIDE_NAMES, SQUARE_NAMES, TOWER, WHITE, parse_square,
 )
-from .combat import INACTIVE, JUMP
+from .combat import ACTIVE, INACTIVE, JUMP
 
 SQUARE = 50                   # viewBox units per square
 MARGIN = 16                   # room for the coordinates around the board
 GATE_STATES = ("inactive", "active", "jump")
+FONT = "DejaVu Sans, Verdana, Arial, sans-serif"     # named fonts first: a renderer may lack a default
 
 # Every colour the picture uses; ``colors=`` overrides any of them by key.
 COLORS = {
@@ -135,7 +136,8 @@ def _state_of(position):
 
 
 def board(position, *, size: int = 400, orientation: str = "white", last=None, arrows=(), marks=(),
-          coordinates: bool = True, colors: dict | None = None, style: str | None = None) -> str:
+          coordinates: bool = True, colors: dict | None = None, style: str | None = None,
+          legend: bool = False) -> str:
     """The SVG picture of ``position`` (a rules ``State`` or a ``Position``).
 
     ``last``: the last action's :class:`~tomis.rules.Report` or the public API's
@@ -143,7 +145,9 @@ def board(position, *, size: int = 400, orientation: str = "white", last=None, a
     crossed out), or a bare action (squares only).
     ``arrows``: ``(from, to)`` square pairs; ``marks``: squares to ring. Squares are
     names or indexes. ``colors`` overrides keys of :data:`COLORS`; ``style`` is CSS
-    added in a ``<style>`` element. The words describe the position itself: a game a
+    added in a ``<style>`` element. ``legend`` adds a strip under the board naming each
+    piece's shape, the gate states and the two sides' fills (``<g class="legend">``);
+    the picture is then ``size`` wide and that much taller. The words describe the position itself: a game a
     record ends by resignation or agreement (R23) still reads as "to act" here.
     """
     from .position import to_string
@@ -157,9 +161,11 @@ def board(position, *, size: int = 400, orientation: str = "white", last=None, a
     report = last if hasattr(last, "destroyed") else None
     action = report.action if report is not None else last
     to_move = SIDE_NAMES[state.to_move] if state.to_move is not None else ""
+    tall = frame.extent + (LEGEND_HEIGHT if legend else 0)
+    height = round(size * tall / frame.extent)
     lines = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" version="1.1" viewBox="0 0 {frame.extent} {frame.extent}" '
-        f'width="{size}" height="{size}" role="img" aria-labelledby="tomis-title tomis-desc" '
+        f'<svg xmlns="http://www.w3.org/2000/svg" version="1.1" viewBox="0 0 {frame.extent} {tall}" '
+        f'width="{size}" height="{height}" role="img" aria-labelledby="tomis-title tomis-desc" '
         f'data-position={quoteattr(to_string(state))} data-to-move="{to_move}" '
         f'data-result={quoteattr(state.result)}>',
         f'<title id="tomis-title">{escape(_title(state, report, action))}</title>',
@@ -167,7 +173,7 @@ def board(position, *, size: int = 400, orientation: str = "white", last=None, a
     ]
     if style:
         lines.append(f"<style>{escape(style)}</style>")
-    lines.append(f'<rect class="margin" x="0" y="0" width="{frame.extent}" height="{frame.extent}" '
+    lines.append(f'<rect class="margin" x="0" y="0" width="{frame.extent}" height="{tall}" '
                  f'fill="{palette["margin"]}"/>')
     lines += _squares(frame, palette)
     if coordinates:
@@ -184,8 +190,49 @@ def board(position, *, size: int = 400, orientation: str = "white", last=None, a
     if report is not None:
         lines += _crosses(frame, palette, report)
     lines += _arrows(frame, palette, arrows)
+    if legend:
+        lines += _legend(frame, palette)
     lines.append("</svg>")
     return "\n".join(lines) + "\n"
+
+
+LEGEND_HEIGHT = 64           # viewBox units under the board for the legend: two rows
+_LEGEND_UNITS = (BASE, FRIGATE, SENTRY, TOWER, FLAGSHIP)
+_LEGEND_SCALE = 0.56         # a piece in the legend, against its size on a square
+
+
+def _legend(frame: _Frame, palette: dict) -> list[str]:
+    """The key under the board: each piece's outline (White's) with its name, then the
+    three gate states and which fill is whose."""
+    top = frame.extent
+    step = (frame.extent - 8) / len(_LEGEND_UNITS)
+    fill, stroke = _side_paint(palette, WHITE)
+    # the font is said once, on the group, as for the coordinates
+    out = [f'<g class="legend" font-family="{FONT}" font-size="11" fill="{palette["coord"]}">']
+    for index, kind in enumerate(_LEGEND_UNITS):
+        x = 6 + index * step
+        out.append(f'<g class="legend-item" data-piece="{PIECE_NAMES[kind]}">'
+                   f'<polygon points="{_SHAPES[kind]}" fill="{fill}" stroke="{stroke}" stroke-width="2.5" '
+                   f'stroke-linejoin="round" transform="translate({_num(x)},{top + 2}) scale({_LEGEND_SCALE})"/>'
+                   f'<text x="{_num(x + 30)}" y="{top + 21}">{PIECE_NAMES[kind]}</text></g>')
+    row = top + 34
+    for index, (state, words) in enumerate(((INACTIVE, "gate off"), (ACTIVE, "gate on"), (JUMP, "jump gate"))):
+        cx, cy = 6 + index * step + 12, row + 14
+        dash = ' stroke-dasharray="5 3"' if state == INACTIVE else ""
+        shapes = [f'<circle cx="{_num(cx)}" cy="{cy}" r="9" fill="none" stroke="{palette["gate line"]}" '
+                  f'stroke-width="5"{dash}/>',
+                  f'<circle cx="{_num(cx)}" cy="{cy}" r="9" fill="none" stroke="{fill}" stroke-width="3"{dash}/>']
+        if state == JUMP:        # the pointer toward its direction, here east
+            shapes.append(f'<polygon points="{_num(cx + 6)},{cy - 5} {_num(cx + 13)},{cy} {_num(cx + 6)},{cy + 5}" '
+                          f'fill="{fill}" stroke="{palette["gate line"]}" stroke-width="1.5"/>')
+        out.append(f'<g class="legend-item" data-gate="{GATE_STATES[state]}">{"".join(shapes)}'
+                   f'<text x="{_num(cx + 16)}" y="{cy + 4}">{words}</text></g>')
+    note_x = 22 + 3 * step
+    out.append(f'<g class="legend-item" data-sides="hollow white, solid black">'
+               f'<text x="{_num(note_x)}" y="{row + 11}">hollow: White</text>'
+               f'<text x="{_num(note_x)}" y="{row + 26}">solid: Black</text></g>')
+    out.append("</g>")
+    return out
 
 
 def _side_name(side) -> str:
@@ -221,7 +268,7 @@ def _squares(frame: _Frame, palette: dict) -> list[str]:
 def _coordinates(frame: _Frame, palette: dict) -> list[str]:
     """File letters above and below, rank numbers left and right, as in the text board."""
     # the font is said once, on the group, not on each of the 32 labels
-    lines = [f'<g class="coords" font-family="DejaVu Sans, Verdana, Arial, sans-serif" font-size="11" '
+    lines = [f'<g class="coords" font-family="{FONT}" font-size="11" '
              f'text-anchor="middle" fill="{palette["coord"]}">']
     far = frame.extent - frame.margin / 2
     near = frame.margin / 2

@@ -254,13 +254,23 @@ def no_game_error():
     return record.no_game_error()
 
 
+def today_tag() -> str:
+    """Today's date in UTC as the Date tag writes it: ``2026.11.22``."""
+    from datetime import datetime, timezone
+
+    return datetime.now(timezone.utc).strftime("%Y.%m.%d")
+
+
 def new_game(**fields):
-    """``tomis.Game(**fields)``; a value it refuses is a usage error naming the option."""
+    """``tomis.Game(**fields)``, dated today (UTC) unless ``date`` says otherwise; a value
+    it refuses is a usage error naming the option."""
     import re
 
     from ..errors import TomisError
     from ..game import Game
 
+    if fields.get("date") is None:
+        fields["date"] = today_tag()
     try:
         return Game(**fields)
     except TomisError as error:

@@ -91,6 +91,8 @@ def picture_options(command):
         click.option("--flip", is_flag=True, help="Black at the bottom."),
         click.option("--size", type=click.IntRange(min=16, max=MAX_SIZE), default=DEFAULT_SIZE,
                      show_default=True, help="Picture width and height in pixels."),
+        click.option("--legend", is_flag=True,
+                     help="Add a key under the board: the pieces' shapes, the gate states, the sides."),
     ]
     for option in reversed(options):
         command = option(command)
@@ -98,7 +100,7 @@ def picture_options(command):
 
 
 def show_picture(game, state, at: int | None, *, picture: str | None, output: str | None, flip: bool,
-                 size: int) -> bool:
+                 size: int, legend: bool = False) -> bool:
     """Draw ``state``, the position after action ``at`` of ``game`` (a :class:`tomis.Game`),
     when a picture was asked for; False otherwise."""
     if picture is None:
@@ -110,7 +112,7 @@ def show_picture(game, state, at: int | None, *, picture: str | None, output: st
     nodes = game.record.nodes
     number = len(nodes) if at is None else at
     last = nodes[number - 1].report if number else None
-    options = dict(size=size, orientation="black" if flip else "white", last=last)
+    options = dict(size=size, orientation="black" if flip else "white", last=last, legend=legend)
     if picture == "svg":
         text = svg.board(state, **options)
         if output in (None, "-"):
@@ -140,8 +142,10 @@ def show_picture(game, state, at: int | None, *, picture: str | None, output: st
 @game_option
 @click.option("--delay", type=click.FloatRange(min=0.02, max=MAX_GIF_DELAY), default=1.0, show_default=True,
               callback=finite, help="Seconds per action: GIF frame time, or the page's autoplay speed.")
+@click.option("--legend/--no-legend", default=True, show_default=True,
+              help="The key to the pieces' shapes under each board.")
 @click.pass_context
-def export(ctx, file, kind, output, game_number, delay):
+def export(ctx, file, kind, output, game_number, delay, legend):
     """Export a whole game as a replay page (--html) or an animated GIF (--gif), or every
     game's actions as JSON lines (--jsonl)."""
     if kind is None:
@@ -159,7 +163,7 @@ def export(ctx, file, kind, output, game_number, delay):
     if kind == "html":
         from .. import html
 
-        text = html.page(game, delay=delay, name=_record_name(file, game_number))
+        text = html.page(game, delay=delay, name=_record_name(file, game_number), legend=legend)
         if output == "-":
             click.echo(text, nl=False)
         else:
@@ -169,7 +173,7 @@ def export(ctx, file, kind, output, game_number, delay):
 
     target = _binary_to(output, "GIF")
     try:
-        data = images.gif(game, delay=delay, size=DEFAULT_SIZE)
+        data = images.gif(game, delay=delay, size=DEFAULT_SIZE, legend=legend)
     except images.MissingExtra as error:
         _fail(str(error))
     write_output(target, data)
