@@ -196,17 +196,14 @@ def test_fuzz_received_headers_never_reach_the_reply(smtp, headers):
     received_headers_case(smtp, headers)
 
 
-@pytest.mark.slow
-@MANY
-@given(headers=HEADERS)
-def test_fuzz_received_headers_never_reach_the_reply_many(smtp, headers):
-    received_headers_case(smtp, headers)
-
-
 @FEW
 @given(reply_to=header_value())
 def test_fuzz_reply_to_is_one_address_or_no_reply(smtp, reply_to):
     """Without --to the answer goes to Reply-To: to exactly one plain address, or nowhere."""
+    reply_to_case(smtp, reply_to)
+
+
+def reply_to_case(smtp, reply_to):
     with Workspace() as folder:
         reply_and_send(smtp, saved_message(folder, {"Reply-To": reply_to}))
 
@@ -248,7 +245,10 @@ def test_fuzz_sidecar_never_reaches_a_header(smtp, sidecar):
 
 @pytest.mark.slow
 @MANY
-@given(sidecar=SIDECAR, white=TAG_VALUE, black=TAG_VALUE, event=TAG_VALUE)
-def test_fuzz_sidecar_and_tags_many(smtp, sidecar, white, black, event):
+@given(headers=HEADERS, reply_to=header_value(), sidecar=SIDECAR, white=TAG_VALUE,
+       black=TAG_VALUE, event=TAG_VALUE)
+def test_fuzz_every_shape_many(smtp, headers, reply_to, sidecar, white, black, event):
+    received_headers_case(smtp, headers)
+    reply_to_case(smtp, reply_to)
     sidecar_case(smtp, sidecar)
     record_tags_case(smtp, white, black, event)
