@@ -371,3 +371,19 @@ def test_finding1_a_header_that_would_split_is_neither_written_nor_sent(server, 
     with pytest.raises(mailout.MailError, match="would not hold the headers it was given"):
         mailout.send(message, settings, None)
     assert inbox.envelopes == []
+
+
+def test_finding1_a_record_file_name_cannot_add_a_header_to_the_attachment(tmp_path):
+    """The record's name becomes the attachment's, and a record may be a saved attachment
+    whose name the opponent chose: an encoded word in it was decoded into the part's
+    headers (the read-back check refused the message, after the move was saved)."""
+    name = f"{encoded_word(INJECTED)}.tgn"
+    game = tmp_path / name
+    game.write_bytes((RECORDS / "ladder-1.tgn").read_bytes())
+    out = tmp_path / "reply.eml"
+    moved = run("move", game, "B@d8", "--mail", out, "--to", ANA, env=bo(1))
+    assert moved.exit_code == 0, moved.stderr
+    message = email.message_from_bytes(out.read_bytes(), policy=email.policy.default)
+    [attachment] = message.iter_attachments()
+    assert attachment.get_filename() == "game.tgn"
+    assert "Bcc" not in attachment.keys()

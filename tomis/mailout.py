@@ -257,9 +257,12 @@ def _domain(address: str) -> str | None:
 
 
 def attachment_name(record_path: str) -> str:
-    """The record's own file name when it is a .tgn file, else ``game.tgn``."""
+    """The record's own file name when it is a .tgn file, else ``game.tgn``. A name
+    holding an encoded word (``=?``) is not used either: the email package decodes it
+    in the Content-Disposition header, and a saved attachment may bear any name."""
     base = os.path.basename(record_path)
-    return base if base.lower().endswith(".tgn") and base.isprintable() else "game.tgn"
+    usable = base.lower().endswith(".tgn") and base.isprintable() and "=?" not in base
+    return base if usable else "game.tgn"
 
 
 def message_bytes(message: EmailMessage) -> bytes:
