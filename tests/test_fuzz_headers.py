@@ -2,16 +2,17 @@
 
 Hypothesis puts encoded words (base64 and Q, in charsets real and not), raw folds, line
 breaks and other control characters, and ``Bcc:`` lines at the Message-ID, References,
-From and Reply-To of a received message, at the player names and event of its record,
-and into the ``RECORD.mail.json`` beside it. Then ``tomis move ... --mail`` and
-``tomis send`` run against a real SMTP server. Whatever comes in:
+From and Reply-To of a received message, at the player names and event of its record
+and its file name (the attachment's), and into the ``RECORD.mail.json`` beside it.
+Then ``tomis move ... --mail`` and ``tomis send`` run against a real SMTP server.
+Whatever comes in:
 
 - each command exits 0, 1 or 2 with one-line messages, never an internal error;
 - a written reply holds only headers tomis writes, each once, every line printable ASCII;
 - the server is asked to deliver to the address the reply's To names and to no other
   (to Ana, whenever ``--to`` named her).
 
-The default run tries a hundred or so cases per test; ``pytest -m slow`` many more.
+The default run tries 20 cases per test; ``pytest -m slow`` 400 of every shape.
 """
 
 from __future__ import annotations
@@ -88,6 +89,9 @@ HEADERS = st.dictionaries(st.sampled_from(["Message-ID", "References", "From", "
                                            "Subject"]), header_value(), min_size=1)
 TAG_VALUE = st.one_of(encoded_word(), hostile_text()).map(
     lambda text: text.replace("\\", "\\\\").replace('"', '\\"').replace("\x00", ""))
+# Any file name Linux allows (no "/", no NUL, at most 255 bytes) that ends in .tgn.
+FILE_NAME = st.one_of(encoded_word(), hostile_text()).map(
+    lambda text: text.replace("/", "_").replace("\x00", "")[:60] + ".tgn")
 SIDECAR = st.fixed_dictionaries({}, optional={
     "to": st.one_of(header_value(), encoded_word(), st.just(ANA), st.integers(), st.lists(st.just(ANA))),
     "in_reply_to": st.one_of(header_value(), encoded_word(), st.just("<a@example.org>"), st.none()),
@@ -208,9 +212,9 @@ def reply_to_case(smtp, reply_to):
         reply_and_send(smtp, saved_message(folder, {"Reply-To": reply_to}))
 
 
-def record_tags_case(smtp, white, black, event):
+def record_tags_case(smtp, white, black, event, name="g.tgn"):
     with Workspace() as folder:
-        game = folder / "g.tgn"
+        game = folder / name
         text = (RECORD.replace('[White "Ana"]', f'[White "{white}"]')
                 .replace('[Black "Bo"]', f'[Black "{black}"]')
                 .replace('[Event "Club ladder"]', f'[Event "{event}"]'))
@@ -219,9 +223,11 @@ def record_tags_case(smtp, white, black, event):
 
 
 @FEW
-@given(white=TAG_VALUE, black=TAG_VALUE, event=TAG_VALUE)
-def test_fuzz_record_tags_never_reach_a_header(smtp, white, black, event):
-    record_tags_case(smtp, white, black, event)
+@given(white=TAG_VALUE, black=TAG_VALUE, event=TAG_VALUE, name=FILE_NAME)
+def test_fuzz_record_tags_and_name_never_reach_a_header(smtp, white, black, event, name):
+    """The record's file name becomes the attachment's: a saved attachment's name may be
+    the opponent's choice."""
+    record_tags_case(smtp, white, black, event, name)
 
 
 def sidecar_case(smtp, sidecar):
@@ -246,9 +252,9 @@ def test_fuzz_sidecar_never_reaches_a_header(smtp, sidecar):
 @pytest.mark.slow
 @MANY
 @given(headers=HEADERS, reply_to=header_value(), sidecar=SIDECAR, white=TAG_VALUE,
-       black=TAG_VALUE, event=TAG_VALUE)
-def test_fuzz_every_shape_many(smtp, headers, reply_to, sidecar, white, black, event):
+       black=TAG_VALUE, event=TAG_VALUE, name=FILE_NAME)
+def test_fuzz_every_shape_many(smtp, headers, reply_to, sidecar, white, black, event, name):
     received_headers_case(smtp, headers)
     reply_to_case(smtp, reply_to)
     sidecar_case(smtp, sidecar)
-    record_tags_case(smtp, white, black, event)
+    record_tags_case(smtp, white, black, event, name)
