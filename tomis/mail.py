@@ -69,7 +69,7 @@ class Origin:
 
     message_id: str | None = None
     references: tuple[str, ...] = ()
-    reply_to: str | None = None        # Reply-To, else From: where an answer goes
+    reply_to: str | None = None        # Reply-To, else From, as written: where an answer goes
     sender: str | None = None          # From
     subject: str | None = None
     date: datetime | None = None
@@ -803,7 +803,12 @@ def _aware(when: datetime) -> datetime:
 
 
 def origin_of(msg) -> Origin:
-    """The headers a reply needs; a malformed header is simply absent."""
+    """The headers a reply needs; a malformed header is simply absent.
+
+    The ids and the address to answer are the sender's words as written (unfolded),
+    before the email package decodes any encoded word (a message id never holds one);
+    tomis.mailout checks each before it reaches a header.
+    """
     def header(name: str):
         try:
             return msg.get(name)
@@ -815,12 +820,17 @@ def origin_of(msg) -> Origin:
         addresses = getattr(value, "addresses", ()) if value is not None else ()
         return addresses[0].addr_spec if addresses else None
 
+    def written(name: str) -> str | None:
+        for key, value in msg.raw_items():
+            if key.lower() == name.lower():
+                return " ".join(str(value).split()) or None
+        return None
+
     date = getattr(header("Date"), "datetime", None)
-    message_id = str(header("Message-ID") or "").strip() or None
-    references = tuple(str(header("References") or "").split())
+    references = tuple((written("References") or "").split())
     subject = str(header("Subject") or "").strip() or None
-    sender = address("From")
-    return Origin(message_id, references, address("Reply-To") or sender, sender, subject, date)
+    reply_to = written("Reply-To") or written("From")
+    return Origin(written("Message-ID"), references, reply_to, address("From"), subject, date)
 
 
 def _from_message(msg, data: bytes | None, name: str, label: str | None) -> Found:
