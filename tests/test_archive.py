@@ -433,6 +433,7 @@ def test_replay_jsonl_rows_for_a_range():
 
 # --------------------------------------------------------------------------- streaming
 
+@pytest.mark.slow
 def test_games_are_read_one_at_a_time(tmp_path, monkeypatch):
     # A probe that records how many games are alive at once: with streaming, one.
     import gc

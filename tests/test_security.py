@@ -306,6 +306,7 @@ def test_finding5_closed_stdin_is_one_line_and_exit_2(tmp_path, args):
 
 # --------------------------------------------------------------------------- finding 6
 
+@pytest.mark.slow
 def test_finding6_games_past_the_limit_are_refused_with_a_located_error(tmp_path):
     limit = GAMES_LIMIT
     many = tmp_path / "many.tgn"
