@@ -334,7 +334,7 @@ class _File:
     def prose(self) -> FileEnd | None:
         """The file's end at once when its text has nothing of a record in it (a letter):
         "no game found", with what a record looks like, as every command says it."""
-        from .hints import looks_like_a_record, no_record_hint
+        from .util.hints import looks_like_a_record, no_record_hint
 
         if not self.text or self.text.isspace() or looks_like_a_record(self.text):   # no copies
             return None

@@ -38,7 +38,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from . import textio
+from .util import textio
 from .errors import FileError, RecordError, TomisError
 
 if TYPE_CHECKING:

@@ -192,7 +192,7 @@ class Sidecar:
                    [r for r in refs if isinstance(r, str)] if isinstance(refs, list) else [])
 
     def save(self, record_path: str) -> None:
-        from . import safefile
+        from .util import safefile
 
         text = json.dumps({"to": self.to, "in_reply_to": self.in_reply_to,
                            "references": self.references}, indent=2) + "\n"

@@ -37,7 +37,7 @@ from .actions import (
 from .board import DIRECTION_INDEX, LETTER_TO_PIECE, PIECE_LETTERS, SQUARE_NAMES
 from .errors import NotationError
 from . import lalr
-from .textio import MAX_GAMES_PER_FILE, MAX_TOKENS_PER_GAME
+from .util.textio import MAX_GAMES_PER_FILE, MAX_TOKENS_PER_GAME
 
 GLYPHS = ("!", "?", "!!", "??", "!?", "?!")
 RESULT_WORDS = "a result (1-0, 0-1, 1/2-1/2 or *)"

@@ -66,7 +66,7 @@ def _write_output(path: str | None, parts, out=None) -> None:
             out.write(part)
         out.flush()
         return
-    from .. import safefile
+    from ..util import safefile
 
     safefile.atomic_write(path, parts)
 

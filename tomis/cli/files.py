@@ -58,7 +58,7 @@ def read_text(path: str, pinned=None) -> str:
     With ``pinned`` (see :func:`pinned_and_locked`) the file opened then is read, not
     whatever the name holds now.
     """
-    from .. import textio
+    from ..util import textio
     from ..errors import FileError
 
     try:
@@ -115,7 +115,7 @@ class Source:
     def refuse_prose(self) -> None:
         """A text with nothing of a record in it (a letter, say) is "no game found", not a
         complaint about its first word: raise that located failure."""
-        from ..hints import looks_like_a_record, no_record_hint
+        from ..util.hints import looks_like_a_record, no_record_hint
 
         # isspace, not strip: strip would copy a 16 MiB archive to ask the question.
         if self.text and not self.text.isspace() and not looks_like_a_record(self.text):
@@ -274,7 +274,7 @@ def new_game(**fields):
 
 def write_new(path: str, text: str) -> None:
     """Create ``path`` holding ``text``; refuse to replace a file that exists."""
-    from .. import safefile
+    from ..util import safefile
 
     safefile.create_new(path, text)
 
@@ -285,7 +285,7 @@ def write_over(path: str, text, pinned=None) -> None:
 
     With ``pinned``, only if the name still holds the file that was read (finding 2).
     """
-    from .. import safefile
+    from ..util import safefile
 
     safefile.atomic_write(path, text, pinned)
 
@@ -297,7 +297,7 @@ def locked(path: str, name: str | None = None):
     Temporary files a killed tomis left beside the file are removed as the lock is
     taken; each is named on stderr so nobody wonders where it went (finding 7).
     """
-    from .. import safefile
+    from ..util import safefile
     from ..errors import FileError, one_line
 
     with contextlib.ExitStack() as stack:
@@ -319,7 +319,7 @@ def pinned_and_locked(path: str):
     Opened before locking so that the lock is taken on the file that was opened; then
     checked again, since another tomis may have replaced it just before we locked.
     """
-    from .. import safefile
+    from ..util import safefile
 
     pinned = safefile.pin(path)
     try:
@@ -337,7 +337,7 @@ def _still_pinned(path: str, pinned):
     and our lock (its save replaces the file). Holding the lock, no tomis can be writing
     now, so a regular file at the same place is that save; anything else -- a link where
     there was none -- is refused as :meth:`Pinned.check` refuses it."""
-    from .. import safefile
+    from ..util import safefile
     from ..errors import FileError
 
     try:

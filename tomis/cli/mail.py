@@ -131,7 +131,8 @@ def compose_reply(record_path: str, game, record_text: str, origin, to: str | No
 def write_message(path: str, message) -> None:
     """Atomically, like a record. The message is 7-bit ASCII (non-ASCII text is encoded by
     the email package), so safefile's UTF-8 text writer stores exactly its bytes."""
-    from .. import mailout, safefile
+    from .. import mailout
+    from ..util import safefile
 
     safefile.atomic_write(path, mailout.message_bytes(message).decode("ascii"))
 
@@ -200,7 +201,8 @@ def _saved_message(path: str):
     A message some mail program wrote (the opponent's reply, say) is refused: sending it
     as it is would send someone else's mail again.
     """
-    from .. import mail, mailout, textio
+    from .. import mail, mailout
+    from ..util import textio
     from ..errors import FileError
 
     try:

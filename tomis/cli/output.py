@@ -7,12 +7,12 @@ import sys
 
 import click
 
-from ..terminal import COLOR_CHOICES, is_terminal  # noqa: F401 -- is_terminal: the CLI's one test for a tty
+from ..util.terminal import COLOR_CHOICES, is_terminal  # noqa: F401 -- is_terminal: the CLI's one test for a tty
 
 
 def display(ascii_only: bool = False, choice: str = "auto", stream=None):
     """How to draw for ``stream`` (stdout by default): the policy of :mod:`tomis.terminal`."""
-    from ..terminal import display_for
+    from ..util.terminal import display_for
 
     return display_for(sys.stdout if stream is None else stream, choice, ascii_only=ascii_only)
 

@@ -7,7 +7,7 @@ from typing import NamedTuple
 
 import click
 
-from ..terminal import PLAIN
+from ..util.terminal import PLAIN
 from . import EXIT_INVALID, EXIT_USAGE, Failure
 from .correspondence import after_action, parse_now, parse_then, start_clock, stamps_moves
 from .files import (
@@ -64,7 +64,8 @@ def _complete_action(ctx, _param, incomplete: str):
     """
     from click.shell_completion import CompletionItem
 
-    from .. import record, textio
+    from .. import record
+    from ..util import textio
 
     try:
         text = textio.extract_record(textio.read_path(ctx.params["file"]))
@@ -134,7 +135,7 @@ def _refuse_swapped_arguments(file: str, action: str) -> None:
     import os
 
     from ..errors import FileError
-    from ..hints import swapped_arguments
+    from ..util.hints import swapped_arguments
 
     hint = None if os.path.lexists(file) else swapped_arguments("move", file, action)
     if hint is not None:
@@ -227,7 +228,7 @@ class MoveStep:
         """Play the action; what it did, as the engine reports it (for render)."""
         from ..errors import TomisError
 
-        from ..hints import shell_took_a_redirect
+        from ..util.hints import shell_took_a_redirect
 
         try:
             game.play(self.action)
