@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Iterable, NamedTuple, Sequence
 
-from .board import SIDE_TITLES
+from .rules.board import SIDE_TITLES
 from .errors import NotationError, RecordError, TomisError
 from .notation import parse_action
 

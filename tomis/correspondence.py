@@ -19,7 +19,7 @@ from typing import NamedTuple
 
 from . import clock as _clock
 from . import conditional
-from .board import SIDE_TITLES
+from .rules.board import SIDE_TITLES
 from .errors import NotationError, RecordError, TomisError
 
 TERMINATION_TAG = "Termination"
@@ -336,7 +336,7 @@ def digest_lines(game) -> tuple[list[str], list[list[str]], list[str]]:
 
 def flag_fall_words(fall) -> str:
     """``action 31 (Black) was played after Black's time ran out at ...``: a validate note."""
-    from .board import SIDE_TITLES
+    from .rules.board import SIDE_TITLES
     from .clock import format_stamp
 
     return (f"action {fall.number} ({SIDE_TITLES[fall.side]}) was played after "

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from . import record
 from .archive import Probe
-from .position import to_string
+from .rules.position import to_string
 
 
 @dataclass(frozen=True, slots=True)

@@ -64,7 +64,7 @@ def game_digest(game, actions: int | None = None, result: str | None = None) -> 
     so the digest of an earlier stage of the game (say, the one you sent) can be
     recomputed from a later record.
     """
-    from .position import to_string
+    from .rules.position import to_string
 
     nodes = game.nodes if actions is None else game.nodes[:actions]
     result = game.result if result is None else result
@@ -149,7 +149,7 @@ def check_extends(sent, received, sent_name: str) -> None:
 
 def _compare_tags(sent, received, sent_name: str) -> None:
     from .errors import RecordError
-    from .position import to_string
+    from .rules.position import to_string
 
     for name in TAGS_THAT_MATTER:
         if name == "Rules":
@@ -182,7 +182,7 @@ def _compare_actions(sent, received, sent_name: str) -> None:
 
 
 def _check_new_actions(sent, received, sent_name: str) -> None:
-    from .board import SIDE_TITLES
+    from .rules.board import SIDE_TITLES
     from .errors import RecordError
 
     opponent = sent.final.to_move

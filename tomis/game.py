@@ -27,14 +27,14 @@ from collections.abc import Iterator
 from typing import IO, NamedTuple, Union
 
 from . import record as _record
-from .actions import Action
-from .board import (
+from .rules.actions import Action
+from .rules.board import (
     DIRECTION_NAMES, PIECE_NAMES, SIDE_NAMES, SQUARE_NAMES, parse_square,
 )
 from .errors import FileError, PositionError, RecordError, TomisError
 from .notation import parse_action
-from .position import from_string, to_json, to_string
-from .rules import EDITIONS, Report, State, apply, legal_actions, new_game
+from .rules.position import from_string, to_json, to_string
+from .rules.core import EDITIONS, Report, State, apply, legal_actions, new_game
 
 __all__ = [
     "Position", "Game", "Node", "LastAction", "LateAction", "Removed", "Unit", "GateInfo",

@@ -20,8 +20,8 @@ from html import escape
 from urllib.parse import quote
 
 from . import svg
-from .board import SIDE_TITLES
-from .position import to_string
+from .rules.board import SIDE_TITLES
+from .rules.position import to_string
 from .render import turn_words
 from .words import position_words, report_words
 

@@ -13,8 +13,8 @@ import json
 from collections.abc import Iterator
 
 from . import record
-from .board import PIECE_NAMES, SIDE_NAMES, SQUARE_NAMES
-from .position import to_string
+from .rules.board import PIECE_NAMES, SIDE_NAMES, SQUARE_NAMES
+from .rules.position import to_string
 
 
 def _pieces(removed) -> list[dict]:

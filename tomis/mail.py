@@ -436,7 +436,7 @@ def _content_end(text: str) -> int:
 
 
 def _same_game(one, other) -> bool:
-    from .position import to_string
+    from .rules.position import to_string
 
     names = ("White", "Black", "Event", "Site", "Round", "Date")
     return (to_string(one.start) == to_string(other.start)

@@ -37,15 +37,15 @@ from dataclasses import dataclass, field
 from itertools import chain
 
 from . import digest as _digest
-from .actions import ACTION_TYPES, Action
-from .board import DECIDED_RESULTS, EDITIONS, RESULTS, SIDE_TITLES, SQUARE_NAMES, UNDECIDED
+from .rules.actions import ACTION_TYPES, Action
+from .rules.board import DECIDED_RESULTS, EDITIONS, RESULTS, SIDE_TITLES, SQUARE_NAMES, UNDECIDED
 from .errors import IllegalActionError, PositionError, RecordError, TomisError
 from .notation import (
     GLYPHS, CommentItem, DestroyedItem, DrawOfferItem, GlyphItem, MoveNumber, NagItem, ResultItem,
     TagItem, VariationEnd, VariationStart, game_items, parse_action, parse_games, quote_tag_value,
 )
-from .position import from_string
-from .rules import Report, State, apply, new_game
+from .rules.position import from_string
+from .rules.core import Report, State, apply, new_game
 from .util.textio import MAX_ACTIONS_PER_GAME, MAX_COMMENT, MAX_GAMES_PER_FILE
 
 ROSTER = ("Event", "Site", "Date", "Round", "White", "Black", "Result")

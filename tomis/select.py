@@ -22,7 +22,7 @@ from functools import lru_cache
 
 from . import record
 from .archive import Probe
-from .board import PIECE_LETTERS, WHITE
+from .rules.board import PIECE_LETTERS, WHITE
 from .errors import TomisError
 
 # How a game ended: stable names (select --ended, stats).

@@ -69,7 +69,7 @@ def _clocks(game, source):
 def clock_lines(game, facts, ran, now: int, name: str = "FILE") -> list[str]:
     """The clocks in words: the control, then one line per side, then who may claim."""
     from .. import clock as _clock
-    from ..board import SIDE_TITLES
+    from ..rules.board import SIDE_TITLES
 
     state = game.final
     over = game.result != "*" or state.is_over
@@ -184,7 +184,7 @@ def claim(file, as_side, now):
 def claim_game(game, source, side: int, at: int) -> str:
     from .. import clock as _clock
     from .. import correspondence, record
-    from ..board import SIDE_TITLES
+    from ..rules.board import SIDE_TITLES
     from ..errors import RecordError
 
     refuse_if_over(game, source)
@@ -225,7 +225,7 @@ def draw(file, accept, as_side):
 
 def accept_draw(game, source, side: int) -> str:
     from .. import correspondence, record
-    from ..board import SIDE_TITLES
+    from ..rules.board import SIDE_TITLES
     from ..errors import RecordError
 
     refuse_if_over(game, source)
@@ -253,7 +253,7 @@ def resign(file, as_side):
 
 def resign_game(game, source, side: int) -> str:
     from .. import correspondence, record
-    from ..board import SIDE_TITLES
+    from ..rules.board import SIDE_TITLES
 
     refuse_if_over(game, source)
     record.finish(game, correspondence.WIN_FOR[1 - side])
@@ -392,6 +392,6 @@ def _format(at: int) -> str:
 
 
 def _side_title(game, index: int) -> str:
-    from ..board import SIDE_TITLES
+    from ..rules.board import SIDE_TITLES
 
     return SIDE_TITLES[(game.start.ply + index - 1) & 1]

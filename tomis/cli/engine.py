@@ -81,7 +81,7 @@ def hint(file, seconds, depth, as_json):
     Without --time or --depth the search is a fixed 15,000 nodes (the same answer on any
     machine). Writes nothing.
     """
-    from ..board import SIDE_TITLES
+    from ..rules.board import SIDE_TITLES
     from ..engine.player import hint as search_hint, score_text
 
     if seconds is not None and depth is not None:

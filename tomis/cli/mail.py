@@ -281,7 +281,7 @@ def _one_game(item):
 
 
 def _identity(game) -> tuple:
-    from ..position import to_string
+    from ..rules.position import to_string
 
     tags = tuple(game.tags.get(name) for name in ("White", "Black", "Event", "Site", "Round", "Date"))
     return tags + (to_string(game.start),)

@@ -49,7 +49,8 @@ def show(file, at, as_json, as_fen, color, ascii_only, game_number, picture, out
     With --svg or --png, draw it as a picture instead (docs/PICTURES.md); with --fen,
     print only its position string.
     """
-    from .. import position, render
+    from ..rules import position
+    from .. import render
 
     chosen = [f"--{name}" for name, wanted in (("json", as_json), ("fen", as_fen),
                                               (picture, picture)) if wanted]
@@ -99,7 +100,7 @@ def _check_square_option(square: str | None) -> None:
     """Refuse a --square that is no square before any file is read (a usage error)."""
     if square is None:
         return
-    from ..board import parse_square
+    from ..rules.board import parse_square
 
     try:
         parse_square(square)

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from ..errors import TomisError
 from ..notation import parse_action
 from ..record import ABANDONED, ADJUDICATION, RULES_INFRACTION, TERMINATION_TAG, TIME_FORFEIT
-from ..rules import apply_unchecked, legal_actions, new_game
+from ..rules.core import apply_unchecked, legal_actions, new_game
 from .levels import level_limits
 from .search import Limits, Search
 
