@@ -36,7 +36,7 @@ from contextlib import contextmanager
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 
-from . import notation, record
+from .notation import syntax as notation, record
 from .errors import FileError, TomisError, one_line
 from .findings import Finding, internal_finding, rule_id
 
@@ -240,7 +240,7 @@ def _flag_fall_notes(game: record.Game) -> tuple[str, ...]:
     """A note per action played after its side's time ran out (only records with a clock)."""
     if not game.flag_falls:
         return ()
-    from .correspondence import flag_fall_words
+    from .notation.correspondence import flag_fall_words
     return tuple(flag_fall_words(fall) for fall in game.flag_falls)
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 
-from . import record
+from .notation import record
 from .archive import Probe
 from .rules.position import to_string
 

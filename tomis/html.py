@@ -131,7 +131,7 @@ def _ending(game) -> str:
 def page(game, *, delay: float = 1.0, name: str = "game.tgn") -> str:
     """The replay page of ``game``; ``delay`` seconds per action when playing; ``name`` is
     the file name the download button offers."""
-    from .record import write
+    from .notation.record import write
 
     table, boards, final_svg = _boards(game)
     data = {

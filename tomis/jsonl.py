@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 
-from . import record
+from .notation import record
 from .rules.board import PIECE_NAMES, SIDE_NAMES, SQUARE_NAMES
 from .rules.position import to_string
 

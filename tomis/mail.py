@@ -456,7 +456,7 @@ def choose_region(regions: list[_Region], locate_body) -> tuple[_Region, list[st
 
     ``locate_body(line, column)`` maps a body place to the saved file's (for messages).
     """
-    from . import record
+    from .notation import record
 
     if len(regions) == 1:
         return regions[0], []

@@ -74,7 +74,8 @@ def subject(game) -> str:
 def body_text(game, record_text: str) -> str:
     """What the opponent reads: the last action and its combat, the board, the Digest, the
     record. Plain ASCII diagram: it survives every mail client."""
-    from . import digest, render
+    from .notation import digest
+    from . import render
 
     lines = []
     if game.nodes:

@@ -83,7 +83,7 @@ class TextReport(Report):
             return
         self.err.write(finding.located() + "\n")
         if self.carets and finding.source is not None:
-            from .notation import caret_context
+            from .notation.syntax import caret_context
 
             shown = caret_context(finding.source, 1, finding.column).split("\n")
             self.err.write("".join(f"  {line}\n" for line in shown[:1 if not finding.column else 2]))

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from functools import lru_cache
 
-from . import record
+from .notation import record
 from .archive import Probe
 from .rules.board import PIECE_LETTERS, WHITE
 from .errors import TomisError

@@ -281,7 +281,7 @@ def export_jsonl(path: str, output: str | None, game: int | None) -> int:
     game ``game`` only) as a JSON line, read one game at a time, to stdout or atomically
     to ``output``. Invalid games are named on stderr and left out; the exit code (1 if any).
     """
-    from .. import record
+    from ..notation import record
     from ..jsonl import action_rows, row_line
     from .files import read_record
 

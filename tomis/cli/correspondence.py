@@ -29,7 +29,7 @@ def parse_now(text: str | None, option: str = "--now") -> int:
     """``text`` as a stamp, or this minute; a bad value is a usage error naming the option."""
     from datetime import datetime, timezone
 
-    from .. import clock
+    from ..notation import clock
     from ..errors import RecordError
 
     if text is None:
@@ -56,7 +56,7 @@ def clock(file, now):
 
 def _clocks(game, source):
     """The game's facts and clocks; a game without a TimeControl tag has no clock."""
-    from .. import correspondence
+    from ..notation import correspondence
     from ..errors import RecordError
 
     facts = correspondence.read_facts(game)
@@ -68,7 +68,7 @@ def _clocks(game, source):
 
 def clock_lines(game, facts, ran, now: int, name: str = "FILE") -> list[str]:
     """The clocks in words: the control, then one line per side, then who may claim."""
-    from .. import clock as _clock
+    from ..notation import clock as _clock
     from ..rules.board import SIDE_TITLES
 
     state = game.final
@@ -101,7 +101,7 @@ def clock_lines(game, facts, ran, now: int, name: str = "FILE") -> list[str]:
 
 
 def _control_words(control) -> str:
-    from .. import clock as _clock
+    from ..notation import clock as _clock
 
     start = _clock.describe_duration(control.start)
     plus = _clock.describe_duration(control.increment)
@@ -147,7 +147,7 @@ class Ending:
 
 def _read_back(text: str) -> None:
     """The record about to be written must read back as valid: a bug here, never a bad file."""
-    from .. import record
+    from ..notation import record
 
     record.read_game(text)
 
@@ -182,8 +182,8 @@ def claim(file, as_side, now):
 
 
 def claim_game(game, source, side: int, at: int) -> str:
-    from .. import clock as _clock
-    from .. import correspondence, record
+    from ..notation import clock as _clock
+    from ..notation import correspondence, record
     from ..rules.board import SIDE_TITLES
     from ..errors import RecordError
 
@@ -224,7 +224,7 @@ def draw(file, accept, as_side):
 
 
 def accept_draw(game, source, side: int) -> str:
-    from .. import correspondence, record
+    from ..notation import correspondence, record
     from ..rules.board import SIDE_TITLES
     from ..errors import RecordError
 
@@ -252,7 +252,7 @@ def resign(file, as_side):
 
 
 def resign_game(game, source, side: int) -> str:
-    from .. import correspondence, record
+    from ..notation import correspondence, record
     from ..rules.board import SIDE_TITLES
 
     refuse_if_over(game, source)
@@ -267,7 +267,7 @@ COMMANDS = (clock, claim, draw, resign)
 
 def start_clock(game, time_control: str, at: int) -> None:
     """``tomis new --time-control TC``: the tag, and the game's start stamp (docs/NOTATION.md)."""
-    from .. import clock as _clock
+    from ..notation import clock as _clock
     from ..errors import RecordError
 
     try:
@@ -280,7 +280,7 @@ def start_clock(game, time_control: str, at: int) -> None:
 
 def parse_then(lines: tuple[str, ...]) -> list[tuple[str, ...]]:
     """``--then`` values as lines of canonical texts, checked for form (before anything is played)."""
-    from .. import conditional
+    from ..notation import conditional
     from ..errors import NotationError
 
     parsed = []
@@ -295,7 +295,7 @@ def parse_then(lines: tuple[str, ...]) -> list[tuple[str, ...]]:
 
 def stamps_moves(game, time_given: bool) -> bool:
     """Whether ``tomis move`` stamps its actions: under a TimeControl always, else on --time."""
-    from ..clock import TIME_CONTROL_TAG
+    from ..notation.clock import TIME_CONTROL_TAG
 
     return time_given or TIME_CONTROL_TAG in game.tags
 
@@ -309,7 +309,7 @@ def after_action(game, at: int | None, offer: bool, lines: list[tuple[str, ...]]
     the same stamp. Returns what happened, in words, for the summary. Raises a
     :class:`~tomis.errors.TomisError` (nothing is written then).
     """
-    from .. import conditional, record
+    from ..notation import conditional, record
     from ..errors import TomisError
     from ..game import Position
 
@@ -347,7 +347,7 @@ def after_action(game, at: int | None, offer: bool, lines: list[tuple[str, ...]]
 
 def _refuse_backwards(game, at: int) -> None:
     """A new stamp may not be earlier than the last one (docs/NOTATION.md)."""
-    from .. import correspondence
+    from ..notation import correspondence
 
     facts = correspondence.read_facts(game)
     stamped = [s for s in (facts.start, *facts.stamps[:-1]) if s is not None]
@@ -359,8 +359,8 @@ def _refuse_backwards(game, at: int) -> None:
 
 def _late_note(game, index: int) -> list[str]:
     """A note when the action at ``index`` (1-based) came after its side's time ran out."""
-    from .. import clock as _clock
-    from .. import correspondence
+    from ..notation import clock as _clock
+    from ..notation import correspondence
 
     facts = correspondence.read_facts(game)
     if facts.control is None or any(stamp is None for stamp in facts.stamps):
@@ -371,13 +371,13 @@ def _late_note(game, index: int) -> list[str]:
     number = game.start.ply + index
     for fall in ran.flag_falls:
         if fall.number == number:
-            from ..correspondence import flag_fall_words
+            from ..notation.correspondence import flag_fall_words
             return [f"note: {flag_fall_words(fall)}"]
     return []
 
 
 def _follow(game):
-    from .. import conditional, correspondence
+    from ..notation import conditional, correspondence
 
     facts = correspondence.read_facts(game)
     first = game.start.ply + 1
@@ -386,7 +386,7 @@ def _follow(game):
 
 
 def _format(at: int) -> str:
-    from ..clock import format_stamp
+    from ..notation.clock import format_stamp
 
     return format_stamp(at)
 

@@ -118,7 +118,7 @@ def analyse(file, seconds, output):
     a fixed 4,000 nodes. A table goes to stdout; -o OUT writes the analysed record (still
     valid) to a new file, -o - to stdout (the table then goes to stderr).
     """
-    from .. import record
+    from ..notation import record
     from ..engine.player import score_text
 
     source = read_record(file)
@@ -276,7 +276,7 @@ def _save_games(path: str, finished: list[str], text: str) -> None:
     """Add one finished game to ``path``, rewritten whole and atomically after every game:
     a match stopped early (Ctrl-C, a deadline) leaves a valid file of the games it
     finished, and a reader never sees half a game. The first game creates the file."""
-    from .. import record
+    from ..notation import record
 
     finished.append(record.write(record.read_game(text)))   # read back: only valid records
     whole = "\n".join(finished)                               # as record.write_all joins them

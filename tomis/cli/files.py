@@ -197,7 +197,7 @@ def message_option(command):
 
 def load_game(source: Source):
     """The one game of the record as a :class:`tomis.Game`; a problem in it exits 1, located."""
-    from .. import record
+    from ..notation import record
     from ..game import Game
 
     return Game.from_record(source.read(record.read_game))
@@ -205,7 +205,7 @@ def load_game(source: Source):
 
 def load_games(source: Source) -> list:
     """Every game of the record as the reader checked it (``Checked`` items)."""
-    from .. import record
+    from ..notation import record
 
     return source.read(record.read)
 
@@ -227,7 +227,7 @@ def finite(_ctx, param, value):
 def pick_game(source: Source, number: int):
     """Game ``number`` (1-based) of the file as a :class:`tomis.Game`, refusing a number
     the file does not have."""
-    from .. import record
+    from ..notation import record
     from ..game import Game
 
     # One game at a time: a 16 MiB archive is never held whole to show one of its games.
@@ -249,7 +249,7 @@ def pick_game(source: Source, number: int):
 
 
 def no_game_error():
-    from .. import record       # the reader's own wording, so every command says the same
+    from ..notation import record       # the reader's own wording, so every command says the same
 
     return record.no_game_error()
 

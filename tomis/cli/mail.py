@@ -270,7 +270,7 @@ def _moment(now: str | None):
 
 
 def _one_game(item):
-    from .. import record
+    from ..notation import record
 
     if item.found is None:
         return None
@@ -335,7 +335,7 @@ def _duration(delta) -> str:
 def extract(file):
     """Print the record found in FILE (a saved message, a mailbox message, pasted mail) in
     canonical form, e.g. to keep it: tomis extract reply.eml > game.tgn."""
-    from .. import record
+    from ..notation import record
 
     source = read_record(file)
     checked = load_games(source)

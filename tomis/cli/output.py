@@ -37,7 +37,7 @@ def echo_position(text: str, shown, err: bool = False) -> None:
 
 def caret_lines(text: str, line: int | None, column: int | None) -> list[str]:
     """The source line an error points at and a caret under its column, indented, if both exist."""
-    from ..notation import caret_context     # only on the error path
+    from ..notation.syntax import caret_context     # only on the error path
 
     context = caret_context(text, line, column)
     if not context:

@@ -64,7 +64,7 @@ def _complete_action(ctx, _param, incomplete: str):
     """
     from click.shell_completion import CompletionItem
 
-    from .. import record
+    from ..notation import record
     from ..util import textio
 
     try:
@@ -200,7 +200,7 @@ class MoveStep:
         """With ``--since``: the received record must extend the one we sent, exactly."""
         if self.since is None:
             return
-        from .. import digest
+        from ..notation import digest
         from ..errors import TomisError
 
         sent = load_game(read_record(self.since))
@@ -313,7 +313,7 @@ def format_file(path: str, check: bool) -> int:
 def _canonical(source):
     """The canonical text of every game, game by game (``record.write_all`` in pieces);
     the first invalid game, or a file without any, raises its located failure."""
-    from .. import record
+    from ..notation import record
 
     source.refuse_prose()
     count = 0

@@ -63,7 +63,7 @@ class Action:
         character) for a text that is not one action, or not one of ``cls``'s kind when
         called on a subclass (``Move.parse("F@a1")``). Legality is :mod:`tomis.rules`'s.
         """
-        from ..notation import parse_action      # notation is the layer above; import on use
+        from ..notation.syntax import parse_action      # notation is the layer above; import on use
         action = parse_action(text)
         if not isinstance(action, cls):
             from ..errors import NotationError
