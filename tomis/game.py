@@ -299,7 +299,7 @@ class Position:
 
     def __str__(self) -> str:
         """The text diagram ``tomis show --ascii`` draws."""
-        from .render import board     # only for scripts that print a board
+        from .pictures.render import board     # only for scripts that print a board
         return board(self._state)
 
     def __repr__(self) -> str:
@@ -307,7 +307,7 @@ class Position:
 
     def _repr_svg_(self) -> str:
         """The board as SVG (:func:`tomis.svg.board`), with the last action: notebooks show this."""
-        from .svg import board        # only for a notebook or a script that draws
+        from .pictures.svg import board        # only for a notebook or a script that draws
         return board(self, last=self._last)
 
     def __eq__(self, other) -> bool:

@@ -75,7 +75,7 @@ def body_text(game, record_text: str) -> str:
     """What the opponent reads: the last action and its combat, the board, the Digest, the
     record. Plain ASCII diagram: it survives every mail client."""
     from .notation import digest
-    from . import render
+    from .pictures import render
 
     lines = []
     if game.nodes:

@@ -11,9 +11,9 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 
-from .notation import record
-from .archive import Probe
-from .rules.position import to_string
+from ..notation import record
+from .walker import Probe
+from ..rules.position import to_string
 
 
 @dataclass(frozen=True, slots=True)

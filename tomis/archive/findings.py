@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .errors import FileError, NotationError, TomisError
+from ..errors import FileError, NotationError, TomisError
 
 RULING_TITLES = {
     "R1": "Board and directions", "R2": "Pieces and reserves", "R3": "Squares, units and gates",

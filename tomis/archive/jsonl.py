@@ -12,9 +12,9 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 
-from .notation import record
-from .rules.board import PIECE_NAMES, SIDE_NAMES, SQUARE_NAMES
-from .rules.position import to_string
+from ..notation import record
+from ..rules.board import PIECE_NAMES, SIDE_NAMES, SQUARE_NAMES
+from ..rules.position import to_string
 
 
 def _pieces(removed) -> list[dict]:

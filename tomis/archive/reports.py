@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 
-from .archive import FileEnd, FileStart, GameOutcome
+from .walker import FileEnd, FileStart, GameOutcome
 from .findings import RULES, Finding
 
 FORMATS = ("text", "json", "jsonl", "sarif", "junit", "github")
@@ -83,7 +83,7 @@ class TextReport(Report):
             return
         self.err.write(finding.located() + "\n")
         if self.carets and finding.source is not None:
-            from .notation.syntax import caret_context
+            from ..notation.syntax import caret_context
 
             shown = caret_context(finding.source, 1, finding.column).split("\n")
             self.err.write("".join(f"  {line}\n" for line in shown[:1 if not finding.column else 2]))

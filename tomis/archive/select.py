@@ -20,10 +20,10 @@ from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from functools import lru_cache
 
-from .notation import record
-from .archive import Probe
-from .rules.board import PIECE_LETTERS, WHITE
-from .errors import TomisError
+from ..notation import record
+from .walker import Probe
+from ..rules.board import PIECE_LETTERS, WHITE
+from ..errors import TomisError
 
 # How a game ended: stable names (select --ended, stats).
 ENDINGS = ("base-destroyed", "no-legal-action", "repetition", "quiet-actions",

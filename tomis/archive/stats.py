@@ -18,7 +18,7 @@ import statistics
 from collections import Counter
 from dataclasses import dataclass
 
-from .archive import Probe
+from .walker import Probe
 from .select import ENDINGS, ending_of, rules_of
 
 START_RATING = 1500.0

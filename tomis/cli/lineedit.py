@@ -34,7 +34,7 @@ import sys
 from pathlib import Path
 from typing import Callable, Iterable, Mapping
 
-from .util.terminal import is_dumb_terminal, is_terminal
+from ..util.terminal import is_dumb_terminal, is_terminal
 
 # The candidates for the word being typed, given the whole line before the cursor.
 Completions = Callable[[str], Iterable[str]]

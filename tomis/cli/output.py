@@ -124,7 +124,7 @@ def legal_action_words(game, square: str | None) -> str:
     ``square``, under a line saying who acts; or how the game ended."""
     import textwrap
 
-    from .. import render
+    from ..pictures import render
 
     texts = [str(action) for action in game.legal_actions(square)]   # checks the square
     position = game.position

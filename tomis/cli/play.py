@@ -92,7 +92,7 @@ class HumanPlayer:
 
     def confirm(self, question: str, game: "tomis.Game") -> bool | None:
         """Yes or no, asked again until it is one of them (``maybe`` is not an answer)."""
-        from ..lineedit import ask_yes_no
+        from .lineedit import ask_yes_no
 
         return ask_yes_no(self.ask, f"{self.label}, {question}",
                           lambda words: click.echo(words, err=True))
@@ -202,7 +202,7 @@ class PlaySession:
         """Two HumanPlayers named after the record's White and Black tags, sharing one
         line editor: one keyboard, one history (kept per game), completion of what is
         legal now."""
-        from ..lineedit import LineEditor
+        from .lineedit import LineEditor
 
         self.editor = LineEditor(history=self.file, completions=self.completions)
         players = {}
@@ -240,7 +240,7 @@ class PlaySession:
         try:
             self._loop()
         except KeyboardInterrupt as interrupt:      # Ctrl-C: one line, exit 130
-            from ..lineedit import Interrupted
+            from .lineedit import Interrupted
 
             if self.file is not None:
                 note = f"the game is saved in {self.file}"
@@ -283,7 +283,7 @@ class PlaySession:
 
     # -- actions and commands -----------------------------------------------------
     def do_action(self, text: str) -> None:
-        from .. import render
+        from ..pictures import render
         from ..errors import TomisError
 
         if self.game.is_over:
@@ -315,7 +315,7 @@ class PlaySession:
         click.echo(PLAY_HELP)
 
     def do_show(self, _rest: str) -> None:
-        from .. import render
+        from ..pictures import render
 
         click.echo(render.position_text(self.game.position.state, color=self.colour,
                                         arrows=self.arrows, result=self.game.result),

@@ -39,7 +39,7 @@ THEN_PATH = "<then>"           # ... and in a --then line
               help="When the clocks start, a UTC time like 2026-11-23T10:15Z (default: now).")
 def new(file, white, black, rules, event, site, date, round_, position, time_control, start_time):
     """Start a new game record in FILE (never overwrites an existing file)."""
-    from .. import render
+    from ..pictures import render
 
     game = new_game(white=white, black=black, rules=rules, event=event, site=site,
                     date=date, round=round_, position=position)
@@ -251,7 +251,7 @@ class MoveStep:
             write_over(self.file, new_text, self.pinned)
 
     def summarise(self, game, report, new_text: str) -> None:
-        from .. import render
+        from ..pictures import render
 
         to_stderr = self.file == "-"
         lines = render.report_lines(report, self.played) + self.words

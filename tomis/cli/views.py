@@ -50,7 +50,7 @@ def show(file, at, as_json, as_fen, color, ascii_only, game_number, picture, out
     print only its position string.
     """
     from ..rules import position
-    from .. import render
+    from ..pictures import render
 
     chosen = [f"--{name}" for name, wanted in (("json", as_json), ("fen", as_fen),
                                               (picture, picture)) if wanted]
@@ -123,7 +123,7 @@ def _check_square_option(square: str | None) -> None:
 def replay(file, game_number, first, last, step, delay, color, ascii_only, fmt):
     """Replay a game action by action, with the board and combat after each, and the
     record's comments and annotation glyphs."""
-    from .. import render
+    from ..pictures import render
 
     if fmt == "jsonl" and (step or delay):
         raise click.UsageError("--format jsonl writes rows for scripts; --step and --delay are for people")
@@ -170,7 +170,7 @@ def annotated_report(node, number: int, render) -> list[str]:
 
 
 def _replay_rows(game, game_number: int, first: int, last: int) -> None:
-    from ..jsonl import action_rows, row_line
+    from ..archive.jsonl import action_rows, row_line
 
     for row in action_rows(game.record, game_number, first, last):
         click.echo(row_line(row))
@@ -189,7 +189,7 @@ class _Pause:
         self.delay = delay
         self.ask = None
         if step:
-            from ..lineedit import LineEditor
+            from .lineedit import LineEditor
 
             self.ask = LineEditor(stdout=sys.stderr)
 

@@ -20,8 +20,8 @@ from html import escape
 from urllib.parse import quote
 
 from . import svg
-from .rules.board import SIDE_TITLES
-from .rules.position import to_string
+from ..rules.board import SIDE_TITLES
+from ..rules.position import to_string
 from .render import turn_words
 from .words import position_words, report_words
 
@@ -131,7 +131,7 @@ def _ending(game) -> str:
 def page(game, *, delay: float = 1.0, name: str = "game.tgn") -> str:
     """The replay page of ``game``; ``delay`` seconds per action when playing; ``name`` is
     the file name the download button offers."""
-    from .notation.record import write
+    from ..notation.record import write
 
     table, boards, final_svg = _boards(game)
     data = {

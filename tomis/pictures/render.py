@@ -18,7 +18,7 @@ One square is one cell six characters wide (the longest mark is five)::
 
 from __future__ import annotations
 
-from .rules.board import (
+from ..rules.board import (
     ACTIVE, BASE, BLACK, DIRECTION_NAMES, FLAGSHIP, FRIGATE, GATE, INACTIVE, MARKER, PIECE_LETTERS,
     PIECE_NAMES, SENTRY, SIDE_TITLES, SQUARE_NAMES, TOWER, UNDECIDED, UNIT_KIND, UNIT_SIDE, WHITE,
 )

@@ -26,11 +26,11 @@ from __future__ import annotations
 import math
 from xml.sax.saxutils import escape, quoteattr
 
-from .rules.board import (
+from ..rules.board import (
     BASE, DIRECTION_NAMES, DIRECTION_STEPS, FLAGSHIP, FRIGATE, FORWARD, PIECE_NAMES, SENTRY,
     SIDE_NAMES, SQUARE_NAMES, TOWER, WHITE, parse_square,
 )
-from .rules.combat import INACTIVE, JUMP
+from ..rules.combat import INACTIVE, JUMP
 
 SQUARE = 50                   # viewBox units per square
 MARGIN = 16                   # room for the coordinates around the board
@@ -146,7 +146,7 @@ def board(position, *, size: int = 400, orientation: str = "white", last=None, a
     added in a ``<style>`` element. The words describe the position itself: a game a
     record ends by resignation or agreement (R23) still reads as "to act" here.
     """
-    from .rules.position import to_string
+    from ..rules.position import to_string
     from .words import position_words
 
     state = _state_of(position)

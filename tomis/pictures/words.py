@@ -6,9 +6,9 @@ reader speaks them) use these. Everything returns text; nothing is printed here.
 
 from __future__ import annotations
 
-from .rules.actions import GateJump, GateStrike, Jump, Move, Place, PlaceMarker, RotateMarker, Toggle
-from .rules.board import BLACK, DIRECTION_NAMES, GATE, PIECE_NAMES, SIDE_TITLES, SQUARE_NAMES, WHITE
-from .rules.combat import ACTIVE, INACTIVE
+from ..rules.actions import GateJump, GateStrike, Jump, Move, Place, PlaceMarker, RotateMarker, Toggle
+from ..rules.board import BLACK, DIRECTION_NAMES, GATE, PIECE_NAMES, SIDE_TITLES, SQUARE_NAMES, WHITE
+from ..rules.combat import ACTIVE, INACTIVE
 from .render import reserve_words, turn_words, unlock_words
 
 # Directions spoken, not abbreviated: "NE" read aloud is two letters, not a bearing.
