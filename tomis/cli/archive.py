@@ -15,7 +15,7 @@ import sys
 
 import click
 
-from . import EXIT_INVALID, EXIT_USAGE
+from .base import EXIT_INVALID, EXIT_USAGE
 from .files import INPUT_PATH
 from .output import ProgressLine, progress_wanted
 

@@ -12,7 +12,7 @@ import sys
 
 import click
 
-from . import EXIT_INVALID, Failure
+from .base import EXIT_INVALID, Failure
 from .files import load_game, read_record, write_new, write_over
 from .output import echo_json
 

@@ -12,7 +12,7 @@ import sys
 
 import click
 
-from . import EXIT_INVALID, EXIT_USAGE, Failure
+from .base import EXIT_INVALID, EXIT_USAGE, Failure
 
 STDIN_NAME = "<stdin>"
 # A FILE to read. click is not asked to check it: a folder, like a missing or unreadable

@@ -14,7 +14,7 @@ import sys
 
 import click
 
-from . import EXIT_INVALID, EXIT_USAGE, Failure
+from .base import EXIT_INVALID, EXIT_USAGE, Failure
 from .files import (
     load_game, load_games, located, message_option, no_game_error, read_record, shown,
 )
