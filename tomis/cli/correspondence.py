@@ -311,7 +311,6 @@ def after_action(game, at: int | None, offer: bool, lines: list[tuple[str, ...]]
     """
     from ..notation import conditional, record
     from ..errors import TomisError
-    from ..game import Position
 
     node = game.nodes[-1]
     played = len(game.nodes)        # the mover's action; replies it fires come after it
@@ -320,7 +319,7 @@ def after_action(game, at: int | None, offer: bool, lines: list[tuple[str, ...]]
         node.comments.append(f"[%ts {_format(at)}]")
     if offer:
         node.offer = True
-    after = Position.from_state(game.final)
+    after = game.final
     for number, line in enumerate(lines, 1):
         try:
             conditional.check_playable(after, line)

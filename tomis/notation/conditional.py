@@ -3,7 +3,7 @@
 Pure (no I/O). A line is stored after an action of side X and says: "if my opponent
 plays THEIRS, I play MINE", pair after pair (docs/NOTATION.md, "Conditional lines").
 This module parses a line, checks it is playable from the position it follows (with
-:class:`tomis.game.Position`, so the engine names the ruling of any illegal action), and
+the rules (:func:`tomis.rules.apply`, so the engine names the ruling of any illegal action), and
 follows the main line of a record to decide which lines fired, which were cancelled,
 which are still pending, and whether every fired line was honoured.
 
@@ -16,11 +16,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Iterable, NamedTuple, Sequence
 
 from ..rules.board import SIDE_TITLES
+from ..rules.core import apply
 from ..errors import NotationError, RecordError, TomisError
 from .syntax import parse_action
 
-if TYPE_CHECKING:       # only for annotations: the checks take positions from the caller
-    from ..game import Position
+if TYPE_CHECKING:
+    from ..rules.core import State
 
 COMMAND = "if"
 
@@ -108,32 +109,33 @@ def _words(text: str) -> list[tuple[int, str]]:
     return out
 
 
-def check_playable(position: Position, actions: Sequence[str]) -> None:
-    """Refuse a line whose actions cannot all be played, in turn, from ``position``.
+def check_playable(state: State, actions: Sequence[str]) -> None:
+    """Refuse a line whose actions cannot all be played, in turn, from ``state``.
 
-    ``position`` is the one right after the action the line follows. The error is the
+    ``state`` is the one right after the action the line follows. The error is the
     engine's (it names the action's number, side and ruling), after
     ``the conditional line [%if ...] cannot be played: ``.
     """
     for index, text in enumerate(actions):
         try:
-            position = position.play(text)
+            state, _ = apply(state, parse_action(text))
         except TomisError as error:
             raise RecordError(f"the conditional line [%{COMMAND} {' '.join(actions)}] cannot be "
-                              f"played: {_engine_words(position, text, error)}") from None
-        if position.is_over and index < len(actions) - 1:
+                              f"played: {_engine_words(state, text, error)}") from None
+        if state.is_over and index < len(actions) - 1:
             raise RecordError(f"the conditional line [%{COMMAND} {' '.join(actions)}] cannot be "
-                              f"played: action {position.action_number - 1} {text} ends the game "
-                              f"({position.result}: {position.reason}), but the line goes on")
+                              f"played: action {state.ply} {text} ends the game "
+                              f"({state.result}: {state.reason}), but the line goes on")
 
 
-def _engine_words(position: Position, text: str, error: TomisError) -> str:
+def _engine_words(state: State, text: str, error: TomisError) -> str:
     """The engine's message, named like every message about one action."""
     message = error.message
     if message.startswith("action "):
         return message
-    side = SIDE_TITLES[(position.action_number - 1) & 1]
-    return f"action {position.action_number} ({side}) {text}: {message}"
+    number = state.ply + 1
+    side = SIDE_TITLES[(number - 1) & 1]
+    return f"action {number} ({side}) {text}: {message}"
 
 
 class NotHonoured(RecordError):

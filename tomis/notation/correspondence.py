@@ -219,12 +219,10 @@ def _check_clock(game, facts: Facts) -> _clock.Clock | None:
 def _check_lines(game, facts: Facts) -> conditional.Follow:
     if not facts.lines:
         return conditional.Follow(((), ()), None)
-    from ..game import Position        # above record: imported only for records with lines
-
     commands = [c for c in facts.commands if c.name == "if"]
     seen: dict[int, int] = {}
     for index, lines in sorted(facts.lines.items()):
-        after = Position.from_state(game.states[index])
+        after = game.states[index]
         for line in lines:
             k = seen.get(index, 0)
             seen[index] = k + 1
