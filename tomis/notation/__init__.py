@@ -17,23 +17,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ..util.oldnames import answered_by
+
 if TYPE_CHECKING:          # for type checkers; at run time __getattr__ does it lazily
     from .syntax import *  # noqa: F403
 
 
-def _syntax():
-    # import_module, not "from . import syntax": that form asks this module for the name
-    # first, which would come back here.
-    from importlib import import_module
-    return import_module(".syntax", __name__)
-
-
-def __getattr__(name: str):
-    try:
-        return getattr(_syntax(), name)
-    except AttributeError:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(dir(_syntax())))
+__getattr__, __dir__ = answered_by(__name__, ".syntax")
