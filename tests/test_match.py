@@ -81,6 +81,7 @@ def test_match_of_two_tiny_levels_writes_valid_records_and_a_correct_table(tmp_p
     assert lines[5].startswith("SPRT Elo0 0 Elo1 50: LLR ")
 
 
+@pytest.mark.slow
 def test_same_seed_same_match(tmp_path):
     settings = MatchSettings(parse_player("level:2"), parse_player("level:3"), games=2, seed=5)
     first = [o.record for o in run_match(settings)[1]]

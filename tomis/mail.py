@@ -38,7 +38,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from . import textio
+from .util import textio
 from .errors import FileError, RecordError, TomisError
 
 if TYPE_CHECKING:
@@ -436,7 +436,7 @@ def _content_end(text: str) -> int:
 
 
 def _same_game(one, other) -> bool:
-    from .position import to_string
+    from .rules.position import to_string
 
     names = ("White", "Black", "Event", "Site", "Round", "Date")
     return (to_string(one.start) == to_string(other.start)
@@ -456,7 +456,7 @@ def choose_region(regions: list[_Region], locate_body) -> tuple[_Region, list[st
 
     ``locate_body(line, column)`` maps a body place to the saved file's (for messages).
     """
-    from . import record
+    from .notation import record
 
     if len(regions) == 1:
         return regions[0], []

@@ -99,7 +99,8 @@ def _subject_name(name: str) -> str:
 def body_text(game, record_text: str) -> str:
     """What the opponent reads: the last action and its combat, the board, the Digest, the
     record. Plain ASCII diagram: it survives every mail client."""
-    from . import digest, render
+    from .notation import digest
+    from .pictures import render
 
     lines = []
     if game.nodes:
@@ -362,7 +363,7 @@ class Sidecar:
                    [_checked_id(ref, 'an id in "references"') for ref in refs])
 
     def save(self, record_path: str) -> None:
-        from . import safefile
+        from .util import safefile
 
         text = json.dumps({"to": self.to, "in_reply_to": self.in_reply_to,
                            "references": self.references}, indent=2) + "\n"

@@ -12,7 +12,7 @@ import sys
 
 import click
 
-from . import EXIT_INVALID, Failure
+from .base import EXIT_INVALID, Failure
 from .files import load_game, read_record, write_new, write_over
 from .output import echo_json, echo_record
 
@@ -81,7 +81,7 @@ def hint(file, seconds, depth, as_json):
     Without --time or --depth the search is a fixed 15,000 nodes (the same answer on any
     machine). Writes nothing.
     """
-    from ..board import SIDE_TITLES
+    from ..rules.board import SIDE_TITLES
     from ..engine.player import hint as search_hint, score_text
 
     if seconds is not None and depth is not None:
@@ -118,7 +118,7 @@ def analyse(file, seconds, output):
     a fixed 4,000 nodes. A table goes to stdout; -o OUT writes the analysed record (still
     valid) to a new file, -o - to stdout (the table then goes to stderr).
     """
-    from .. import record
+    from ..notation import record
     from ..engine.player import score_text
 
     source = read_record(file)
@@ -279,7 +279,7 @@ def _save_games(path: str, finished: list[str], text: str) -> None:
     """Add one finished game to ``path``, rewritten whole and atomically after every game:
     a match stopped early (Ctrl-C, a deadline) leaves a valid file of the games it
     finished, and a reader never sees half a game. The first game creates the file."""
-    from .. import record
+    from ..notation import record
 
     finished.append(record.write(record.read_game(text)))   # read back: only valid records
     whole = "\n".join(finished)                               # as record.write_all joins them
@@ -391,7 +391,7 @@ def judge_draw(state, side: str | None) -> tuple[bool, str]:
     side, the score is turned round, so the judgement is always the accepting side's own
     (docs/ENGINE.md: it accepts when it stands at least half a frigate worse).
     """
-    from ..board import SIDE_NAMES
+    from ..rules.board import SIDE_NAMES
     from ..engine.evaluate import frigates_text
     from ..engine.player import hint, score_text
     from ..engine.search import Limits

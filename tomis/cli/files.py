@@ -12,7 +12,7 @@ import sys
 
 import click
 
-from . import EXIT_INVALID, EXIT_USAGE, Failure
+from .base import EXIT_INVALID, EXIT_USAGE, Failure
 
 STDIN_NAME = "<stdin>"
 # A FILE to read. click is not asked to check it: a folder, like a missing or unreadable
@@ -58,7 +58,7 @@ def read_text(path: str, pinned=None) -> str:
     With ``pinned`` (see :func:`pinned_and_locked`) the file opened then is read, not
     whatever the name holds now.
     """
-    from .. import textio
+    from ..util import textio
     from ..errors import FileError
 
     try:
@@ -115,7 +115,7 @@ class Source:
     def refuse_prose(self) -> None:
         """A text with nothing of a record in it (a letter, say) is "no game found", not a
         complaint about its first word: raise that located failure."""
-        from ..hints import looks_like_a_record, no_record_hint
+        from ..util.hints import looks_like_a_record, no_record_hint
 
         # isspace, not strip: strip would copy a 16 MiB archive to ask the question.
         if self.text and not self.text.isspace() and not looks_like_a_record(self.text):
@@ -197,7 +197,7 @@ def message_option(command):
 
 def load_game(source: Source):
     """The one game of the record as a :class:`tomis.Game`; a problem in it exits 1, located."""
-    from .. import record
+    from ..notation import record
     from ..game import Game
 
     return Game.from_record(source.read(record.read_game))
@@ -205,7 +205,7 @@ def load_game(source: Source):
 
 def load_games(source: Source) -> list:
     """Every game of the record as the reader checked it (``Checked`` items)."""
-    from .. import record
+    from ..notation import record
 
     return source.read(record.read)
 
@@ -227,7 +227,7 @@ def finite(_ctx, param, value):
 def pick_game(source: Source, number: int):
     """Game ``number`` (1-based) of the file as a :class:`tomis.Game`, refusing a number
     the file does not have."""
-    from .. import record
+    from ..notation import record
     from ..game import Game
 
     # One game at a time: a 16 MiB archive is never held whole to show one of its games.
@@ -249,7 +249,7 @@ def pick_game(source: Source, number: int):
 
 
 def no_game_error():
-    from .. import record       # the reader's own wording, so every command says the same
+    from ..notation import record       # the reader's own wording, so every command says the same
 
     return record.no_game_error()
 
@@ -284,7 +284,7 @@ def new_game(**fields):
 
 def write_new(path: str, text: str) -> None:
     """Create ``path`` holding ``text``; refuse to replace a file that exists."""
-    from .. import safefile
+    from ..util import safefile
 
     safefile.create_new(path, text)
 
@@ -295,7 +295,7 @@ def write_over(path: str, text, pinned=None) -> None:
 
     With ``pinned``, only if the name still holds the file that was read (finding 2).
     """
-    from .. import safefile
+    from ..util import safefile
 
     safefile.atomic_write(path, text, pinned)
 
@@ -307,7 +307,7 @@ def locked(path: str, name: str | None = None):
     Temporary files a killed tomis left beside the file are removed as the lock is
     taken; each is named on stderr so nobody wonders where it went (finding 7).
     """
-    from .. import safefile
+    from ..util import safefile
     from ..errors import FileError, one_line
 
     with contextlib.ExitStack() as stack:
@@ -329,7 +329,7 @@ def pinned_and_locked(path: str):
     Opened before locking so that the lock is taken on the file that was opened; then
     checked again, since another tomis may have replaced it just before we locked.
     """
-    from .. import safefile
+    from ..util import safefile
 
     pinned = safefile.pin(path)
     try:
@@ -347,7 +347,7 @@ def _still_pinned(path: str, pinned):
     and our lock (its save replaces the file). Holding the lock, no tomis can be writing
     now, so a regular file at the same place is that save; anything else -- a link where
     there was none -- is refused as :meth:`Pinned.check` refuses it."""
-    from .. import safefile
+    from ..util import safefile
     from ..errors import FileError
 
     try:

@@ -14,7 +14,7 @@ import sys
 
 import click
 
-from . import EXIT_INVALID, EXIT_USAGE, Failure
+from .base import EXIT_INVALID, EXIT_USAGE, Failure
 from .files import (
     load_game, load_games, located, message_option, no_game_error, read_record, shown,
 )
@@ -158,7 +158,8 @@ def _say_what_was_dropped(record_path: str, thread) -> None:
 def write_message(path: str, message) -> None:
     """Atomically, like a record. The message is 7-bit ASCII (non-ASCII text is encoded by
     the email package), so safefile's UTF-8 text writer stores exactly its bytes."""
-    from .. import mailout, safefile
+    from .. import mailout
+    from ..util import safefile
 
     safefile.atomic_write(path, mailout.message_bytes(message).decode("ascii"))
 
@@ -226,7 +227,8 @@ def _saved_message(path: str):
     A message some mail program wrote (the opponent's reply, say) is refused: sending it
     as it is would send someone else's mail again.
     """
-    from .. import mail, mailout, textio
+    from .. import mail, mailout
+    from ..util import textio
     from ..errors import FileError
 
     try:
@@ -294,7 +296,7 @@ def _moment(now: str | None):
 
 
 def _one_game(item):
-    from .. import record
+    from ..notation import record
 
     if item.found is None:
         return None
@@ -305,7 +307,7 @@ def _one_game(item):
 
 
 def _identity(game) -> tuple:
-    from ..position import to_string
+    from ..rules.position import to_string
 
     tags = tuple(game.tags.get(name) for name in ("White", "Black", "Event", "Site", "Round", "Date"))
     return tags + (to_string(game.start),)
@@ -359,7 +361,7 @@ def _duration(delta) -> str:
 def extract(file):
     """Print the record found in FILE (a saved message, a mailbox message, pasted mail) in
     canonical form, e.g. to keep it: tomis extract reply.eml > game.tgn."""
-    from .. import record
+    from ..notation import record
 
     source = read_record(file)
     checked = load_games(source)

@@ -107,7 +107,7 @@ def show_picture(game, state, at: int | None, *, picture: str | None, output: st
         if output is not None:
             raise click.UsageError("-o writes a picture: add --svg or --png")
         return False
-    from .. import svg
+    from ..pictures import svg
 
     nodes = game.record.nodes
     number = len(nodes) if at is None else at
@@ -120,7 +120,7 @@ def show_picture(game, state, at: int | None, *, picture: str | None, output: st
         else:
             write_output(output, text.encode("utf-8"))
         return True
-    from .. import images      # light: resvg and Pillow load only when a picture is made
+    from ..pictures import images      # light: resvg and Pillow load only when a picture is made
 
     target = _binary_to(output, "PNG")
     try:
@@ -161,7 +161,7 @@ def export(ctx, file, kind, output, game_number, delay, legend):
         raise click.UsageError("--html and --gif write a file: give -o OUT (- for stdout)")
     game = pick_game(read_record(file), game_number).record
     if kind == "html":
-        from .. import html
+        from ..pictures import html
 
         text = html.page(game, delay=delay, name=_record_name(file, game_number), legend=legend)
         if output == "-":
@@ -169,7 +169,7 @@ def export(ctx, file, kind, output, game_number, delay, legend):
         else:
             write_output(output, text.encode("utf-8"))
         return
-    from .. import images
+    from ..pictures import images
 
     target = _binary_to(output, "GIF")
     try:

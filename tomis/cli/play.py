@@ -21,7 +21,7 @@ from .output import colour_options, display, legal_action_words
 
 if TYPE_CHECKING:
     import tomis
-    from ..actions import Action
+    from ..rules.actions import Action
     from .turns import Command
 
 SIDES = ("white", "black")
@@ -112,7 +112,7 @@ class HumanPlayer:
 
     def confirm(self, question: str, game: "tomis.Game") -> bool | None:
         """Yes or no, asked again until it is one of them (``maybe`` is not an answer)."""
-        from ..lineedit import ask_yes_no
+        from .lineedit import ask_yes_no
 
         return ask_yes_no(self.ask, f"{self.label}, {question}",
                           lambda words: click.echo(words, err=True))
@@ -311,7 +311,7 @@ class PlaySession:
         """Two HumanPlayers named after the record's White and Black tags, sharing one
         line editor: one keyboard, one history (kept per game), completion of what is
         legal now."""
-        from ..lineedit import LineEditor
+        from .lineedit import LineEditor
 
         from ..errors import visible
 
@@ -354,7 +354,7 @@ class PlaySession:
         try:
             self._loop()
         except KeyboardInterrupt as interrupt:      # Ctrl-C: one line, exit 130
-            from ..lineedit import Interrupted
+            from .lineedit import Interrupted
 
             if self.file is not None:
                 note = f"the game is saved in {self.file}"
@@ -363,7 +363,7 @@ class PlaySession:
             raise Interrupted(getattr(interrupt, "at_line_start", False), note) from None
 
     def _loop(self) -> None:
-        from ..actions import Action
+        from ..rules.actions import Action
         from .turns import Quit
 
         while True:
@@ -396,7 +396,7 @@ class PlaySession:
 
     def show_board(self, full: bool = False) -> None:
         """The position now: in full, or in ten lines in compact mode."""
-        from .. import render
+        from ..pictures import render
 
         draw = render.position_text if full or not self.compact else render.compact_text
         click.echo(draw(self.game.position.state, color=self.colour, arrows=self.arrows,
@@ -411,7 +411,7 @@ class PlaySession:
 
     def play_action(self, action) -> bool:
         """Play, stamp, save and show ``action``; False (and why) when it is refused."""
-        from .. import render
+        from ..pictures import render
         from ..errors import TomisError
 
         if self.game.is_over:
@@ -481,7 +481,7 @@ class PlaySession:
         click.echo("\n".join(hint_lines(self.game.position.state)))
 
     def do_clock(self, _command) -> None:
-        from .. import correspondence
+        from ..notation import correspondence
         from .correspondence import clock_lines, parse_now
 
         record = self.game.record

@@ -32,7 +32,7 @@ def add(file, actions, at, game_number):
     """Add ACTIONS (like "2... B@a8 3. G@b1") as an alternative to action N of the game
     in FILE, played from the position before action N; every action is checked, and the
     file is written back in canonical form, atomically."""
-    from .. import record
+    from ..notation import record
 
     source = read_record(file, extract=False)
     source.refuse_prose()
@@ -80,7 +80,7 @@ def _checked_line(start, text: str):
     located in the ACTIONS argument (exit 1)."""
     from ..errors import TomisError
     from ..notation import parse_action
-    from ..record import Node, Variation
+    from ..notation.record import Node, Variation
     from ..rules import apply
 
     line = Variation(start)

@@ -49,7 +49,8 @@ def show(file, at, as_json, as_fen, color, ascii_only, game_number, picture, out
     With --svg or --png, draw it as a picture instead (docs/PICTURES.md); with --fen,
     print only its position string.
     """
-    from .. import position, render
+    from ..rules import position
+    from ..pictures import render
     from ..errors import visible
 
     chosen = [f"--{name}" for name, wanted in (("json", as_json), ("fen", as_fen),
@@ -102,7 +103,7 @@ def _check_square_option(square: str | None) -> None:
     """Refuse a --square that is no square before any file is read (a usage error)."""
     if square is None:
         return
-    from ..board import parse_square
+    from ..rules.board import parse_square
 
     try:
         parse_square(square)
@@ -128,7 +129,7 @@ def replay(file, game_number, first, last, step, delay, color, ascii_only, fmt, 
     """Replay a game action by action, with the board and combat after each, and the
     record's comments and annotation glyphs. The side lines of an action follow it,
     indented, in one line each (--variations: action by action, with boards)."""
-    from .. import render
+    from ..pictures import render
     from ..errors import visible
 
     if fmt == "jsonl" and (step or delay):
@@ -225,7 +226,7 @@ def _after(state, node):
 
 
 def _replay_rows(game, game_number: int, first: int, last: int) -> None:
-    from ..jsonl import action_rows, row_line
+    from ..archive.jsonl import action_rows, row_line
 
     for row in action_rows(game.record, game_number, first, last):
         click.echo(row_line(row))
@@ -244,7 +245,7 @@ class _Pause:
         self.delay = delay
         self.ask = None
         if step:
-            from ..lineedit import LineEditor
+            from .lineedit import LineEditor
 
             self.ask = LineEditor(stdout=sys.stderr)
 

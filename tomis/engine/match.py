@@ -27,9 +27,9 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 
 from ..errors import TomisError
-from ..notation import parse_action
-from ..record import ABANDONED, ADJUDICATION, RULES_INFRACTION, TERMINATION_TAG, TIME_FORFEIT
-from ..rules import apply_unchecked, legal_actions, new_game
+from ..notation.syntax import parse_action
+from ..notation.record import ABANDONED, ADJUDICATION, RULES_INFRACTION, TERMINATION_TAG, TIME_FORFEIT
+from ..rules.core import apply_unchecked, legal_actions, new_game
 from .levels import level_limits
 from .player import PROGRAM, TYPE_TAGS, program_name
 from .search import Limits, Search
@@ -250,7 +250,7 @@ class GameOutcome:
 
 def play_game(task: GameTask) -> GameOutcome:
     """Play one game to its end; the record and the result."""
-    from .. import record
+    from ..notation import record
 
     game = record.new_record(white=task.white.name, black=task.black.name, rules=task.rules,
                              event=task.event, round=task.number)

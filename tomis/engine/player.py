@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from ..rules import State
+from ..rules.core import State
 from .levels import DEFAULT_LEVEL, level_limits
 from .evaluate import frigates_text
 from .search import MATE, MATE_BOUND, Limits, Search, SearchResult

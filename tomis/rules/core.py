@@ -23,7 +23,7 @@ from .board import (
     unit_code,
 )
 from .combat import UNIT_DEFENCE, resolve, support_ap
-from .errors import IllegalActionError
+from ..errors import IllegalActionError
 
 OPENING_PLIES = 10
 QUIET_LIMIT = 100            # R22 (4)

@@ -31,13 +31,13 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Iterator, NamedTuple
 
-from .actions import (
+from ..rules.actions import (
     ACTION_TYPES, Action, builder, GateJump, GateStrike, Jump, Move, Place, PlaceMarker, RotateMarker, Toggle,
 )
-from .board import DIRECTION_INDEX, LETTER_TO_PIECE, PIECE_LETTERS, SQUARE_NAMES
-from .errors import NotationError, visible
+from ..rules.board import DIRECTION_INDEX, LETTER_TO_PIECE, PIECE_LETTERS, SQUARE_NAMES
+from ..errors import NotationError, visible
 from . import lalr
-from .textio import MAX_GAMES_PER_FILE, MAX_TOKENS_PER_GAME
+from ..util.textio import MAX_GAMES_PER_FILE, MAX_TOKENS_PER_GAME
 
 GLYPHS = ("!", "?", "!!", "??", "!?", "?!")
 RESULT_WORDS = "a result (1-0, 0-1, 1/2-1/2 or *)"

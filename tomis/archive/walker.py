@@ -36,8 +36,8 @@ from contextlib import contextmanager
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 
-from . import notation, record
-from .errors import FileError, TomisError, one_line
+from ..notation import syntax as notation, record
+from ..errors import FileError, TomisError, one_line
 from .findings import Finding, internal_finding, rule_id
 
 SPLIT_CHARS = 512 << 10       # a file larger than this is cut here and shared out in pieces
@@ -116,7 +116,7 @@ def read_source(path: str, message: str | None = None):
     command reads a record: plain text, a pasted or saved email, one message of a mailbox
     (``message``). Raises :class:`FileError` when unreadable, :class:`TomisError` for two
     records that diverge."""
-    from . import mail
+    from .. import mail
 
     name = display_name(path)
     stream = None
@@ -240,7 +240,7 @@ def _flag_fall_notes(game: record.Game) -> tuple[str, ...]:
     """A note per action played after its side's time ran out (only records with a clock)."""
     if not game.flag_falls:
         return ()
-    from .correspondence import flag_fall_words
+    from ..notation.correspondence import flag_fall_words
     return tuple(flag_fall_words(fall) for fall in game.flag_falls)
 
 
@@ -334,7 +334,7 @@ class _File:
     def prose(self) -> FileEnd | None:
         """The file's end at once when its text has nothing of a record in it (a letter):
         "no game found", with what a record looks like, as every command says it."""
-        from .hints import looks_like_a_record, no_record_hint
+        from ..util.hints import looks_like_a_record, no_record_hint
 
         if not self.text or self.text.isspace() or looks_like_a_record(self.text):   # no copies
             return None
@@ -591,7 +591,7 @@ def _executor(jobs: int):
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    from . import mail  # noqa: F401 -- imported once here, so forked workers inherit it
+    from .. import mail  # noqa: F401 -- imported once here, so forked workers inherit it
 
     method = "fork" if sys.platform.startswith("linux") else "spawn"
     executor = ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context(method),
