@@ -42,9 +42,13 @@ KNOWN_CIRCLES = {
 }
 
 
-def is_old_path(source: str) -> bool:
-    """A module left at an old import path: it hands over the moved module, nothing imports it."""
-    return "sys.modules[__name__] = " in source
+def old_paths() -> set[str]:
+    """The import paths from before the layers (tomis/_oldpaths.py): for scripts only, so a
+    module inside tomis/ that imports one counts as importing the top of the house."""
+    tree = ast.parse((PACKAGE / "_oldpaths.py").read_text(encoding="utf-8"))
+    table = next(node.value for node in tree.body if isinstance(node, ast.Assign)
+                 and any(getattr(target, "id", None) == "MOVED" for target in node.targets))
+    return set(ast.literal_eval(table))
 
 
 def module_name(path: Path, root: Path) -> str:
@@ -87,10 +91,12 @@ def read_graph(root: Path = PACKAGE) -> tuple[dict[str, set[str]], set[str]]:
         if "__pycache__" not in path.parts:
             sources[module_name(path, root)] = (path.read_text(encoding="utf-8"), path.name == "__init__.py")
     graph = {}
+    # "from tomis.rules import board" names a module; "from .core import State" a name.
+    old = old_paths() if root == PACKAGE else set()
     for name, (source, is_package) in sources.items():
-        # "from tomis.rules import board" names a module; "from .core import State" a name.
-        graph[name] = {m for m in imports_of(source, name, is_package) if m in sources and m != name}
-    return graph, {name for name, (source, _) in sources.items() if is_old_path(source)}
+        graph[name] = {m for m in imports_of(source, name, is_package)
+                       if (m in sources or m in old) and m != name}
+    return graph, old
 
 
 def layer_of(module: str, old_paths: set[str]) -> int:

@@ -1,8 +1,8 @@
 """Every module path tomis had before the packages keeps working, with the names docs give.
 
-Each old flat module is now a module that hands over the moved one (the same object),
-and tomis.rules, tomis.notation and tomis.archive are packages that answer the old
-module's names. Scripts, bench/ and tools/ import these paths.
+Importing an old flat path gives the moved module (the same object: tomis/_oldpaths.py
+keeps the one table), and tomis.rules, tomis.notation and tomis.archive are packages that
+answer the old module's names. Scripts, bench/ and tools/ import these paths.
 """
 
 from __future__ import annotations

@@ -19,6 +19,10 @@ from typing import TYPE_CHECKING
 
 __version__ = "0.1.0"
 
+from . import _oldpaths
+
+_oldpaths.install()          # ``import tomis.record`` and the other paths from before the layers
+
 # name -> the module that defines it
 _EXPORTS = {
     "Position": "game", "Game": "game", "Node": "game", "LastAction": "game", "Removed": "game",
