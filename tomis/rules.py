@@ -22,7 +22,9 @@ from .board import (
     SQUARE_NAMES, TOWER, UNDECIDED, UNIT_KIND, UNIT_SIDE, WHITE, WIN_RESULTS, Gate, offset,
     unit_code,
 )
-from .combat import UNIT_DEFENCE, resolve, support_ap
+from .combat import (
+    UNIT_DEFENCE, land_unit, lift_unit, new_tables, raised_stay_quiet, resolve_tables, support_ap,
+)
 from .errors import IllegalActionError
 
 OPENING_PLIES = 10
@@ -149,7 +151,7 @@ class State:
 
     __slots__ = (
         "edition", "units", "gates", "reserve", "unlocked", "to_move", "result",
-        "reason", "ply", "quiet", "history", "hash", "settled",
+        "reason", "ply", "quiet", "history", "hash", "settled", "attacks",
     )
 
     def __init__(self, edition: int = MANUAL):
@@ -168,6 +170,10 @@ class State:
         # True when the last combat destroyed nothing, so resolving again would not
         # either; False when unknown (a position read from a string).
         self.settled = True
+        # AP by side and slider sight (tomis.combat.new_tables), kept up to date by
+        # apply; None when not yet built (a position read from a string). Shared
+        # between states until an action changes them: never change them in place.
+        self.attacks = new_tables(self.units, edition)
 
     def copy(self) -> State:
         new = State.__new__(State)
@@ -184,6 +190,7 @@ class State:
         new.history = self.history
         new.hash = self.hash
         new.settled = self.settled
+        new.attacks = self.attacks
         return new
 
     # -- queries ---------------------------------------------------------------
@@ -723,11 +730,20 @@ def apply_unchecked(state: State, action: Action) -> tuple[State, Report]:
 def _play(state: State, action: Action) -> tuple[State, Report]:
     side = state.to_move
     new = state.copy()
-    captured = _do(new, action, side)
-    if state.settled and _changes_no_target(state, action):
-        destroyed = ()          # same units, same jump gates: combat repeats its last, empty, result
+    raised: list[int] = []      # squares that gained attack points (tomis.combat)
+    if state.attacks is None:
+        new.attacks = None
+        captured = _do(new, action, side, raised)
+        new.attacks = new_tables(new.units, new.edition)
     else:
-        destroyed = _combat(new)
+        if type(action) in _UNIT_ACTIONS:
+            new.attacks = state.attacks[:]
+        captured = _do(new, action, side, raised)
+    if state.settled and (_changes_no_target(state, action)
+                          or raised_stay_quiet(new.units, new.gates, new.edition, new.attacks, raised)):
+        destroyed = ()          # no target gained an attacker: combat repeats its empty result
+    else:
+        destroyed = _combat(new, state.attacks)
     new.settled = not destroyed
     unlocked = _unlock(new, action, side)
     new.ply += 1
@@ -743,6 +759,10 @@ def _play(state: State, action: Action) -> tuple[State, Report]:
     return new, _new_tuple(Report, (action, side, captured, destroyed, unlocked, new.result, new.reason))
 
 
+# The actions that lift or land a unit, and so change the attack tables (R15).
+_UNIT_ACTIONS = frozenset({Move, Place, Jump, GateJump, GateStrike})
+
+
 def _changes_no_target(state: State, action: Action) -> bool:
     """Whether ``action`` leaves every unit and every jump gate where it was (R15-R18).
 
@@ -756,9 +776,13 @@ def _changes_no_target(state: State, action: Action) -> bool:
     return kind is PlaceMarker and state.gates[action.square >> 3].state == JUMP
 
 
-def _combat(state: State) -> tuple[Destroyed, ...]:
-    """Resolve combat in ``state`` (R15-R19), remove the losses, and list them by square."""
-    lost_units, lost_gates = resolve(state.units, state.gates, state.edition)
+def _combat(state: State, parent_tables) -> tuple[Destroyed, ...]:
+    """Resolve combat in ``state`` (R15-R19), remove the losses, and list them by square.
+
+    ``parent_tables`` are the attack tables of the position before the action: still
+    shared with ``state`` when the action changed no unit, so copied before a loss.
+    """
+    lost_units, lost_gates = resolve_tables(state.units, state.gates, state.edition, state.attacks)
     if not (lost_units or lost_gates):
         return ()
     destroyed = []
@@ -768,6 +792,8 @@ def _combat(state: State) -> tuple[Destroyed, ...]:
     for rank in lost_gates:
         gate = state.gates[rank]
         destroyed.append(Destroyed(gate.square, gate.owner, GATE))
+    if lost_units and state.attacks is parent_tables:
+        state.attacks = parent_tables[:]
     for square in lost_units:
         _remove_unit(state, square)
     for rank in lost_gates:
@@ -776,13 +802,22 @@ def _combat(state: State) -> tuple[Destroyed, ...]:
     return tuple(destroyed)
 
 
-def _remove_unit(state: State, square: int) -> None:
-    code = state.units.pop(square)
+def _remove_unit(state: State, square: int, raised: list[int] | None = None) -> None:
+    tables = state.attacks
+    if tables is None:
+        code = state.units.pop(square)
+    else:
+        code = lift_unit(tables, state.units, square, state.edition, raised)
     state.hash ^= _UNIT_KEYS[code][square]
 
 
-def _put_unit(state: State, square: int, code: int) -> None:
-    state.units[square] = code
+def _put_unit(state: State, square: int, code: int, raised: list[int]) -> None:
+    tables = state.attacks
+    if tables is None:
+        state.units[square] = code
+    else:
+        land_unit(tables, state.units, square, code, state.edition, raised)
+    raised.append(square)           # the unit that arrived is a target that can fall
     state.hash ^= _UNIT_KEYS[code][square]
 
 
@@ -805,13 +840,15 @@ def _take_from_reserve(state: State, side: int, kind: int, amount: int = 1) -> N
     state.reserve = tuple(reserve)
 
 
-def _do(state: State, action: Action, side: int) -> tuple[Destroyed, ...]:
-    """Carry out the action itself; return what it destroyed directly (R12, R13)."""
+def _do(state: State, action: Action, side: int, raised: list[int]) -> tuple[Destroyed, ...]:
+    """Carry out the action itself; return what it destroyed directly (R12, R13).
+
+    ``raised`` collects the squares that gained attack points (:func:`_put_unit`)."""
     kind = type(action)
     if kind is Move:
         code = state.units[action.origin]
-        _remove_unit(state, action.origin)
-        _put_unit(state, action.target, code)
+        _remove_unit(state, action.origin, raised)
+        _put_unit(state, action.target, code, raised)
         return ()
     if kind is Place:
         piece = action.piece
@@ -819,11 +856,11 @@ def _do(state: State, action: Action, side: int) -> tuple[Destroyed, ...]:
         if piece == GATE:
             _set_gate(state, action.square >> 3, Gate(action.square, side, INACTIVE))
         else:
-            _put_unit(state, action.square, unit_code(side, piece))
+            _put_unit(state, action.square, unit_code(side, piece), raised)
         return ()
     if kind is Jump:
-        _remove_unit(state, action.origin)
-        _put_unit(state, action.target, unit_code(side, FRIGATE))
+        _remove_unit(state, action.origin, raised)
+        _put_unit(state, action.target, unit_code(side, FRIGATE), raised)
         return ()
     if kind is Toggle:
         rank = action.square >> 3
@@ -846,8 +883,8 @@ def _do(state: State, action: Action, side: int) -> tuple[Destroyed, ...]:
         return ()
     if kind is GateStrike:
         enemy = state.units[action.target]
-        _remove_unit(state, action.origin)
-        _remove_unit(state, action.target)
+        _remove_unit(state, action.origin, raised)
+        _remove_unit(state, action.target, raised)
         return tuple(sorted((Destroyed(action.origin, side, FRIGATE), Destroyed(action.target, UNIT_SIDE[enemy], FRIGATE))))
     if kind is GateJump:
         captured = ()
@@ -855,8 +892,8 @@ def _do(state: State, action: Action, side: int) -> tuple[Destroyed, ...]:
         if enemy is not None:
             _remove_unit(state, action.target)
             captured = (Destroyed(action.target, UNIT_SIDE[enemy], UNIT_KIND[enemy]),)
-        _remove_unit(state, action.origin)
-        _put_unit(state, action.target, unit_code(side, FRIGATE))
+        _remove_unit(state, action.origin, raised)
+        _put_unit(state, action.target, unit_code(side, FRIGATE), raised)
         return captured
     raise TypeError(f"not an action: {action!r}")
 
