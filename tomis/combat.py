@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from .board import (  # noqa: F401  (INACTIVE ... README: still importable from here)
     ACTIVE, BASE, BLACK, DIAGONAL, FLAGSHIP, FRIGATE, FRIGATE_ATTACKS, INACTIVE, JUMP, MANUAL,
-    ORTHOGONAL, RAYS, README, SENTRY, SLIDER_DIRECTIONS, TOWER, UNIT_KIND, UNIT_SIDE, WHITE,
+    ORTHOGONAL, RANK_OF, RAYS, README, SENTRY, SLIDER_DIRECTIONS, TOWER, UNIT_KIND, UNIT_SIDE, WHITE,
     unit_code,
 )
 
@@ -140,7 +140,7 @@ def support_ap(units: dict[int, int], target: int, side: int, exclude: int, edit
 # ---------------------------------------------------------------------------
 # Attack tables kept up to date action by action (R15, R17). A position carries one
 # ``bytearray`` of 192 counts: White's summed AP on each square at ``square``, Black's
-# at ``64 + square`` (so ``side << 6 | square``), and at ``SIGHT + square`` how many
+# at ``64 + square``, and at ``SIGHT + square`` how many
 # slider rays reach the square. An action changes them where it lifts or lands a unit,
 # and along the rays of the sliders that see a square it empties or fills; the sight
 # count says when there are none. One flat byte string is copied in one step, costs
@@ -148,8 +148,10 @@ def support_ap(units: dict[int, int], target: int, side: int, exclude: int, edit
 # count comes near 255 (at most 8 frigates and 5 sliders of one side reach a square).
 
 SIGHT = 128
-# _ENEMY_AT[code]: where the AP counts of the enemy of the unit ``code`` begin.
-_ENEMY_AT = tuple((1 - UNIT_SIDE[code]) << 6 for code in range(16))
+# _AP_AT[side]: where ``side``'s AP counts begin; _ENEMY_AT[code]: where those of the
+# enemy of the unit ``code`` begin.
+_AP_AT = (0, 64)
+_ENEMY_AT = tuple(_AP_AT[1 - UNIT_SIDE[code]] for code in range(16))
 _OPPOSITE = (4, 5, 6, 7, 0, 1, 2, 3)          # N <-> S, NE <-> SW, E <-> W, SE <-> NW
 
 # _LOOKS_ALONG[direction]: the slider kinds whose rays run in ``direction`` (R15).
@@ -167,7 +169,7 @@ _LINES = tuple(
 
 # _FRIGATE_HITS[side][square]: FRIGATE_ATTACKS as indexes into that side's AP counts.
 _FRIGATE_HITS = tuple(
-    tuple(tuple(side << 6 | t for t in FRIGATE_ATTACKS[side][square]) for square in range(64))
+    tuple(tuple(_AP_AT[side] + t for t in FRIGATE_ATTACKS[side][square]) for square in range(64))
     for side in (WHITE, BLACK)
 )
 
@@ -182,7 +184,8 @@ def new_tables(units: dict[int, int], edition: int) -> bytearray:
 
 def side_ap(tables: bytearray, side: int) -> list[int]:
     """``side``'s AP on each square, as :func:`attack_tables` gives it."""
-    return list(tables[side << 6:(side << 6) + 64])
+    start = _AP_AT[side]
+    return list(tables[start:start + 64])
 
 
 # ``raised``, where given, collects the squares of units that gained attack points
@@ -221,7 +224,7 @@ def _count_attacks(tables: bytearray, units, square: int, code: int, edition: in
             raised.extend(FRIGATE_ATTACKS[side][square])
     elif kind != BASE:
         points = sign * UNIT_AP[edition][kind]
-        at = UNIT_SIDE[code] << 6
+        at = _AP_AT[UNIT_SIDE[code]]
         for ray in _SLIDER_RAY_LISTS[kind][square]:
             for t in ray:
                 tables[at + t] += points
@@ -252,7 +255,7 @@ def _reroute(tables: bytearray, units, square: int, edition: int, sign: int, rai
 
 
 def _extend(tables: bytearray, units, ray, code: int, edition: int, sign: int, raised) -> None:
-    at = UNIT_SIDE[code] << 6
+    at = _AP_AT[UNIT_SIDE[code]]
     points = sign * UNIT_AP[edition][UNIT_KIND[code]]
     for t in ray:
         tables[at + t] += points
@@ -271,7 +274,7 @@ def raised_stay_quiet(units: dict[int, int], gates: list, edition: int, tables: 
     destroy it (R17-R19), and no open jump gate has more than its defence (R16)."""
     for gate in gates:
         if (gate is not None and gate[2] == JUMP and gate[0] not in units
-                and tables[(1 - gate[1]) << 6 | gate[0]] > JUMP_GATE_DEFENCE):
+                and tables[_AP_AT[1 - gate[1]] + gate[0]] > JUMP_GATE_DEFENCE):
             return False
     least = _LEAST_TO_DESTROY[edition]
     for square in raised:
@@ -319,7 +322,7 @@ def resolve_tables(units: dict[int, int], gates: list, edition: int, tables):
     for gate in gates:
         if gate is None or gate[2] != JUMP or gate[0] in units:
             continue                               # a unit on the square is the target (R16)
-        if tables[(1 - gate[1]) << 6 | gate[0]] > JUMP_GATE_DEFENCE:
-            lost_gates.append(gate[0] >> 3)
+        if tables[_AP_AT[1 - gate[1]] + gate[0]] > JUMP_GATE_DEFENCE:
+            lost_gates.append(RANK_OF[gate[0]])
     lost_units.sort()
     return lost_units, lost_gates

@@ -16,9 +16,9 @@ from .actions import (
     Action, GateJump, GateStrike, Jump, Move, Place, PlaceMarker, RotateMarker, Toggle,
 )
 from .board import (
-    ACTIVE, BASE, BLACK, DIRECTION_NAMES, DRAW, EDITIONS, FLAGSHIP, FRIGATE, FRIGATE_STEPS,
-    GATE, HOME_RANK, INACTIVE, INITIAL_RESERVE, JUMP, MANUAL, MARKER, NEIGHBOURS, PIECE_CONSTANTS,
-    PIECE_NAMES, RAYS, README, SENTRY, SIDE_CONSTANTS, SIDE_TITLES, SLIDER_DIRECTIONS,
+    ACTIVE, BASE, BLACK, DIRECTION_NAMES, DRAW, EDITIONS, FILE_OF, FLAGSHIP, FRIGATE,
+    FRIGATE_STEPS, GATE, HOME_RANK, INACTIVE, INITIAL_RESERVE, JUMP, MANUAL, MARKER, NEIGHBOURS,
+    PIECE_CONSTANTS, PIECE_NAMES, RANK_OF, RAYS, README, SENTRY, SIDE_CONSTANTS, SIDE_TITLES, SLIDER_DIRECTIONS,
     SQUARE_NAMES, TOWER, UNDECIDED, UNIT_KIND, UNIT_SIDE, WHITE, WIN_RESULTS, Gate, offset,
     unit_code,
 )
@@ -212,7 +212,7 @@ class State:
         return self.ply < OPENING_PLIES
 
     def gate_at(self, square: int) -> Gate | None:
-        gate = self.gates[square >> 3]
+        gate = self.gates[RANK_OF[square]]
         return gate if gate is not None and gate.square == square else None
 
     def key(self) -> tuple:
@@ -357,10 +357,10 @@ def _opening_actions(state: State):
             yield _PLACE[BASE][square]
         return
     rank = OPENING_GATE_RANKS[ply - 2]             # R6
-    side = (ply - 2) & 1
+    side = (ply - 2) % 2                         # White places the first gate
     base_file = _base_file(state, side) if rank == HOME_RANK[side] else None
     for square in range(rank * 8, rank * 8 + 8):
-        if base_file is not None and abs((square & 7) - base_file) < 2:
+        if base_file is not None and abs(FILE_OF[square] - base_file) < 2:
             continue
         if square in state.units:
             continue
@@ -371,7 +371,7 @@ def _base_file(state: State, side: int) -> int | None:
     base = unit_code(side, BASE)
     for square, code in state.units.items():
         if code == base:
-            return square & 7
+            return FILE_OF[square]
     return None
 
 
@@ -420,7 +420,7 @@ def _ship_actions(state: State, side: int):
 
 
 def _frigate_gate_actions(state: State, side: int, square: int):
-    rank = square >> 3
+    rank = RANK_OF[square]
     gate = state.gates[rank]
     if gate is None or gate.square != square:
         return
@@ -471,7 +471,7 @@ def jump_landing(state: State, gate: Gate) -> int | None:
     if landing is None or landing in state.units:
         return None
     for step in range(1, distance + 1):
-        if state.gates[offset(square, direction, step) >> 3] is None:
+        if state.gates[RANK_OF[offset(square, direction, step)]] is None:
             return None
     return landing
 
@@ -512,7 +512,7 @@ def _marker_actions(state: State, side: int):
 
 def _refuse(state: State, action: Action, why: str) -> IllegalActionError:
     # After the end, name the side whose turn it would have been, as the record reader does.
-    side = SIDE_TITLES[state.to_move if state.to_move is not None else state.ply & 1]
+    side = SIDE_TITLES[state.to_move if state.to_move is not None else state.ply % 2]
     return IllegalActionError(
         f"action {state.ply + 1} ({side}) {action}: {why}",
         getattr(action, "line", None) or None,
@@ -538,17 +538,17 @@ def _check_opening(state: State, action: Action, side: int) -> None:
     if ply < 2:
         if not (isinstance(action, Place) and action.piece == BASE):
             raise _refuse(state, action, f"action {ply + 1} places {SIDE_TITLES[side]}'s base (R5)")
-        if action.square >> 3 != HOME_RANK[side]:
+        if RANK_OF[action.square] != HOME_RANK[side]:
             raise _refuse(state, action, f"the base goes on rank {HOME_RANK[side] + 1}, {SIDE_TITLES[side]}'s home row (R5)")
         return
     rank = OPENING_GATE_RANKS[ply - 2]
     if not (isinstance(action, Place) and action.piece == GATE):
         raise _refuse(state, action, "actions 3-10 place one gate each; nothing else before all eight gates are down (R6, R7)")
-    if action.square >> 3 != rank:
+    if RANK_OF[action.square] != rank:
         raise _refuse(state, action, f"this gate goes on rank {rank + 1} (R6)")
     if rank == HOME_RANK[side]:
         base_file = _base_file(state, side)
-        if base_file is not None and abs((action.square & 7) - base_file) < 2:
+        if base_file is not None and abs(FILE_OF[action.square] - base_file) < 2:
             raise _refuse(state, action, "a gate on the home row leaves at least one empty square between it and the base (R6)")
     if action.square in state.units:
         raise _refuse(state, action, "a gate cannot go under the base (R6)")
@@ -566,7 +566,7 @@ def _check_place(state: State, action: Place, side: int) -> None:
         raise _refuse(state, action, "the flagship is not unlocked yet (R20)" + (
             ": a frigate must reach the enemy home row first" if state.edition == MANUAL
             else ": a ship must reach the enemy home row first"))
-    if action.square >> 3 != HOME_RANK[side]:
+    if RANK_OF[action.square] != HOME_RANK[side]:
         raise _refuse(state, action, f"ships deploy on {SIDE_TITLES[side]}'s home row, rank {HOME_RANK[side] + 1} (R8)")
     if action.square in state.units:
         raise _refuse(state, action, f"{SQUARE_NAMES[action.square]} is occupied (R8)")
@@ -661,7 +661,7 @@ def _check_rotate(state: State, action: RotateMarker, side: int) -> None:
 
 
 def _adjacent_active_gate(state: State, action, origin: int, target: int, rule: str) -> Gate:
-    if abs((target >> 3) - (origin >> 3)) != 1 or state.gate_at(target) is None:
+    if abs(RANK_OF[target] - RANK_OF[origin]) != 1 or state.gate_at(target) is None:
         raise _refuse(state, action, f"{SQUARE_NAMES[target]} is not the gate on the next rank up or down ({rule})")
     gate = state.gate_at(target)
     if gate.state == INACTIVE:
@@ -773,7 +773,7 @@ def _changes_no_target(state: State, action: Action) -> bool:
     kind = type(action)
     if kind is RotateMarker or kind is Toggle:
         return True
-    return kind is PlaceMarker and state.gates[action.square >> 3].state == JUMP
+    return kind is PlaceMarker and state.gates[RANK_OF[action.square]].state == JUMP
 
 
 def _combat(state: State, parent_tables) -> tuple[Destroyed, ...]:
@@ -854,7 +854,7 @@ def _do(state: State, action: Action, side: int, raised: list[int]) -> tuple[Des
         piece = action.piece
         _take_from_reserve(state, side, piece)
         if piece == GATE:
-            _set_gate(state, action.square >> 3, Gate(action.square, side, INACTIVE))
+            _set_gate(state, RANK_OF[action.square], Gate(action.square, side, INACTIVE))
         else:
             _put_unit(state, action.square, unit_code(side, piece), raised)
         return ()
@@ -863,20 +863,20 @@ def _do(state: State, action: Action, side: int, raised: list[int]) -> tuple[Des
         _put_unit(state, action.target, unit_code(side, FRIGATE), raised)
         return ()
     if kind is Toggle:
-        rank = action.square >> 3
+        rank = RANK_OF[action.square]
         gate = state.gates[rank]
         if gate.markers:
             _take_from_reserve(state, gate.owner, MARKER, -gate.markers)   # markers go home (R10)
         _set_gate(state, rank, Gate(gate.square, gate.owner, ACTIVE if action.activate else INACTIVE))
         return ()
     if kind is PlaceMarker:
-        rank = action.square >> 3
+        rank = RANK_OF[action.square]
         gate = state.gates[rank]
         _take_from_reserve(state, side, MARKER)
         _set_gate(state, rank, Gate(gate.square, gate.owner, JUMP, gate.markers + 1, action.direction))
         return ()
     if kind is RotateMarker:
-        rank = action.square >> 3
+        rank = RANK_OF[action.square]
         gate = state.gates[rank]
         # Built whole: a named tuple's _replace costs twice as much (measured).
         _set_gate(state, rank, Gate(gate.square, gate.owner, gate.state, gate.markers, action.direction))
@@ -918,7 +918,7 @@ def _unlock(state: State, action: Action, side: int) -> tuple[int, ...]:
     if state.unlocked[side] or type(action) not in _LANDING_ACTIONS:
         return ()
     target = action.target
-    if target >> 3 != HOME_RANK[1 - side] or state.units.get(target) not in _UNLOCKERS[state.edition][side]:
+    if RANK_OF[target] != HOME_RANK[1 - side] or state.units.get(target) not in _UNLOCKERS[state.edition][side]:
         return ()
     flags = list(state.unlocked)
     flags[side] = True
