@@ -223,16 +223,8 @@ def _count_attacks(tables: bytearray, units, square: int, code: int, edition: in
         if raised is not None:
             raised.extend(FRIGATE_ATTACKS[side][square])
     elif kind != BASE:
-        points = sign * UNIT_AP[edition][kind]
-        at = _AP_AT[UNIT_SIDE[code]]
         for ray in _SLIDER_RAY_LISTS[kind][square]:
-            for t in ray:
-                tables[at + t] += points
-                tables[SIGHT + t] += sign
-                if t in units:
-                    if raised is not None:
-                        raised.append(t)
-                    break
+            _extend(tables, units, ray, code, edition, sign, raised)
 
 
 def _reroute(tables: bytearray, units, square: int, edition: int, sign: int, raised) -> None:
@@ -255,6 +247,8 @@ def _reroute(tables: bytearray, units, square: int, edition: int, sign: int, rai
 
 
 def _extend(tables: bytearray, units, ray, code: int, edition: int, sign: int, raised) -> None:
+    """Count (``sign`` 1) or uncount (-1) the slider ``code``'s points along ``ray``, up to
+    and including the first unit."""
     at = _AP_AT[UNIT_SIDE[code]]
     points = sign * UNIT_AP[edition][UNIT_KIND[code]]
     for t in ray:
