@@ -65,6 +65,10 @@ RANK_NAMES = "12345678"
 SQUARE_NAMES = tuple(f + r for r in RANK_NAMES for f in FILE_NAMES)
 SQUARES = range(64)
 _SQUARE_INDEX = {name: index for index, name in enumerate(SQUARE_NAMES)}
+# RANK_OF[square], FILE_OF[square]: 0-7 each; a tuple lookup reads as fast as the shift
+# or mask it names (see UNIT_SIDE).
+RANK_OF = tuple(square >> 3 for square in SQUARES)
+FILE_OF = tuple(square & 7 for square in SQUARES)
 
 # Absolute compass directions (R1): index -> (file step, rank step).
 N, NE, E, SE, S, SW, W, NW = range(8)

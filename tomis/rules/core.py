@@ -16,13 +16,15 @@ from .actions import (
     Action, GateJump, GateStrike, Jump, Move, Place, PlaceMarker, RotateMarker, Toggle,
 )
 from .board import (
-    ACTIVE, BASE, BLACK, DIRECTION_NAMES, DRAW, EDITIONS, FLAGSHIP, FRIGATE, FRIGATE_STEPS,
-    GATE, HOME_RANK, INACTIVE, INITIAL_RESERVE, JUMP, MANUAL, MARKER, NEIGHBOURS, PIECE_CONSTANTS,
-    PIECE_NAMES, RAYS, README, SENTRY, SIDE_CONSTANTS, SIDE_TITLES, SLIDER_DIRECTIONS,
+    ACTIVE, BASE, BLACK, DIRECTION_NAMES, DRAW, EDITIONS, FILE_OF, FLAGSHIP, FRIGATE,
+    FRIGATE_STEPS, GATE, HOME_RANK, INACTIVE, INITIAL_RESERVE, JUMP, MANUAL, MARKER, NEIGHBOURS,
+    PIECE_CONSTANTS, PIECE_NAMES, RANK_OF, RAYS, README, SENTRY, SIDE_CONSTANTS, SIDE_TITLES, SLIDER_DIRECTIONS,
     SQUARE_NAMES, TOWER, UNDECIDED, UNIT_KIND, UNIT_SIDE, WHITE, WIN_RESULTS, Gate, offset,
     unit_code,
 )
-from .combat import UNIT_DEFENCE, resolve, support_ap
+from .combat import (
+    UNIT_DEFENCE, land_unit, lift_unit, new_tables, raised_stay_quiet, resolve_tables, support_ap,
+)
 from ..errors import IllegalActionError
 
 OPENING_PLIES = 10
@@ -149,7 +151,7 @@ class State:
 
     __slots__ = (
         "edition", "units", "gates", "reserve", "unlocked", "to_move", "result",
-        "reason", "ply", "quiet", "history", "hash", "settled",
+        "reason", "ply", "quiet", "history", "hash", "settled", "attacks",
     )
 
     def __init__(self, edition: int = MANUAL):
@@ -168,6 +170,10 @@ class State:
         # True when the last combat destroyed nothing, so resolving again would not
         # either; False when unknown (a position read from a string).
         self.settled = True
+        # AP by side and slider sight (tomis.combat.new_tables), kept up to date by
+        # apply; None when not yet built (a position read from a string). Shared
+        # between states until an action changes them: never change them in place.
+        self.attacks = new_tables(self.units, edition)
 
     def copy(self) -> State:
         new = State.__new__(State)
@@ -184,6 +190,7 @@ class State:
         new.history = self.history
         new.hash = self.hash
         new.settled = self.settled
+        new.attacks = self.attacks
         return new
 
     # -- queries ---------------------------------------------------------------
@@ -205,7 +212,7 @@ class State:
         return self.ply < OPENING_PLIES
 
     def gate_at(self, square: int) -> Gate | None:
-        gate = self.gates[square >> 3]
+        gate = self.gates[RANK_OF[square]]
         return gate if gate is not None and gate.square == square else None
 
     def key(self) -> tuple:
@@ -350,10 +357,10 @@ def _opening_actions(state: State):
             yield _PLACE[BASE][square]
         return
     rank = OPENING_GATE_RANKS[ply - 2]             # R6
-    side = (ply - 2) & 1
+    side = (ply - 2) % 2                         # White places the first gate
     base_file = _base_file(state, side) if rank == HOME_RANK[side] else None
     for square in range(rank * 8, rank * 8 + 8):
-        if base_file is not None and abs((square & 7) - base_file) < 2:
+        if base_file is not None and abs(FILE_OF[square] - base_file) < 2:
             continue
         if square in state.units:
             continue
@@ -364,7 +371,7 @@ def _base_file(state: State, side: int) -> int | None:
     base = unit_code(side, BASE)
     for square, code in state.units.items():
         if code == base:
-            return square & 7
+            return FILE_OF[square]
     return None
 
 
@@ -413,7 +420,7 @@ def _ship_actions(state: State, side: int):
 
 
 def _frigate_gate_actions(state: State, side: int, square: int):
-    rank = square >> 3
+    rank = RANK_OF[square]
     gate = state.gates[rank]
     if gate is None or gate.square != square:
         return
@@ -464,7 +471,7 @@ def jump_landing(state: State, gate: Gate) -> int | None:
     if landing is None or landing in state.units:
         return None
     for step in range(1, distance + 1):
-        if state.gates[offset(square, direction, step) >> 3] is None:
+        if state.gates[RANK_OF[offset(square, direction, step)]] is None:
             return None
     return landing
 
@@ -505,7 +512,7 @@ def _marker_actions(state: State, side: int):
 
 def _refuse(state: State, action: Action, why: str) -> IllegalActionError:
     # After the end, name the side whose turn it would have been, as the record reader does.
-    side = SIDE_TITLES[state.to_move if state.to_move is not None else state.ply & 1]
+    side = SIDE_TITLES[state.to_move if state.to_move is not None else state.ply % 2]
     return IllegalActionError(
         f"action {state.ply + 1} ({side}) {action}: {why}",
         getattr(action, "line", None) or None,
@@ -531,17 +538,17 @@ def _check_opening(state: State, action: Action, side: int) -> None:
     if ply < 2:
         if not (isinstance(action, Place) and action.piece == BASE):
             raise _refuse(state, action, f"action {ply + 1} places {SIDE_TITLES[side]}'s base (R5)")
-        if action.square >> 3 != HOME_RANK[side]:
+        if RANK_OF[action.square] != HOME_RANK[side]:
             raise _refuse(state, action, f"the base goes on rank {HOME_RANK[side] + 1}, {SIDE_TITLES[side]}'s home row (R5)")
         return
     rank = OPENING_GATE_RANKS[ply - 2]
     if not (isinstance(action, Place) and action.piece == GATE):
         raise _refuse(state, action, "actions 3-10 place one gate each; nothing else before all eight gates are down (R6, R7)")
-    if action.square >> 3 != rank:
+    if RANK_OF[action.square] != rank:
         raise _refuse(state, action, f"this gate goes on rank {rank + 1} (R6)")
     if rank == HOME_RANK[side]:
         base_file = _base_file(state, side)
-        if base_file is not None and abs((action.square & 7) - base_file) < 2:
+        if base_file is not None and abs(FILE_OF[action.square] - base_file) < 2:
             raise _refuse(state, action, "a gate on the home row leaves at least one empty square between it and the base (R6)")
     if action.square in state.units:
         raise _refuse(state, action, "a gate cannot go under the base (R6)")
@@ -559,7 +566,7 @@ def _check_place(state: State, action: Place, side: int) -> None:
         raise _refuse(state, action, "the flagship is not unlocked yet (R20)" + (
             ": a frigate must reach the enemy home row first" if state.edition == MANUAL
             else ": a ship must reach the enemy home row first"))
-    if action.square >> 3 != HOME_RANK[side]:
+    if RANK_OF[action.square] != HOME_RANK[side]:
         raise _refuse(state, action, f"ships deploy on {SIDE_TITLES[side]}'s home row, rank {HOME_RANK[side] + 1} (R8)")
     if action.square in state.units:
         raise _refuse(state, action, f"{SQUARE_NAMES[action.square]} is occupied (R8)")
@@ -654,7 +661,7 @@ def _check_rotate(state: State, action: RotateMarker, side: int) -> None:
 
 
 def _adjacent_active_gate(state: State, action, origin: int, target: int, rule: str) -> Gate:
-    if abs((target >> 3) - (origin >> 3)) != 1 or state.gate_at(target) is None:
+    if abs(RANK_OF[target] - RANK_OF[origin]) != 1 or state.gate_at(target) is None:
         raise _refuse(state, action, f"{SQUARE_NAMES[target]} is not the gate on the next rank up or down ({rule})")
     gate = state.gate_at(target)
     if gate.state == INACTIVE:
@@ -723,11 +730,20 @@ def apply_unchecked(state: State, action: Action) -> tuple[State, Report]:
 def _play(state: State, action: Action) -> tuple[State, Report]:
     side = state.to_move
     new = state.copy()
-    captured = _do(new, action, side)
-    if state.settled and _changes_no_target(state, action):
-        destroyed = ()          # same units, same jump gates: combat repeats its last, empty, result
+    raised: list[int] = []      # squares that gained attack points (tomis.combat)
+    if state.attacks is None:
+        new.attacks = None
+        captured = _do(new, action, side, raised)
+        new.attacks = new_tables(new.units, new.edition)
     else:
-        destroyed = _combat(new)
+        if type(action) in _UNIT_ACTIONS:
+            new.attacks = state.attacks[:]
+        captured = _do(new, action, side, raised)
+    if state.settled and (_changes_no_target(state, action)
+                          or raised_stay_quiet(new.units, new.gates, new.edition, new.attacks, raised)):
+        destroyed = ()          # no target gained an attacker: combat repeats its empty result
+    else:
+        destroyed = _combat(new, state.attacks)
     new.settled = not destroyed
     unlocked = _unlock(new, action, side)
     new.ply += 1
@@ -743,6 +759,10 @@ def _play(state: State, action: Action) -> tuple[State, Report]:
     return new, _new_tuple(Report, (action, side, captured, destroyed, unlocked, new.result, new.reason))
 
 
+# The actions that lift or land a unit, and so change the attack tables (R15).
+_UNIT_ACTIONS = frozenset({Move, Place, Jump, GateJump, GateStrike})
+
+
 def _changes_no_target(state: State, action: Action) -> bool:
     """Whether ``action`` leaves every unit and every jump gate where it was (R15-R18).
 
@@ -753,12 +773,16 @@ def _changes_no_target(state: State, action: Action) -> bool:
     kind = type(action)
     if kind is RotateMarker or kind is Toggle:
         return True
-    return kind is PlaceMarker and state.gates[action.square >> 3].state == JUMP
+    return kind is PlaceMarker and state.gates[RANK_OF[action.square]].state == JUMP
 
 
-def _combat(state: State) -> tuple[Destroyed, ...]:
-    """Resolve combat in ``state`` (R15-R19), remove the losses, and list them by square."""
-    lost_units, lost_gates = resolve(state.units, state.gates, state.edition)
+def _combat(state: State, parent_tables) -> tuple[Destroyed, ...]:
+    """Resolve combat in ``state`` (R15-R19), remove the losses, and list them by square.
+
+    ``parent_tables`` are the attack tables of the position before the action: still
+    shared with ``state`` when the action changed no unit, so copied before a loss.
+    """
+    lost_units, lost_gates = resolve_tables(state.units, state.gates, state.edition, state.attacks)
     if not (lost_units or lost_gates):
         return ()
     destroyed = []
@@ -768,6 +792,8 @@ def _combat(state: State) -> tuple[Destroyed, ...]:
     for rank in lost_gates:
         gate = state.gates[rank]
         destroyed.append(Destroyed(gate.square, gate.owner, GATE))
+    if lost_units and state.attacks is parent_tables:
+        state.attacks = parent_tables[:]
     for square in lost_units:
         _remove_unit(state, square)
     for rank in lost_gates:
@@ -776,13 +802,22 @@ def _combat(state: State) -> tuple[Destroyed, ...]:
     return tuple(destroyed)
 
 
-def _remove_unit(state: State, square: int) -> None:
-    code = state.units.pop(square)
+def _remove_unit(state: State, square: int, raised: list[int] | None = None) -> None:
+    tables = state.attacks
+    if tables is None:
+        code = state.units.pop(square)
+    else:
+        code = lift_unit(tables, state.units, square, state.edition, raised)
     state.hash ^= _UNIT_KEYS[code][square]
 
 
-def _put_unit(state: State, square: int, code: int) -> None:
-    state.units[square] = code
+def _put_unit(state: State, square: int, code: int, raised: list[int]) -> None:
+    tables = state.attacks
+    if tables is None:
+        state.units[square] = code
+    else:
+        land_unit(tables, state.units, square, code, state.edition, raised)
+    raised.append(square)           # the unit that arrived is a target that can fall
     state.hash ^= _UNIT_KEYS[code][square]
 
 
@@ -805,49 +840,51 @@ def _take_from_reserve(state: State, side: int, kind: int, amount: int = 1) -> N
     state.reserve = tuple(reserve)
 
 
-def _do(state: State, action: Action, side: int) -> tuple[Destroyed, ...]:
-    """Carry out the action itself; return what it destroyed directly (R12, R13)."""
+def _do(state: State, action: Action, side: int, raised: list[int]) -> tuple[Destroyed, ...]:
+    """Carry out the action itself; return what it destroyed directly (R12, R13).
+
+    ``raised`` collects the squares that gained attack points (:func:`_put_unit`)."""
     kind = type(action)
     if kind is Move:
         code = state.units[action.origin]
-        _remove_unit(state, action.origin)
-        _put_unit(state, action.target, code)
+        _remove_unit(state, action.origin, raised)
+        _put_unit(state, action.target, code, raised)
         return ()
     if kind is Place:
         piece = action.piece
         _take_from_reserve(state, side, piece)
         if piece == GATE:
-            _set_gate(state, action.square >> 3, Gate(action.square, side, INACTIVE))
+            _set_gate(state, RANK_OF[action.square], Gate(action.square, side, INACTIVE))
         else:
-            _put_unit(state, action.square, unit_code(side, piece))
+            _put_unit(state, action.square, unit_code(side, piece), raised)
         return ()
     if kind is Jump:
-        _remove_unit(state, action.origin)
-        _put_unit(state, action.target, unit_code(side, FRIGATE))
+        _remove_unit(state, action.origin, raised)
+        _put_unit(state, action.target, unit_code(side, FRIGATE), raised)
         return ()
     if kind is Toggle:
-        rank = action.square >> 3
+        rank = RANK_OF[action.square]
         gate = state.gates[rank]
         if gate.markers:
             _take_from_reserve(state, gate.owner, MARKER, -gate.markers)   # markers go home (R10)
         _set_gate(state, rank, Gate(gate.square, gate.owner, ACTIVE if action.activate else INACTIVE))
         return ()
     if kind is PlaceMarker:
-        rank = action.square >> 3
+        rank = RANK_OF[action.square]
         gate = state.gates[rank]
         _take_from_reserve(state, side, MARKER)
         _set_gate(state, rank, Gate(gate.square, gate.owner, JUMP, gate.markers + 1, action.direction))
         return ()
     if kind is RotateMarker:
-        rank = action.square >> 3
+        rank = RANK_OF[action.square]
         gate = state.gates[rank]
         # Built whole: a named tuple's _replace costs twice as much (measured).
         _set_gate(state, rank, Gate(gate.square, gate.owner, gate.state, gate.markers, action.direction))
         return ()
     if kind is GateStrike:
         enemy = state.units[action.target]
-        _remove_unit(state, action.origin)
-        _remove_unit(state, action.target)
+        _remove_unit(state, action.origin, raised)
+        _remove_unit(state, action.target, raised)
         return tuple(sorted((Destroyed(action.origin, side, FRIGATE), Destroyed(action.target, UNIT_SIDE[enemy], FRIGATE))))
     if kind is GateJump:
         captured = ()
@@ -855,8 +892,8 @@ def _do(state: State, action: Action, side: int) -> tuple[Destroyed, ...]:
         if enemy is not None:
             _remove_unit(state, action.target)
             captured = (Destroyed(action.target, UNIT_SIDE[enemy], UNIT_KIND[enemy]),)
-        _remove_unit(state, action.origin)
-        _put_unit(state, action.target, unit_code(side, FRIGATE))
+        _remove_unit(state, action.origin, raised)
+        _put_unit(state, action.target, unit_code(side, FRIGATE), raised)
         return captured
     raise TypeError(f"not an action: {action!r}")
 
@@ -881,7 +918,7 @@ def _unlock(state: State, action: Action, side: int) -> tuple[int, ...]:
     if state.unlocked[side] or type(action) not in _LANDING_ACTIONS:
         return ()
     target = action.target
-    if target >> 3 != HOME_RANK[1 - side] or state.units.get(target) not in _UNLOCKERS[state.edition][side]:
+    if RANK_OF[target] != HOME_RANK[1 - side] or state.units.get(target) not in _UNLOCKERS[state.edition][side]:
         return ()
     flags = list(state.unlocked)
     flags[side] = True

@@ -108,6 +108,7 @@ def from_string(text: str) -> State:
     state.hash = compute_hash(state)
     state.history = (state.hash,)
     state.settled = False       # nobody knows whether this position's last combat was empty
+    state.attacks = None        # built by the first action applied (tomis.combat.new_tables)
     return state
 
 
