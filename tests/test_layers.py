@@ -48,7 +48,7 @@ def old_paths() -> set[str]:
     tree = ast.parse((PACKAGE / "_oldpaths.py").read_text(encoding="utf-8"))
     table = next(node.value for node in tree.body if isinstance(node, ast.Assign)
                  and any(getattr(target, "id", None) == "MOVED" for target in node.targets))
-    return set(ast.literal_eval(table))
+    return {f"tomis.{old}" for old in ast.literal_eval(table)}
 
 
 def module_name(path: Path, root: Path) -> str:

@@ -21,7 +21,7 @@ __version__ = "0.1.0"
 
 from . import _oldpaths
 
-_oldpaths.install()          # ``import tomis.record`` and the other paths from before the layers
+_oldpaths.install(__name__)          # ``import tomis.record`` and the other paths from before the layers
 
 # name -> the module that defines it
 _EXPORTS = {

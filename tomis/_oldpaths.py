@@ -15,52 +15,63 @@ import sys
 from importlib import import_module
 from importlib.machinery import ModuleSpec
 
-# old module path -> where the module lives now
+# old module name -> where the module lives now, both below the package
 MOVED = {
-    "tomis._parser_tables": "tomis.notation._parser_tables",
-    "tomis.actions": "tomis.rules.actions",
-    "tomis.board": "tomis.rules.board",
-    "tomis.clock": "tomis.notation.clock",
-    "tomis.combat": "tomis.rules.combat",
-    "tomis.conditional": "tomis.notation.conditional",
-    "tomis.correspondence": "tomis.notation.correspondence",
-    "tomis.dedupe": "tomis.archive.dedupe",
-    "tomis.digest": "tomis.notation.digest",
-    "tomis.findings": "tomis.archive.findings",
-    "tomis.hints": "tomis.util.hints",
-    "tomis.html": "tomis.pictures.html",
-    "tomis.images": "tomis.pictures.images",
-    "tomis.jsonl": "tomis.archive.jsonl",
-    "tomis.lalr": "tomis.notation.lalr",
-    "tomis.lineedit": "tomis.cli.lineedit",
-    "tomis.position": "tomis.rules.position",
-    "tomis.record": "tomis.notation.record",
-    "tomis.render": "tomis.pictures.render",
-    "tomis.reports": "tomis.archive.reports",
-    "tomis.safefile": "tomis.util.safefile",
-    "tomis.select": "tomis.archive.select",
-    "tomis.stats": "tomis.archive.stats",
-    "tomis.svg": "tomis.pictures.svg",
-    "tomis.terminal": "tomis.util.terminal",
-    "tomis.textio": "tomis.util.textio",
-    "tomis.words": "tomis.pictures.words",
+    "_parser_tables": "notation._parser_tables",
+    "actions": "rules.actions",
+    "board": "rules.board",
+    "clock": "notation.clock",
+    "combat": "rules.combat",
+    "conditional": "notation.conditional",
+    "correspondence": "notation.correspondence",
+    "dedupe": "archive.dedupe",
+    "digest": "notation.digest",
+    "findings": "archive.findings",
+    "hints": "util.hints",
+    "html": "pictures.html",
+    "images": "pictures.images",
+    "jsonl": "archive.jsonl",
+    "lalr": "notation.lalr",
+    "lineedit": "cli.lineedit",
+    "position": "rules.position",
+    "record": "notation.record",
+    "render": "pictures.render",
+    "reports": "archive.reports",
+    "safefile": "util.safefile",
+    "select": "archive.select",
+    "stats": "archive.stats",
+    "svg": "pictures.svg",
+    "terminal": "util.terminal",
+    "textio": "util.textio",
+    "words": "pictures.words",
 }
 
 
 class OldPathFinder:
-    """A meta path finder (and loader) that answers an old path with the moved module."""
+    """A meta path finder (and loader) that answers an old path with the moved module.
+
+    It knows the package by the name it was imported under (``tomis``, or another name
+    for a copy of an older commit that bench/bench_versions.py loads beside this one)."""
+
+    def __init__(self, package: str):
+        self.package = package
+
+    def moved(self, name: str) -> str | None:
+        package, _, old = name.rpartition(".")
+        return f"{package}.{MOVED[old]}" if package == self.package and old in MOVED else None
 
     def find_spec(self, name: str, path=None, target=None):
-        return ModuleSpec(name, self) if name in MOVED else None
+        return ModuleSpec(name, self) if self.moved(name) else None
 
     def create_module(self, spec: ModuleSpec):
-        return import_module(MOVED[spec.name])
+        return import_module(self.moved(spec.name))
 
     def exec_module(self, module) -> None:
         """Nothing to run: the moved module ran when it was imported."""
 
 
-def install() -> None:
-    """Put the finder on ``sys.meta_path`` once (``import tomis`` does it)."""
-    if not any(isinstance(finder, OldPathFinder) for finder in sys.meta_path):
-        sys.meta_path.append(OldPathFinder())
+def install(package: str) -> None:
+    """Put a finder for ``package`` on ``sys.meta_path`` once (``import tomis`` does it)."""
+    if not any(getattr(finder, "package", None) == package and isinstance(finder, OldPathFinder)
+               for finder in sys.meta_path):
+        sys.meta_path.append(OldPathFinder(package))
