@@ -319,14 +319,18 @@ KILLED_WRITERS = {
 }
 
 
+def pause_a_writer(writer: str, folder: Path, env: dict):
+    """``folder/out`` holding an old picture, and ``writer`` paused while replacing it."""
+    out = folder / "out"
+    out.write_bytes(b"the old picture\n")
+    return out, start_paused([out if word == "OUT" else word for word in KILLED_WRITERS[writer]], env)
+
+
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="O_TMPFILE and /proc are Linux's")
 @needs_images
 @pytest.mark.parametrize("writer", list(KILLED_WRITERS))
 def test_finding7_a_writer_killed_mid_write_leaves_nothing(writer, tmp_path):
-    out = tmp_path / "out"
-    out.write_bytes(b"the old picture\n")
-    args = [out if word == "OUT" else word for word in KILLED_WRITERS[writer]]
-    process = start_paused(args, {})
+    out, process = pause_a_writer(writer, tmp_path, {})
     assert open_unnamed_files(process, tmp_path), "the part is written, unnamed"
     assert sorted(os.listdir(tmp_path)) == ["out"]
     kill(process)
@@ -338,10 +342,7 @@ def test_finding7_a_writer_killed_mid_write_leaves_nothing(writer, tmp_path):
 @needs_images
 @pytest.mark.parametrize("writer", list(KILLED_WRITERS))
 def test_finding7_without_o_tmpfile_a_killed_writers_part_goes_with_the_next_write(writer, tmp_path):
-    out = tmp_path / "out"
-    out.write_bytes(b"the old picture\n")
-    args = [out if word == "OUT" else word for word in KILLED_WRITERS[writer]]
-    process = start_paused(args, NAMED_PARTS)
+    out, process = pause_a_writer(writer, tmp_path, NAMED_PARTS)
     left = parts_in(tmp_path)
     assert len(left) == 1 and left[0].startswith(".out.tomis-"), left
     # a live writer's part survives another write in the folder: its lock says it is alive

@@ -5,7 +5,8 @@
 :mod:`tomis.cli.views`) its picture options; :data:`export` is a command of its own.
 
 Output: with ``-o OUT`` the file is replaced atomically (readers see the old picture or
-the new, never half); without it an SVG goes to stdout, while PNG and GIF bytes refuse a
+the new, never half) by the writer every -o uses, which replaces only a regular file or
+nothing (:func:`tomis.safefile.writable_target`); without it an SVG goes to stdout, while PNG and GIF bytes refuse a
 terminal. Missing optional packages (``tomis[images]``) are one line and exit 1.
 """
 
@@ -140,7 +141,7 @@ def export(ctx, file, kind, output, game_number, delay):
 
     target = _binary_to(output, "GIF")
     try:
-        data = images.gif(game, delay=delay, size=DEFAULT_SIZE)
+        data = images.gif_parts(game, delay=delay, size=DEFAULT_SIZE)   # written as it is made
     except images.MissingExtra as error:
         _fail(str(error))
     write_output(target, data)
