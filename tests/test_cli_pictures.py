@@ -116,7 +116,7 @@ def test_export_gif_writes_frames(tmp_path):
     result = run("export", str(ROOT / "samples" / "pbem-in-progress.tgn"), "--gif", "-o", str(out), "--delay", "0.2")
     assert result.exit_code == 0, result.output
     with pil.open(out) as animation:
-        assert animation.n_frames == len(sample_game("pbem-in-progress.tgn").nodes) + 1
+        assert animation.n_frames == len(sample_game("pbem-in-progress.tgn").nodes) + 2   # and the result
 
 
 def test_an_unwritable_output_leaves_nothing(tmp_path):

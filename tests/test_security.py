@@ -369,7 +369,7 @@ def test_finding7_files_left_by_a_killed_move_are_removed_by_the_next_write(game
     assert killed.returncode == -signal.SIGKILL
     left = sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".game.tgn."))
     assert len(left) == 2 and ".game.tgn.lock" in left, left
-    stale = next(name for name in left if name.endswith(".tmp"))
+    stale = next(name for name in left if name.endswith(".part"))
     # Look-alikes that are not ours to remove: another file's temporary, a wrong pattern,
     # and a link with the very pattern (pointing at a file that must survive).
     keep = tmp_path / "keep.txt"

@@ -16,7 +16,7 @@ import sys
 import click
 
 from .base import EXIT_INVALID, EXIT_USAGE
-from .files import INPUT_PATH
+from .files import INPUT_PATH, OUTPUT_PATH, refuse_a_non_file
 from .output import ProgressLine, progress_wanted
 
 PARALLEL_MIN_BYTES = 256 << 10  # less input than this is checked faster in this process
@@ -66,9 +66,9 @@ def _write_output(path: str | None, parts, out=None) -> None:
             out.write(part)
         out.flush()
         return
-    from ..util import safefile
+    from .files import write_over
 
-    safefile.atomic_write(path, parts)
+    write_over(path, parts)
 
 
 # --------------------------------------------------------------------------- select
@@ -94,7 +94,7 @@ def _write_output(path: str | None, parts, out=None) -> None:
 @click.option("--position", metavar="PATTERN",
               help="A position reached: 8 ranks like a position string's units, with ? and * (docs/ARCHIVES.md).")
 @click.option("--invalid", is_flag=True, help="Select the games with an error, as written, instead.")
-@click.option("-o", "--output", "output", type=click.Path(dir_okay=False, allow_dash=True),
+@click.option("-o", "--output", "output", type=OUTPUT_PATH, callback=refuse_a_non_file,
               help="Write the selected games here (atomically) instead of stdout.")
 @QUIET
 @JOBS
@@ -173,9 +173,9 @@ def _finish_output(output, parts, out=None) -> None:
 
 @click.command()
 @FILES
-@click.option("-o", "--output", "output", type=click.Path(dir_okay=False, allow_dash=True),
+@click.option("-o", "--output", "output", type=OUTPUT_PATH, callback=refuse_a_non_file,
               help="Write the unique games here (atomically) instead of stdout.")
-@click.option("--duplicates", "duplicates", type=click.Path(dir_okay=False),
+@click.option("--duplicates", "duplicates", type=OUTPUT_PATH, callback=refuse_a_non_file,
               help="Also write the duplicates to this file.")
 @QUIET
 @JOBS

@@ -13,7 +13,7 @@ import sys
 import click
 
 from .base import EXIT_INVALID, Failure
-from .files import load_game, read_record, write_new, write_over
+from .files import OUTPUT_PATH, load_game, read_record, refuse_a_non_file, write_new, write_over
 from .output import echo_json, echo_record
 
 # analyse: a played action whose score is this many centi-frigates below the best
@@ -107,7 +107,7 @@ def hint(file, seconds, depth, as_json):
 @click.command()
 @click.argument("file", type=click.Path(dir_okay=False, allow_dash=True))
 @click.option("--time", "seconds", type=float, help="Seconds per search (two searches per action).")
-@click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True),
+@click.option("-o", "--output", type=OUTPUT_PATH, callback=refuse_a_non_file,
               help="Write the analysed record here (a new file; - for stdout).")
 def analyse(file, seconds, output):
     """Score every action of the game in FILE; mark mistakes in an analysed record.
@@ -235,7 +235,8 @@ def _parse_sprt(text: str | None):
 @click.option("--rules", type=click.Choice(["manual", "readme"]), default="manual", show_default=True)
 @click.option("--max-actions", type=click.IntRange(20, 10_000), default=400, show_default=True,
               help="Adjudicate a draw after this many actions.")
-@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write every game here (a new file).")
+@click.option("-o", "--output", type=OUTPUT_PATH, callback=refuse_a_non_file,
+              help="Write every game here (a new file).")
 def match(a, b, games, seconds, openings, seed, concurrency, sprt_text, rules, max_actions, output):
     """Play A against B: each is level:N or the command line of a UGI engine.
 

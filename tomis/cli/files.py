@@ -19,20 +19,26 @@ STDIN_NAME = "<stdin>"
 # file, is then reported by tomis in its one style ("games: is a folder, not a game
 # file", exit 2), not in click's usage message.
 INPUT_PATH = click.Path(allow_dash=True)
-# A file to write: a folder there is refused at once, before anything is done (so a move
-# is not saved and then its message refused), and in the words every command uses.
+# A file to write: whatever is there that is not a regular file (a folder, a FIFO, a
+# device, or a link to one) is refused at once, before anything is done (so a move is not
+# saved and then its message refused, and a long export is not made for nothing), and in
+# the words every writer uses (tomis.safefile.writable_target). Give it the callback
+# refuse_a_non_file.
 OUTPUT_PATH = click.Path(allow_dash=True)
 
 
-def refuse_a_folder(_ctx, _param, value):
-    """click callback for an OUTPUT_PATH option: a folder is no place to write a file."""
-    import os
-
+def refuse_a_non_file(_ctx, _param, value):
+    """click callback for an OUTPUT_PATH option: only a regular file or nothing may be
+    replaced (finding 6); anything else is one line and exit 1."""
+    from ..util import safefile
     from ..errors import FileError
 
-    if value not in (None, "-") and os.path.isdir(value):
-        error = FileError("is a folder; name a file in it instead")
-        raise Failure(located(error, shown(value)), EXIT_INVALID)
+    if value not in (None, "-"):
+        try:
+            safefile.writable_target(value)
+        except FileError as error:
+            error.path = shown(value)
+            raise Failure(error, EXIT_INVALID) from None
     return value
 
 
@@ -286,18 +292,28 @@ def write_new(path: str, text: str) -> None:
     """Create ``path`` holding ``text``; refuse to replace a file that exists."""
     from ..util import safefile
 
-    safefile.create_new(path, text)
+    note_removed(path, safefile.create_new(path, text))
 
 
 def write_over(path: str, text, pinned=None) -> None:
-    """Replace ``path`` with ``text`` (a string, or pieces of one) atomically: readers see
-    the old text or the new, never half.
+    """Replace ``path`` with ``text`` (a string or bytes, or pieces of either) atomically:
+    readers see the old text or the new, never half.
 
     With ``pinned``, only if the name still holds the file that was read (finding 2).
     """
     from ..util import safefile
 
-    safefile.atomic_write(path, text, pinned)
+    note_removed(path, safefile.atomic_write(path, text, pinned))
+
+
+def note_removed(path: str, removed: list[str]) -> None:
+    """Name on stderr each temporary file a killed tomis had left and this write removed,
+    so nobody wonders where it went (finding 7)."""
+    from ..errors import one_line
+
+    for temporary in removed:
+        click.echo(f"{shown(path)}: note: removed {one_line(temporary)}, a temporary "
+                   "file an interrupted tomis left behind", err=True)
 
 
 @contextlib.contextmanager
@@ -316,9 +332,7 @@ def locked(path: str, name: str | None = None):
         except FileError as error:
             error.path = name or error.path    # the name the user gave, not the one resolved
             raise
-        for temporary in swept:
-            click.echo(f"{shown(name or path)}: note: removed {one_line(temporary)}, a temporary "
-                       "file an interrupted tomis left behind", err=True)
+        note_removed(name or path, swept)
         yield
 
 

@@ -12,7 +12,7 @@ from .base import EXIT_INVALID, EXIT_USAGE, Failure
 from .correspondence import after_action, parse_now, parse_then, start_clock, stamps_moves
 from .files import (
     INPUT_PATH, OUTPUT_PATH, load_game, located, new_game, no_game_error, pinned_and_locked,
-    read_record, read_text, refuse_a_folder, shown, write_new, write_over,
+    read_record, read_text, refuse_a_non_file, shown, write_new, write_over,
 )
 from .output import colour_options, display, echo_position, echo_record
 
@@ -87,7 +87,7 @@ def _complete_action(ctx, _param, incomplete: str):
 @click.option("--since", "since", type=click.Path(),
               help="The record you sent last: refuse unless FILE is exactly it plus the "
                    "opponent's new action(s) (play-by-email safety).")
-@click.option("--mail", "mail_out", type=OUTPUT_PATH, callback=refuse_a_folder,
+@click.option("--mail", "mail_out", type=OUTPUT_PATH, callback=refuse_a_non_file,
               help="Also write the reply as a ready-to-send message (.eml) to this file.")
 @click.option("--to", "to", metavar="ADDR",
               help="The opponent's address (remembered beside FILE for this game).")
