@@ -382,6 +382,20 @@ def _is_plain_record(text: str) -> bool:
     return _record_end_offset(text) is None
 
 
+def record_start_lines(lines: list[str]) -> tuple[list[int], list[int]]:
+    """The 0-based indexes of the lines where a record could start, in one pass: those that
+    open a tag, and those that start ``1.`` and an action (:func:`extract_record` prefers
+    the first of the first kind, anywhere, to the first of the second)."""
+    tags, moves = [], []
+    for index, line in enumerate(lines):
+        content = line[_quote_length(line):]
+        if _TAG_OPEN.match(content):
+            tags.append(index)
+        elif _FIRST_MOVE.match(content):
+            moves.append(index)
+    return tags, moves
+
+
 def record_start_line(text: str) -> int | None:
     """The 1-based line where :func:`extract_record` would start a record in *text*, or None."""
     start = _record_start(text.split("\n"))
