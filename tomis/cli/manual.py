@@ -43,6 +43,9 @@ EXTRA_SECTIONS = [
                               "$XDG_CONFIG_HOME/tomis/mail.ini, else ~/.config/tomis/mail.ini, "
                               "section [smtp])."),
         ("TOMIS_DEBUG", "When set, an internal error shows its Python traceback."),
+        ("TOMIS_TEST_NO_TMPFILE, TOMIS_TEST_PAUSE_BEFORE_RENAME",
+         "For tests only (docs/SECURITY.md): named temporary files even where O_TMPFILE "
+         "works; a pause of so many seconds before a write's rename."),
     ]),
     ("FILES", [
         ("~/.local/state/tomis/history/", "What was typed in play, one file per game "
