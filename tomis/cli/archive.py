@@ -94,7 +94,7 @@ def _write_output(path: str | None, parts, out=None) -> None:
 @click.option("--position", metavar="PATTERN",
               help="A position reached: 8 ranks like a position string's units, with ? and * (docs/ARCHIVES.md).")
 @click.option("--invalid", is_flag=True, help="Select the games with an error, as written, instead.")
-@click.option("-o", "--output", "output", type=OUTPUT_PATH, callback=refuse_a_non_file,
+@click.option("-o", "--output", "output", type=OUTPUT_PATH, callback=refuse_a_non_file, metavar="FILE",
               help="Write the selected games here (atomically) instead of stdout.")
 @QUIET
 @JOBS
@@ -173,9 +173,9 @@ def _finish_output(output, parts, out=None) -> None:
 
 @click.command()
 @FILES
-@click.option("-o", "--output", "output", type=OUTPUT_PATH, callback=refuse_a_non_file,
+@click.option("-o", "--output", "output", type=OUTPUT_PATH, callback=refuse_a_non_file, metavar="FILE",
               help="Write the unique games here (atomically) instead of stdout.")
-@click.option("--duplicates", "duplicates", type=OUTPUT_PATH, callback=refuse_a_non_file,
+@click.option("--duplicates", "duplicates", type=OUTPUT_PATH, callback=refuse_a_non_file, metavar="FILE",
               help="Also write the duplicates to this file.")
 @QUIET
 @JOBS

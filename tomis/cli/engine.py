@@ -107,7 +107,7 @@ def hint(file, seconds, depth, as_json):
 @click.command()
 @click.argument("file", type=click.Path(dir_okay=False, allow_dash=True))
 @click.option("--time", "seconds", type=float, help="Seconds per search (two searches per action).")
-@click.option("-o", "--output", type=OUTPUT_PATH, callback=refuse_a_non_file,
+@click.option("-o", "--output", type=OUTPUT_PATH, callback=refuse_a_non_file, metavar="FILE",
               help="Write the analysed record here (a new file; - for stdout).")
 def analyse(file, seconds, output):
     """Score every action of the game in FILE; mark mistakes in an analysed record.
@@ -235,7 +235,7 @@ def _parse_sprt(text: str | None):
 @click.option("--rules", type=click.Choice(["manual", "readme"]), default="manual", show_default=True)
 @click.option("--max-actions", type=click.IntRange(20, 10_000), default=400, show_default=True,
               help="Adjudicate a draw after this many actions.")
-@click.option("-o", "--output", type=OUTPUT_PATH, callback=refuse_a_non_file,
+@click.option("-o", "--output", type=OUTPUT_PATH, callback=refuse_a_non_file, metavar="FILE",
               help="Write every game here (a new file).")
 def match(a, b, games, seconds, openings, seed, concurrency, sprt_text, rules, max_actions, output):
     """Play A against B: each is level:N or the command line of a UGI engine.
