@@ -19,11 +19,10 @@ from typing import NamedTuple
 
 from . import clock as _clock
 from . import conditional
+from .tags import TERMINATION_TAG, TIME_FORFEIT
 from ..rules.board import SIDE_TITLES
 from ..errors import NotationError, RecordError, TomisError
 
-TERMINATION_TAG = "Termination"
-TIME_FORFEIT = "time forfeit"
 DRAW = "1/2-1/2"
 WIN_FOR = ("1-0", "0-1")            # WIN_FOR[side]: the result when ``side`` wins
 KNOWN = ("ts", "if", "draw", "claim")
