@@ -172,3 +172,16 @@ def test_finding3_the_limits_are_checked_before_parsing():
         with pytest.raises(mail.FileError):
             mail.check_bounds(data)
     mail.check_bounds(multipart(["Content-Type: text/plain\n\n" + RECORD]).encode())
+
+
+@pytest.mark.parametrize("args", [["fmt"], ["send", "--to", "bo@example.org"]])
+def test_finding3_fmt_and_send_name_the_file_and_exit_2(args, tmp_path):
+    """Both look at a file to tell a saved message from a record, before anything else."""
+    message = multipart(["Content-Type: text/plain\n\nhello"] * 2000)
+    path = tmp_path / "reply.eml"
+    path.write_text(message, encoding="utf-8")
+    proc = subprocess.run([sys.executable, "-m", "tomis", args[0], str(path), *args[1:]],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == f"{path}: this message has more than 1,000 MIME parts; {LIMITS}"
+    assert path.read_text(encoding="utf-8") == message

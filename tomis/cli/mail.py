@@ -233,9 +233,9 @@ def _saved_message(path: str):
 
     try:
         data = textio.read_bytes(path)
-    except FileError as error:
+        message = mail.parse_message(data)
+    except FileError as error:      # unreadable, or a message past a MIME limit
         raise Failure(located(error, shown(path)), EXIT_USAGE) from None
-    message = mail.parse_message(data)
     if message is None:
         return None
     if str(message.get("X-Mailer", "")) != mailout.MAILER:

@@ -343,10 +343,13 @@ def _refuse_a_saved_message(source) -> None:
     """A saved message would only fail on its first header line; say what it is instead,
     and which command keeps its record."""
     from .. import mail
-    from ..errors import TomisError
+    from ..errors import FileError, TomisError
 
-    if mail.parse_message(source.raw.encode("utf-8")) is None:
-        return
+    try:
+        if mail.parse_message(source.raw.encode("utf-8")) is None:
+            return
+    except FileError as error:      # a message past a MIME limit (docs/SECURITY.md)
+        raise Failure(located(error, source.name), EXIT_USAGE) from None
     name = "-" if source.path == "-" else shown(source.path)    # the command reads stdin too
     raise source.failure(TomisError(
         f"a saved message, not a record file: fmt rewrites records only; keep its record "
