@@ -407,15 +407,20 @@ def find_regions(text: str) -> list[_Region]:
     more after each result that mail text follows, as long as another record starts.
 
     One pass over the text, not one per record (a message of many small records took
-    minutes, issue 23): the lines are split once, where a record may start is found once,
-    and each record is extracted from a window of lines just large enough that the result
+    minutes, issue 23): after the first record, the lines are split once, where a record
+    may start is found once, and each further record is extracted from a window of lines just large enough that the result
     is the one the whole rest of the text would give (see :func:`_extract_window`). At most
     :data:`MAX_RECORDS_PER_MESSAGE` records are kept.
     """
+    # The first record as the whole text gives it; most texts hold one, and a 16 MiB
+    # archive should not be split into lines to learn that (issue 16).
+    extracted = textio.extract_record(text)
+    regions = [_region(extracted, 0)]
+    if not _was_cut(extracted) or regions[0].last <= 0:
+        return regions
     lines = text.split("\n")
     tag_lines, move_lines = textio.record_start_lines(lines)
-    regions: list[_Region] = []
-    offset = 0
+    offset = regions[0].last
     while offset < len(lines):
         if regions and not _starts_at_or_after(offset, tag_lines, move_lines):
             break
@@ -423,16 +428,24 @@ def find_regions(text: str) -> list[_Region]:
             raise FileError(f"this text holds more than {MAX_RECORDS_PER_MESSAGE} records; "
                             "a reply never quotes that many: save the one you mean on its own")
         extracted, cut = _extract_window(lines, offset, tag_lines)
-        # The last row holding more than blanks (a cut leaves an empty row at the end),
-        # counted in place: copies of a 16 MiB archive cost 16 MiB each (issue 16).
-        content_rows = extracted.count("\n", 0, _content_end(extracted)) + 1
-        first = extracted.locate(1)[0] + offset
-        last = extracted.locate(content_rows)[0] + offset
-        regions.append(_Region(extracted, offset, first, last))
-        if not cut or last <= offset:
+        regions.append(_region(extracted, offset))
+        if not cut or regions[-1].last <= offset:
             break
-        offset = last
+        offset = regions[-1].last
     return regions
+
+
+def _region(extracted, offset: int) -> _Region:
+    # The last row holding more than blanks (a cut leaves an empty row at the end),
+    # counted in place: copies of a 16 MiB archive cost 16 MiB each (issue 16).
+    content_rows = extracted.count("\n", 0, _content_end(extracted)) + 1
+    first = extracted.locate(1)[0] + offset
+    last = extracted.locate(content_rows)[0] + offset
+    return _Region(extracted, offset, first, last)
+
+
+def _was_cut(extracted) -> bool:
+    return any(note.startswith(_TAIL_NOTE) for note in extracted.notes)
 
 
 def _starts_at_or_after(offset: int, tag_lines: list[int], move_lines: list[int]) -> bool:
@@ -452,7 +465,7 @@ def _extract_window(lines: list[str], offset: int, tag_lines: list[int]):
     while True:
         end = min(len(lines), offset + size)
         extracted = textio.extract_record("\n".join(lines[offset:end]))
-        cut = any(note.startswith(_TAIL_NOTE) for note in extracted.notes)
+        cut = _was_cut(extracted)
         if end == len(lines):
             return extracted, cut
         next_tag = bisect_left(tag_lines, offset)
