@@ -741,7 +741,7 @@ def _play(state: State, action: Action) -> tuple[State, Report]:
         _move_unit(new, action.origin, action.target, raised)
     else:
         captured = _do(new, action, side, raised)
-    if state.settled and (_changes_no_target(state, action)
+    if state.settled and ((kind is not Move and _changes_no_target(state, action))
                           or raised_stay_quiet(new.units, new.gates, new.edition, new.attacks, raised)):
         destroyed = ()          # no target gained an attacker: combat repeats its empty result
     else:
@@ -990,8 +990,10 @@ def _decide(state: State, destroyed: tuple[Destroyed, ...]) -> None:
             winner = 1 - lost[0]
             _end(state, WIN_RESULTS[winner], f"{SIDE_TITLES[lost[0]]}'s base destroyed (R21)")
         return
-    if not has_legal_action(state):
-        loser = state.to_move
+    side = state.to_move        # has_legal_action, inlined: this runs after every action
+    if not ((state.ply >= OPENING_PLIES and (_can_deploy(state, side) or _can_step(state, side)))
+            or next(iter_legal_actions(state), None) is not None):
+        loser = side
         _end(state, WIN_RESULTS[1 - loser], f"{SIDE_TITLES[loser]} has no legal action (R22)")
         return
     if state.history.count(state.hash) >= REPETITIONS:
