@@ -72,6 +72,15 @@ def test_an_old_module_that_became_a_package_answers_its_names(old):
         package.no_such_name
 
 
+def test_an_old_name_answered_once_is_kept_on_the_package():
+    # The hot path: tomis.rules.apply in a loop must be a plain attribute read after the
+    # first, not a module lookup per call.
+    package = importlib.import_module("tomis.rules")
+    package.__dict__.pop("apply", None)
+    first = package.apply
+    assert package.__dict__["apply"] is first is importlib.import_module("tomis.rules.core").apply
+
+
 def test_from_imports_of_old_paths():
     from tomis.notation import parse_action
     from tomis.record import read

@@ -57,18 +57,23 @@ def digest_of(rules: str, start: str, actions: Iterable[str], result: str) -> st
     return hashlib.sha256(data).hexdigest()[:DIGEST_DIGITS]
 
 
-def game_digest(game, actions: int | None = None, result: str | None = None) -> str:
+def game_digest(game, actions: int | None = None, result: str | None = None,
+                correspondence: bool | None = None) -> str:
     """The digest of a :class:`tomis.record.Game` (anything with ``start``, ``nodes``, ``result``).
 
     ``actions`` keeps only the first N actions and ``result`` overrides the game's result,
     so the digest of an earlier stage of the game (say, the one you sent) can be
-    recomputed from a later record.
+    recomputed from a later record. ``correspondence`` says whether the main line holds
+    a ``TimeControl`` tag, an offer or a ``[%`` command, when the caller already knows
+    (the record reader learns it while reading the comments); None looks for them.
     """
     from ..rules.position import to_string
 
     nodes = game.nodes if actions is None else game.nodes[:actions]
     result = game.result if result is None else result
-    if _may_use_correspondence(game):
+    if correspondence is None:
+        correspondence = _may_use_correspondence(game)
+    if correspondence:
         history = _history_2(game, nodes, actions is None, to_string(game.start), result)
         if history is not None:
             return hashlib.sha256(history.encode("utf-8")).hexdigest()[:DIGEST_DIGITS]

@@ -12,6 +12,7 @@ tests/test_parser_tables.py checks that it agrees with Lark on both counts.
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
 from . import _parser_tables as _tables
 
@@ -19,19 +20,20 @@ SHIFT = 0
 _END = "$END"
 
 
-class Token:
-    """One token as Lark's basic lexer makes it: terminal name, text, 1-based position."""
+class Token(NamedTuple):
+    """One token as Lark's basic lexer makes it: terminal name, text, 1-based position.
 
-    __slots__ = ("type", "value", "line", "column")
+    A named tuple made with ``tuple.__new__``: a class with its own ``__init__`` cost a
+    Python call per token, the tokenizer's largest single expense.
+    """
 
-    def __init__(self, type: str, value: str, line: int, column: int):
-        self.type = type
-        self.value = value
-        self.line = line
-        self.column = column
+    type: str
+    value: str
+    line: int
+    column: int
 
-    def __repr__(self) -> str:
-        return f"Token({self.type!r}, {self.value!r}, {self.line}, {self.column})"
+
+_new_token = tuple.__new__
 
 
 _scanner: re.Pattern | None = None
@@ -66,26 +68,28 @@ def tokens(text: str, limit: int | None = None) -> list[Token] | None:
     """
     if limit is None:
         limit = len(text) + 1
-    match = _scan().match
     out = []
     append = out.append
-    pos, end, line, line_start = 0, len(text), 1, 0
-    while pos < end:
-        found = match(text, pos)
-        if found is None or found.end() == pos:
+    ignore, newline_types = _IGNORE, _NEWLINES
+    new_token = _new_token
+    pos, line, line_start = 0, 1, 0
+    # finditer steps over text no terminal matches: a match that does not begin where
+    # the last one ended is a character Lark's lexer would refuse.
+    for found in _scan().finditer(text):
+        value = found.group()
+        if found.start() != pos or not value:
             return None
         kind = found.lastgroup
-        value = found.group()
-        if kind not in _IGNORE:
-            append(Token(kind, value, line, pos - line_start + 1))
+        if kind not in ignore:
+            append(new_token(Token, (kind, value, line, pos - line_start + 1)))
             if len(out) > limit:
                 raise TooManyTokens(out[-1])
-        if kind in _NEWLINES:
-            newlines = value.count("\n")
-            if newlines:
-                line += newlines
-                line_start = pos + value.rindex("\n") + 1
-        pos = found.end()
+        if "\n" in value and kind in newline_types:
+            line += value.count("\n")
+            line_start = pos + value.rindex("\n") + 1
+        pos += len(value)
+    if pos != len(text):
+        return None
     return out
 
 

@@ -320,9 +320,10 @@ def _replay(chunk, game: Game) -> None:
                 raise RecordError(f"the variation opened with '(' at line {opened.line}, column "
                                   f"{opened.column} is never closed with ')'", item.line, item.column)
             _check_result(game, state, item, value_at)
-            if commands or TIME_CONTROL_TAG in game.tags:
+            correspondence = commands or TIME_CONTROL_TAG in game.tags
+            if correspondence:
                 _check_correspondence(game, value_at, item)
-            _check_digest(game, stated_digest, value_at)
+            _check_digest(game, stated_digest, value_at, correspondence)
         elif kind is VariationStart:
             if node is None or number is not None:
                 raise _no_action_before(item, number)
@@ -432,15 +433,18 @@ def _check_comment_size(comment: CommentItem) -> None:
                           f"{MAX_COMMENT:,} (MAX_COMMENT)", comment.line, comment.column)
 
 
-def _check_digest(game: Game, stated: str | None, tag_at: dict) -> None:
-    """A Digest tag, when present, must be the digest of the history just read."""
+def _check_digest(game: Game, stated: str | None, tag_at: dict, correspondence: bool) -> None:
+    """A Digest tag, when present, must be the digest of the history just read.
+
+    ``correspondence``: whether the main line uses correspondence play, as the reading
+    found it, so the digest does not look through the comments a second time."""
     if stated is None:
         return
     where = tag_at[_digest.DIGEST_TAG]
     if not _digest.is_well_formed(stated):
         raise RecordError(f"the Digest tag must be {_digest.DIGEST_DIGITS} lowercase hexadecimal digits, "
                           f"found '{stated}'", *where)
-    if stated != _digest.game_digest(game):
+    if stated != _digest.game_digest(game, correspondence=correspondence):
         raise RecordError("the Digest tag does not match the actions: the history was edited, "
                           "or the file was written by hand", *where)
 

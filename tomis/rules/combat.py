@@ -223,8 +223,19 @@ def _count_attacks(tables: bytearray, units, square: int, code: int, edition: in
         if raised is not None:
             raised.extend(FRIGATE_ATTACKS[side][square])
     elif kind != BASE:
+        # _extend for each ray, inlined: a flagship has up to eight rays, and a call per
+        # ray cost a slider's move more than the counting itself.
+        at = _AP_AT[UNIT_SIDE[code]]
+        points = sign * UNIT_AP[edition][kind]
+        sight = SIGHT
         for ray in _SLIDER_RAY_LISTS[kind][square]:
-            _extend(tables, units, ray, code, edition, sign, raised)
+            for t in ray:
+                tables[at + t] += points
+                tables[sight + t] += sign
+                if t in units:
+                    if raised is not None:
+                        raised.append(t)
+                    break
 
 
 def _reroute(tables: bytearray, units, square: int, edition: int, sign: int, raised) -> None:
@@ -251,9 +262,10 @@ def _extend(tables: bytearray, units, ray, code: int, edition: int, sign: int, r
     and including the first unit."""
     at = _AP_AT[UNIT_SIDE[code]]
     points = sign * UNIT_AP[edition][UNIT_KIND[code]]
+    sight = SIGHT
     for t in ray:
         tables[at + t] += points
-        tables[SIGHT + t] += sign
+        tables[sight + t] += sign
         if t in units:
             if raised is not None:
                 raised.append(t)
