@@ -223,19 +223,9 @@ def _count_attacks(tables: bytearray, units, square: int, code: int, edition: in
         if raised is not None:
             raised.extend(FRIGATE_ATTACKS[side][square])
     elif kind != BASE:
-        # _extend for each ray, inlined: a flagship has up to eight rays, and a call per
-        # ray cost a slider's move more than the counting itself.
-        at = _AP_AT[UNIT_SIDE[code]]
-        points = sign * UNIT_AP[edition][kind]
-        sight = SIGHT
-        for ray in _SLIDER_RAY_LISTS[kind][square]:
-            for t in ray:
-                tables[at + t] += points
-                tables[sight + t] += sign
-                if t in units:
-                    if raised is not None:
-                        raised.append(t)
-                    break
+        # Every ray in one call: a flagship has up to eight, and a call per ray cost a
+        # slider's move more than the counting itself.
+        _extend(tables, units, _SLIDER_RAY_LISTS[kind][square], code, edition, sign, raised)
 
 
 def _reroute(tables: bytearray, units, square: int, edition: int, sign: int, raised) -> None:
@@ -252,24 +242,25 @@ def _reroute(tables: bytearray, units, square: int, edition: int, sign: int, rai
                 behind = units[t]
                 break
         if behind is not None and UNIT_KIND[behind] in looks_forward:
-            _extend(tables, units, forward, behind, edition, sign, raised)
+            _extend(tables, units, (forward,), behind, edition, sign, raised)
         if ahead is not None and UNIT_KIND[ahead] in looks_backward:
-            _extend(tables, units, backward, ahead, edition, sign, raised)
+            _extend(tables, units, (backward,), ahead, edition, sign, raised)
 
 
-def _extend(tables: bytearray, units, ray, code: int, edition: int, sign: int, raised) -> None:
-    """Count (``sign`` 1) or uncount (-1) the slider ``code``'s points along ``ray``, up to
-    and including the first unit."""
+def _extend(tables: bytearray, units, rays, code: int, edition: int, sign: int, raised) -> None:
+    """Count (``sign`` 1) or uncount (-1) the slider ``code``'s points along each of
+    ``rays``, up to and including the first unit."""
     at = _AP_AT[UNIT_SIDE[code]]
     points = sign * UNIT_AP[edition][UNIT_KIND[code]]
     sight = SIGHT
-    for t in ray:
-        tables[at + t] += points
-        tables[sight + t] += sign
-        if t in units:
-            if raised is not None:
-                raised.append(t)
-            break
+    for ray in rays:
+        for t in ray:
+            tables[at + t] += points
+            tables[sight + t] += sign
+            if t in units:
+                if raised is not None:
+                    raised.append(t)
+                break
 
 
 def raised_stay_quiet(units: dict[int, int], gates: list, edition: int, tables: bytearray,
