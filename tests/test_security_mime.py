@@ -185,3 +185,28 @@ def test_finding3_fmt_and_send_name_the_file_and_exit_2(args, tmp_path):
     assert proc.returncode == 2
     assert proc.stderr.strip() == f"{path}: this message has more than 1,000 MIME parts; {LIMITS}"
     assert path.read_text(encoding="utf-8") == message
+
+
+HTML_HEAD = HEAD + "MIME-Version: 1.0\nContent-Type: text/html; charset=utf-8\n\n"
+
+
+def test_finding3_a_declaration_html_parser_cannot_read_is_text(tmp_path):
+    path = tmp_path / "decl.eml"
+    path.write_text(HTML_HEAD + "<html><![ x\n<p>1. B@e1 *</p>\n", encoding="utf-8")
+    proc = run(path, "validate")
+    assert "internal error" not in proc.stderr and "AssertionError" not in proc.stderr
+    assert (proc.returncode, proc.stdout.strip()) == (0, f"{path}: ok, 1 game(s)"), proc.stderr
+
+
+def test_finding3_many_unclosed_tags_in_html_are_read_in_one_pass(tmp_path):
+    # 200 KB of "<p": html.parser alone took minutes on it.
+    path = tmp_path / "tags.eml"
+    path.write_text(HTML_HEAD + ("<p" * 4000 + "\n") * 25 + "<p>1. B@e1 *</p>\n", encoding="utf-8")
+    proc = run(path, "extract")
+    assert proc.returncode == 0, proc.stderr
+    assert "1. B@e1 *" in proc.stdout
+
+
+def test_finding3_html_keeps_its_tags_comments_and_text():
+    html = '<!DOCTYPE html><!--[if mso]>x<![endif]--><p>a &lt; b</p><blockquote>1. B@e1 *</blockquote>'
+    assert mail.html_to_text(html) == "a < b\n> 1. B@e1 *\n"

@@ -1136,10 +1136,29 @@ def unflow(text: str, delsp: bool = False) -> str:
 def html_to_text(html: str) -> str:
     """The text of an HTML body, a line per block, quoted blocks marked ``> ``."""
     parser = _html_text_class()()
-    parser.feed(html)
+    parser.feed(_tags_only(html))
     parser.close()
     parser.end_line()
     return "\n".join(parser.lines) + "\n"
+
+
+# A "<" that opens no whole tag before the next "<" (issue 23): html.parser took minutes
+# on 200 KB of "<p" and raised AssertionError on "<![", so such a "<" is text.
+_NOT_A_TAG = re.compile(r"<(?!(?:[A-Za-z/?]|![A-Za-z])[^<>]*>)")
+
+
+def _tags_only(html: str) -> str:
+    """``html`` with complete comments dropped and every other stray ``<`` written ``&lt;``;
+    linear: an unclosed comment ends the search for comments."""
+    pieces, at = [], 0
+    while (start := html.find("<!--", at)) >= 0:
+        end = html.find("-->", start + 4)
+        if end < 0:
+            break
+        pieces.append(html[at:start])
+        at = end + 3
+    pieces.append(html[at:])
+    return _NOT_A_TAG.sub("&lt;", "".join(pieces))
 
 
 def _html_text_class():
