@@ -149,6 +149,38 @@ def test_action_parse_on_a_kind_refuses_another_kind():
         actions.Action.parse("Xa2-a3")
 
 
+def test_the_action_word_patterns_are_the_grammars_action_terminals():
+    # The rules layer reads one action without the notation layer: its patterns must say
+    # what the grammar's terminals say (the generated tables hold them, with the lookahead
+    # and blanks that cut a word out of a record).
+    from tomis.notation import _parser_tables
+
+    terminals = dict(_parser_tables.TERMINALS)
+    assert set(actions.WORD_PATTERNS) == set(actions.ACTION_TERMINALS)
+    for kind, pattern in actions.WORD_PATTERNS.items():
+        assert terminals[kind].startswith(pattern + "(?!"), kind
+
+
+def test_reading_one_action_agrees_with_the_notation_parser():
+    from tomis.notation.syntax import parse_action
+
+    words = {str(action) for game in sample_games() for state in game.states[:30]
+             for action in state.legal_actions()}
+    assert len(words) > 300
+    mutated = {word[:i] + c + word[i + 1:] for word in sorted(words)[:200] for i in range(len(word))
+               for c in "aF@-:x^>=9Ni "}
+    for text in sorted(words | mutated):
+        try:
+            expected = parse_action(text)
+        except NotationError as error:
+            with pytest.raises(NotationError) as caught:
+                actions.read_action(text)
+            assert caught.value.line == error.line, text
+            continue
+        found = actions.read_action(text)
+        assert (found, found.line, found.column) == (expected, expected.line, expected.column)
+
+
 def test_reports_and_states_of_the_samples_read_back():
     namespace = _namespace()
     reports = 0
