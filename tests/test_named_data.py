@@ -125,7 +125,7 @@ def test_one_set_of_results_serves_every_layer():
 
 def _namespace():
     return {**vars(board), "Action": actions.Action, "Destroyed": rules.Destroyed,
-            "Report": rules.Report, "State": rules.State}
+            "Report": rules.Report, "from_string": position.from_string}
 
 
 def test_every_action_repr_reads_back_as_the_same_action():
