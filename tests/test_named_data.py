@@ -198,3 +198,23 @@ def test_a_destroyed_piece_reads_as_names():
     destroyed = rules.Destroyed(parse_square("e6"), BLACK, board.FRIGATE)
     assert repr(destroyed) == "Destroyed(square=parse_square('e6'), side=BLACK, piece=FRIGATE)"
     assert eval(repr(destroyed), _namespace()) == destroyed
+
+
+# -- one definition each ------------------------------------------------------------------
+
+def test_each_shared_tag_name_and_ending_is_assigned_in_one_module():
+    import ast
+
+    names = {"TIME_CONTROL_TAG", "TERMINATION_TAG", "TIME_FORFEIT", "DRAW", "WIN_RESULTS"}
+    homes: dict[str, list[str]] = {name: [] for name in names}
+    package = Path(__file__).resolve().parent.parent / "tomis"
+    for path in package.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            targets = node.targets if isinstance(node, ast.Assign) else []
+            for target in targets:
+                for element in (target.elts if isinstance(target, ast.Tuple) else [target]):
+                    if isinstance(element, ast.Name) and element.id in names:
+                        homes[element.id].append(path.relative_to(package).as_posix())
+    assert homes == {"TIME_CONTROL_TAG": ["notation/tags.py"], "TERMINATION_TAG": ["notation/tags.py"],
+                     "TIME_FORFEIT": ["notation/tags.py"], "DRAW": ["rules/board.py"],
+                     "WIN_RESULTS": ["rules/board.py"]}

@@ -29,7 +29,7 @@ from typing import IO, NamedTuple, Union
 from .notation import record as _record
 from .rules.actions import Action
 from .rules.board import (
-    DIRECTION_NAMES, PIECE_NAMES, SIDE_NAMES, SIDE_TITLES, SQUARE_NAMES, parse_square,
+    DIRECTION_NAMES, DRAW, PIECE_NAMES, SIDE_NAMES, SIDE_TITLES, SQUARE_NAMES, WIN_RESULTS, parse_square,
 )
 from .errors import FileError, PositionError, RecordError, TomisError
 from .notation.syntax import parse_action
@@ -44,7 +44,6 @@ __all__ = [
 SIDES = ("white", "black")
 RESULTS = ("*", "1-0", "0-1", "1/2-1/2")
 _GATE_STATES = ("inactive", "active", "jump")
-_RESIGNS = {"white": "0-1", "black": "1-0"}          # the side that resigns loses (R23)
 _RECORD_SUFFIXES = (".tgn", ".pgn", ".txt", ".eml", ".mbox")
 _INPUT = "<input>"                 # how errors name a record that came from no file
 
@@ -554,7 +553,7 @@ class Game:
     def resign(self, side: str) -> None:
         """``side`` resigns: the result becomes 0-1 (White resigns) or 1-0 (R23)."""
         self._refuse_if_broken()
-        _record.finish(self._record, _RESIGNS[_side(side)])
+        _record.finish(self._record, WIN_RESULTS[1 - SIDES.index(_side(side))])   # the other side wins
 
     def agree_draw(self) -> None:
         """Both sides agree a draw: the result becomes 1/2-1/2 (R23).
@@ -567,12 +566,13 @@ class Game:
         self._refuse_if_broken()
         rec = self._record
         offered = bool(rec.nodes) and rec.nodes[-1].offer
-        if not offered and "TimeControl" in rec.tags:
+        if not offered and _record.TIME_CONTROL_TAG in rec.tags:
             raise RecordError("in a game with a TimeControl a draw is agreed by accepting an "
                               "offer, and the last action carries no (=) (R23)")
-        _record.finish(rec, "1/2-1/2")
         if offered:
-            rec.nodes[-1].comments.append("[%draw accept]")
+            self._accept_offer()
+        else:
+            _record.finish(rec, DRAW)
 
     # -- correspondence play (docs/NOTATION.md, "Correspondence play") -------------
     # Times are UTC texts like ``2026-11-23T10:15Z`` or the seconds of
@@ -722,8 +722,6 @@ class Game:
     def accept_draw(self, side: str) -> None:
         """``side``, the side to act, accepts the draw its opponent offered with the last
         action, ``(=)``: result 1/2-1/2 and ``{[%draw accept]}`` (R23)."""
-        from .notation import correspondence
-
         self._refuse_if_broken()
         self.check_not_ended()
         accepting = SIDES.index(_side(side))
@@ -736,8 +734,13 @@ class Game:
             raise RecordError(
                 f"{SIDE_TITLES[1 - accepting]} has not offered a draw: its last action carries no (=) "
                 f"(an offer stands until the next action) (R23)", 1, 1)
-        self._last_comments().append("[%draw accept]")
-        _record.finish(self._record, correspondence.DRAW)
+        self._accept_offer()
+
+    def _accept_offer(self) -> None:
+        """The offer standing after the last action is accepted: 1/2-1/2, written as
+        ``{[%draw accept]}`` after that action (R23)."""
+        _record.finish(self._record, DRAW)
+        self._record.nodes[-1].comments.append("[%draw accept]")
 
     def _last_comments(self) -> list[str]:
         """Where a comment command goes: after the last action, before the first if none."""

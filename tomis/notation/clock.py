@@ -16,10 +16,10 @@ from datetime import datetime, timezone
 from typing import NamedTuple, Sequence
 
 from ..errors import RecordError
+from .tags import TIME_CONTROL_TAG
 
 MINUTE, HOUR, DAY = 60, 3600, 86400
 MAX_DURATION = 3650 * DAY           # ten years: beyond it a clock means nothing
-TIME_CONTROL_TAG = "TimeControl"
 TIME_CONTROL_FORMS = "like 30d+3d or bank:240h+36h"
 STAMP_FORM = "a UTC time like 2026-11-23T10:15Z"
 
@@ -86,10 +86,6 @@ class TimeControl(NamedTuple):
     start: int
     increment: int
     cap: int | None
-
-    @property
-    def is_bank(self) -> bool:
-        return self.cap is not None
 
     def __str__(self) -> str:
         """The canonical tag value: ``30d+3d``, ``bank:240h+36h`` (the cap only when not START)."""

@@ -45,6 +45,9 @@ from .syntax import (
     TagItem, VariationEnd, VariationStart, game_items, parse_action, parse_games, quote_tag_value,
 )
 from ..rules.position import from_string
+from .tags import (  # noqa: F401  -- answered here too, as before
+    ABANDONED, ADJUDICATION, RULES_INFRACTION, TERMINATION_TAG, TIME_CONTROL_TAG, TIME_FORFEIT,
+)
 from ..rules.core import Report, State, apply, new_game
 from ..util.textio import MAX_ACTIONS_PER_GAME, MAX_COMMENT, MAX_GAMES_PER_FILE
 
@@ -52,12 +55,6 @@ ROSTER = ("Event", "Site", "Date", "Round", "White", "Black", "Result")
 LINE_WIDTH = 79            # lines stay under 80 columns
 MAX_NAGS_PER_ACTION = 255  # one of each value; more is a flood, not an annotation
 MAX_VARIATION_DEPTH = 100  # deeper nesting is no analysis a person reads; it bounds the stack
-TIME_CONTROL_TAG = "TimeControl"   # tomis.clock's; named here so a plain record never imports it
-# The PGN standard's Termination tag, for a result an arbiter gave, not the rules or the
-# players (R23): `tomis match` writes it, select and stats read it.
-TERMINATION_TAG = "Termination"
-ABANDONED, TIME_FORFEIT, RULES_INFRACTION, ADJUDICATION = (
-    "abandoned", "time forfeit", "rules infraction", "adjudication")
 _ACTION_TYPES = frozenset(ACTION_TYPES)
 
 

@@ -201,10 +201,6 @@ class State:
     def is_over(self) -> bool:
         return self.to_move is None
 
-    @property
-    def in_opening(self) -> bool:
-        return self.ply < OPENING_PLIES
-
     def gate_at(self, square: int) -> Gate | None:
         gate = self.gates[square >> 3]
         return gate if gate is not None and gate.square == square else None
