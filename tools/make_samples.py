@@ -233,22 +233,23 @@ class Turn:
 def build_correspondence(name: str, tags: dict, time_control: str, start: str,
                          turns: list[Turn]) -> record.Game:
     """Play ``turns`` as ``tomis move`` would: stamps, offers, lines, and the replies they fire."""
+    import tomis
     from tomis import clock
     from tomis.cli import correspondence as corr_cli     # what `tomis new/move` do
 
-    game = record.new_record(**tags)
+    game = tomis.Game(**tags)
     corr_cli.start_clock(game, time_control, clock.parse_stamp(start))
     for turn in turns:
         try:
-            record.append(game, turn.action)
-            played = game.nodes[-1]     # replies its lines fire come after it
+            game.play(turn.action)
+            played = game.record.nodes[-1]     # replies its lines fire come after it
             lines = [tuple(line.split()) for line in turn.then]
             corr_cli.after_action(game, clock.parse_stamp(turn.at), turn.offer, lines)
         except Exception as error:  # name the game, keep the engine's words
             raise ValueError(f"{name}: {error}") from error
         if turn.comment:
             played.comments.append(turn.comment)      # after its stamp and lines
-    return game
+    return game.record
 
 
 def correspondence_cup() -> record.Game:

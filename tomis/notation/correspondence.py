@@ -19,12 +19,11 @@ from typing import NamedTuple
 
 from . import clock as _clock
 from . import conditional
+from ..rules.board import DRAW, SIDE_TITLES, WIN_RESULTS
 from .tags import TERMINATION_TAG, TIME_FORFEIT
-from ..rules.board import SIDE_TITLES
 from ..errors import NotationError, RecordError, TomisError
 
-DRAW = "1/2-1/2"
-WIN_FOR = ("1-0", "0-1")            # WIN_FOR[side]: the result when ``side`` wins
+WIN_FOR = WIN_RESULTS               # WIN_FOR[side]: the result when ``side`` wins
 KNOWN = ("ts", "if", "draw", "claim")
 
 # [%name arguments]: a lowercase name, then blanks and the arguments up to the next ']'.

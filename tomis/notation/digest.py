@@ -36,6 +36,8 @@ import hashlib
 import re
 from collections.abc import Iterable
 
+from .tags import TIME_CONTROL_TAG
+
 DIGEST_TAG = "Digest"
 DIGEST_DIGITS = 16
 FORMAT_LINE = "tomis-digest 1"      # changes if the serialisation ever changes
@@ -83,7 +85,7 @@ def game_digest(game, actions: int | None = None, result: str | None = None,
 
 def _may_use_correspondence(game) -> bool:
     """A cheap first look: most records have no clock, no offer and no command at all."""
-    if "TimeControl" in game.tags or any("[%" in comment for comment in game.comments):
+    if TIME_CONTROL_TAG in game.tags or any("[%" in comment for comment in game.comments):
         return True
     return any(node.offer or any("[%" in c for c in node.comments) for node in game.nodes)
 
