@@ -20,7 +20,6 @@ built with :class:`email.message.EmailMessage` and sent with
 
 from __future__ import annotations
 
-import configparser
 import json
 import os
 import re
@@ -30,6 +29,7 @@ from dataclasses import dataclass, field
 from email.message import EmailMessage
 from email.utils import format_datetime, localtime, make_msgid
 
+from . import mailsettings
 from .errors import FileError, TomisError
 
 SIDECAR_SUFFIX = ".mail.json"
@@ -39,9 +39,7 @@ SMTP_TIMEOUT = 30.0
 ENV = {"host": "TOMIS_SMTP_HOST", "port": "TOMIS_SMTP_PORT", "user": "TOMIS_SMTP_USER",
        "from": "TOMIS_SMTP_FROM", "starttls": "TOMIS_SMTP_STARTTLS"}
 PASSWORD_ENV = "TOMIS_SMTP_PASSWORD"
-CONFIG_ENV = "TOMIS_MAIL_CONFIG"
-_YES = ("1", "yes", "true", "on")
-_NO = ("0", "no", "false", "off")
+CONFIG_ENV = mailsettings.CONFIG_ENV
 
 
 class MailError(TomisError):
@@ -216,11 +214,7 @@ class SmtpSettings:
 
 
 def config_path(env=None) -> str:
-    env = os.environ if env is None else env
-    if env.get(CONFIG_ENV):
-        return env[CONFIG_ENV]
-    base = env.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
-    return os.path.join(base, "tomis", "mail.ini")
+    return mailsettings.config_path(env)
 
 
 def smtp_settings(env=None, *, starttls: bool | None = None) -> SmtpSettings:
@@ -244,29 +238,11 @@ def smtp_settings(env=None, *, starttls: bool | None = None) -> SmtpSettings:
 
 
 def _config_values(path: str) -> dict[str, str]:
-    parser = configparser.ConfigParser(interpolation=None)
-    try:
-        read = parser.read(path, encoding="utf-8")
-    except (configparser.Error, UnicodeDecodeError) as exc:
-        error = MailError(f"cannot read the mail settings: {str(exc).splitlines()[0]}")
-        error.path = path
-        raise error from None
-    if not read or not parser.has_section("smtp"):
-        return {}
-    if parser.has_option("smtp", "password"):
-        error = MailError("a password does not belong in the settings file; remove it and "
-                          f"use {PASSWORD_ENV} or the prompt")
-        error.path = path
-        raise error
-    return {key: value.strip() for key, value in parser.items("smtp")}
+    return mailsettings.section(path, "smtp", MailError, PASSWORD_ENV)
 
 
 def _yes_no(value: str, name: str) -> bool:
-    if value.lower() in _YES:
-        return True
-    if value.lower() in _NO:
-        return False
-    raise MailError(f"{name} must be yes or no, not {value!r}")
+    return mailsettings.yes_no(value, name, MailError)
 
 
 def send(message: EmailMessage, settings: SmtpSettings, password: str | None) -> None:

@@ -16,7 +16,8 @@ import click
 
 from . import EXIT_INVALID, EXIT_USAGE, Failure
 from .files import (
-    load_game, load_games, located, message_option, no_game_error, read_record, shown,
+    imap_password, load_game, load_games, located, message_option, no_game_error, read_record,
+    shown,
 )
 from .output import is_terminal
 
@@ -221,20 +222,20 @@ def _saved_message(path: str):
 @click.option("--me", "me", required=True, metavar="NAME", help="Your name as on the White or Black tag.")
 @click.option("--now", "now", hidden=True, help="ISO time to measure waiting from (tests).")
 def inbox(place, me, now):
-    """Games waiting for you in PLACE (a folder of records or saved messages, an mbox or a
-    Maildir): the oldest waiting first, with the opponent, the action count and how long
+    """Games waiting for you in PLACE (a folder of records or saved messages, an mbox, a
+    Maildir, or an IMAP folder imaps://USER@HOST/FOLDER, read-only): the oldest waiting first, with the opponent, the action count and how long
     the action has waited. The newest record of each game counts."""
     from .. import mail
     from ..errors import FileError, TomisError
 
-    if not os.path.lexists(place):      # said as every other missing path is said
+    if not mail.is_place(place) and not os.path.lexists(place):   # said as for every missing path
         error = FileError("no such file or folder")
         raise Failure(located(error, shown(place)), EXIT_USAGE)
     moment = _moment(now)
     newest: dict = {}
     skipped = 0
     try:
-        items = list(mail.place_items(place))
+        items = list(mail.place_items(place, password=imap_password))
     except TomisError as error:
         raise Failure(located(error, shown(place)), EXIT_USAGE) from None
     for item in items:

@@ -39,9 +39,14 @@ EXTRA_SECTIONS = [
                                 "config file."),
         ("TOMIS_SMTP_PASSWORD", "The SMTP password; without it send asks on the terminal. "
                                 "Never read from a file or the command line."),
+        ("TOMIS_IMAP_PASSWORD", "The IMAP password for a PLACE like "
+                                "imaps://USER@HOST/FOLDER; without it tomis asks on the "
+                                "terminal. Never read from a file or the command line."),
+        ("TOMIS_IMAP_CAFILE", "The CA file that vouches for the IMAP server's certificate "
+                              "(default: the system's); overrides cafile = in [imap]."),
         ("TOMIS_MAIL_CONFIG", "The mail config file (default "
                               "$XDG_CONFIG_HOME/tomis/mail.ini, else ~/.config/tomis/mail.ini, "
-                              "section [smtp])."),
+                              "sections [smtp] and [imap]; docs/MAIL.md)."),
         ("TOMIS_DEBUG", "When set, an internal error shows its Python traceback."),
     ]),
     ("FILES", [
@@ -49,7 +54,7 @@ EXTRA_SECTIONS = [
                                           "(under $XDG_STATE_HOME when set)."),
         ("RECORD.mail.json", "Beside a record: the opponent's address and the mail thread "
                              "of its game (never a password)."),
-        ("~/.config/tomis/mail.ini", "SMTP settings (see TOMIS_MAIL_CONFIG)."),
+        ("~/.config/tomis/mail.ini", "SMTP and IMAP settings (see TOMIS_MAIL_CONFIG)."),
     ]),
     ("SHELL COMPLETION", [
         "Commands, options, choices and file names complete in bash, zsh and fish, and "
