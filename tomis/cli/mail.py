@@ -21,6 +21,8 @@ from .files import (
 )
 from .output import is_terminal
 
+SECURITY_MODES = ("starttls", "tls", "none")     # as tomis.mailout, which loads on use
+
 
 # --------------------------------------------------------------------------- after a move
 
@@ -58,9 +60,11 @@ class MoveMail:
                 raise click.BadParameter(f"no folder {shown(folder)} to write the message in",
                                          param_hint="--mail")
         settings = mailout.smtp_settings()
-        if settings.sender is None:
-            raise click.UsageError(f"no sender address for --mail/--send: set "
-                                   f"{mailout.ENV['from']} or from = in [smtp] of {settings.source}")
+        if settings.sender is None:     # the settings, not the command line: no usage block
+            error = mailout.MailError(f"no sender address for --mail/--send: set "
+                                      f"{mailout.ENV['from']} or from = in [smtp] of "
+                                      f"{settings.source}")
+            raise Failure(located(error, shown(self.file)), EXIT_USAGE)
 
     def after(self, step) -> None:
         if not self.wanted:
@@ -137,13 +141,13 @@ def write_message(path: str, message) -> None:
     safefile.atomic_write(path, mailout.message_bytes(message).decode("ascii"))
 
 
-def send_now(message, address: str, failed, starttls: bool | None = None) -> None:
-    """Send with the configured server; ``failed(error)`` gives the Failure to raise;
-    ``starttls`` overrides the settings when not None."""
+def send_now(message, address: str, failed, security: str | None = None) -> None:
+    """Send with the configured server or program; ``failed(error)`` gives the Failure to
+    raise; ``security`` overrides the settings when not None."""
     from .. import mailout
 
     try:
-        settings = mailout.smtp_settings(starttls=starttls)
+        settings = mailout.smtp_settings(security=security)
         mailout.send(message, settings, smtp_password(settings))
     except mailout.MailError as error:
         raise failed(error) from None
@@ -154,7 +158,7 @@ def smtp_password(settings) -> str | None:
     """From TOMIS_SMTP_PASSWORD, else asked on the terminal; never from argv or a file."""
     from .. import mailout
 
-    if not settings.user:
+    if not settings.user or settings.sendmail:     # a local program logs in by itself
         return None
     password = os.environ.get(mailout.PASSWORD_ENV)
     if password is not None:
@@ -172,11 +176,21 @@ def smtp_password(settings) -> str | None:
 @click.argument("file", type=click.Path())
 @click.option("--to", "to", metavar="ADDR",
               help="The address, for a record (remembered for this game).")
+@click.option("--security", "security", type=click.Choice(SECURITY_MODES), default=None,
+              help="Override the setting: starttls (port 587, the default), tls (TLS from "
+                   "the first byte, port 465) or none (only for a server on this machine).")
 @click.option("--starttls/--no-starttls", "starttls", default=None,
-              help="Override the setting (default: STARTTLS, unless the settings say no).")
-def send(file, to, starttls):
+              help="The same as --security starttls / --security none.")
+def send(file, to, security, starttls):
     """Send FILE: a message written by move --mail, or a record (composed again, to --to or
-    the address remembered for its game). SMTP settings: TOMIS_SMTP_* or the config file."""
+    the address remembered for its game). SMTP settings: TOMIS_SMTP_* or the config file
+    (docs/MAIL.md); with sendmail = PATH set, the message goes to that program instead."""
+    if starttls is not None:
+        alias = "starttls" if starttls else "none"
+        if security not in (None, alias):
+            raise click.UsageError(f"--{'' if starttls else 'no-'}starttls means --security "
+                                   f"{alias}, not {security}; give one")
+        security = alias
     message = _saved_message(file)
     if message is None:
         from ..errors import TomisError
@@ -192,7 +206,7 @@ def send(file, to, starttls):
             raise click.BadParameter("a written message keeps its own To: header", param_hint="--to")
         address = str(message["To"])
     send_now(message, address, lambda error: Failure(located(error, shown(file)), EXIT_INVALID),
-             starttls)
+             security)
 
 
 def _saved_message(path: str):

@@ -35,8 +35,13 @@ EXTRA_SECTIONS = [
         ("XDG_STATE_HOME", "Where play keeps each game's input history: "
                            "$XDG_STATE_HOME/tomis/history (default ~/.local/state)."),
         ("TOMIS_SMTP_HOST, TOMIS_SMTP_PORT, TOMIS_SMTP_USER, TOMIS_SMTP_FROM, "
-         "TOMIS_SMTP_STARTTLS", "SMTP settings for move --send and send; they override the "
-                                "config file."),
+         "TOMIS_SMTP_SECURITY, TOMIS_SMTP_STARTTLS, TOMIS_SMTP_CAFILE",
+         "SMTP settings for move --send and send; they override the config file. "
+         "TOMIS_SMTP_SECURITY is starttls (port 587, the default), tls (port 465) or none "
+         "(port 25, no password except to this machine)."),
+        ("TOMIS_SMTP_SENDMAIL", "A program (sendmail, msmtp) that --send and send pipe the "
+                                "message to, as PROGRAM -i -f SENDER -- RECIPIENT..., instead "
+                                "of talking SMTP."),
         ("TOMIS_SMTP_PASSWORD", "The SMTP password; without it send asks on the terminal. "
                                 "Never read from a file or the command line."),
         ("TOMIS_IMAP_PASSWORD", "The IMAP password for a PLACE like "
