@@ -76,17 +76,65 @@ def subject(game) -> str:
 
 
 def body_text(game, record_text: str) -> str:
-    """What the opponent reads: the last action and its combat, the board, the Digest, the
-    record. Plain ASCII diagram: it survives every mail client."""
+    """What the opponent reads: the last action and its combat, the board, the clocks and
+    an open draw offer, the Digest, the record. Plain ASCII: it survives every mail client."""
     from . import digest, render
 
     lines = []
     if game.nodes:
         lines += render.report_lines(game.nodes[-1].report, len(game.nodes)) + [""]
     lines.append(render.position_text(game.final, color=False, result=game.result))
+    situation = clock_lines(game) + draw_offer_lines(game)
+    if situation:
+        lines += [""] + situation
     lines += ["", f"Digest after action {len(game.nodes)}: {digest.game_digest(game)}",
               "", record_text.rstrip("\n"), ""]
     return "\n".join(lines)
+
+
+def clock_lines(game) -> list[str]:
+    """Each side's time left after the last action, and when the side to act runs out,
+    for a game with a TimeControl tag (else nothing): the opponent learns it without
+    running tomis."""
+    from . import clock, correspondence
+    from .board import SIDE_TITLES
+
+    control = game.tags.get(clock.TIME_CONTROL_TAG)
+    if not control:
+        return []
+    ran = correspondence.check(game, correspondence.read_facts(game)).clock
+    if ran is None:
+        return []
+    lines = [f"Clocks ({control}) after action {len(game.nodes)}:"]
+    for side in (0, 1):
+        left = ran.left[side]
+        lines.append(f"  {SIDE_TITLES[side]}: "
+                     + (f"{clock.describe_duration(left)} left" if left >= 0 else "no time left"))
+    to_act = _side_to_act(game)
+    if to_act is not None and ran.since is not None and ran.left[to_act] >= 0:
+        lines.append(f"  {SIDE_TITLES[to_act]} is to act; its time runs out at "
+                     f"{clock.format_stamp(ran.deadline(to_act))}")
+    return lines
+
+
+def draw_offer_lines(game) -> list[str]:
+    """The draw the last action offers (R23), while it stands: until the next action."""
+    from .board import SIDE_TITLES
+
+    to_act = _side_to_act(game)
+    if to_act is None or not game.nodes or not getattr(game.nodes[-1], "offer", False):
+        return []
+    return [f"{SIDE_TITLES[1 - to_act]} offers a draw with this action (=); any action "
+            "declines it.",
+            f"{SIDE_TITLES[to_act]} accepts with: tomis draw FILE --accept --as "
+            f"{SIDE_TITLES[to_act].lower()}"]
+
+
+def _side_to_act(game) -> int | None:
+    """The side to act, or None once the game is over."""
+    if game.result != "*" or game.final.is_over:
+        return None
+    return game.final.to_move
 
 
 def compose(game, record_text: str, *, sender: str, to: str, attachment_name: str,
