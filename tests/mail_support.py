@@ -38,6 +38,12 @@ def make_ca(folder: Path, name: str = "Tomis test CA") -> Path:
     return folder / "ca.pem"
 
 
+def certificates_in(folder: Path) -> tuple[Path, Path, Path]:
+    """(CA file, server certificate, its key) made afresh in ``folder``."""
+    ca = make_ca(folder)
+    return (ca, *make_server_cert(ca, folder))
+
+
 def make_server_cert(ca: Path, folder: Path) -> tuple[Path, Path]:
     """(certificate, key) for 127.0.0.1 and localhost, signed by the CA at ``ca``."""
     import subprocess

@@ -13,7 +13,7 @@ import subprocess
 import sys
 
 import pytest
-from mail_support import RECORDS, free_port, make_ca, make_server_cert, run, wait_for_port
+from mail_support import RECORDS, certificates_in, free_port, make_ca, run, wait_for_port
 
 from tomis import imap, mail, mailout, record
 
@@ -31,7 +31,7 @@ class Server:
         self.process = subprocess.Popen(
             [sys.executable, "-c", "from pymap.main import main; main()", "--host", "127.0.0.1", "--port", str(self.port), *tls_options,
              "dict", "--demo-user", USER, "--demo-password", PASSWORD],
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         wait_for_port(self.port, self.process)
 
     def place(self, folder: str = "INBOX", user: str = USER) -> str:
@@ -63,15 +63,12 @@ class Server:
     def stop(self) -> None:
         self.process.terminate()
         self.process.wait(timeout=30)
-        self.process.stderr.close()
 
 
 @pytest.fixture(scope="module")
 def certificates(tmp_path_factory):
     """(CA file, server certificate, key): made once, RSA keys take a while."""
-    folder = tmp_path_factory.mktemp("ca")
-    ca = make_ca(folder)
-    return (ca, *make_server_cert(ca, folder))
+    return certificates_in(tmp_path_factory.mktemp("ca"))
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from mail_support import RECORDS, free_port, make_ca, make_server_cert, run
+from mail_support import RECORDS, certificates_in, free_port, make_ca, run
 
 aiosmtpd_controller = pytest.importorskip("aiosmtpd.controller")
 aiosmtpd_smtp = pytest.importorskip("aiosmtpd.smtp")
@@ -40,9 +40,7 @@ def check_password(server, session, envelope, mechanism, auth_data):
 
 @pytest.fixture(scope="module")
 def certificates(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("ca")
-    ca = make_ca(folder)
-    return (ca, *make_server_cert(ca, folder))
+    return certificates_in(tmp_path_factory.mktemp("ca"))
 
 
 @pytest.fixture
