@@ -32,6 +32,8 @@ from tomis.board import (
 )
 from tomis.position import from_string
 
+pytest_plugins = ["mail_lab"]       # the mail_lab fixture (tests/mail_lab.py)
+
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES_DIR = ROOT / "samples"
 SAMPLES = sorted(SAMPLES_DIR.glob("*.tgn"))
