@@ -62,6 +62,13 @@ def certificates_in(folder: Path) -> tuple[Path, Path, Path]:
     return (ca, *make_server_cert(ca, folder))
 
 
+@pytest.fixture(scope="module")
+def certificates(tmp_path_factory):
+    """(CA file, server certificate, key) for a module's TLS servers: made once, as RSA
+    keys take a while."""
+    return certificates_in(tmp_path_factory.mktemp("ca"))
+
+
 def make_server_cert(ca: Path, folder: Path) -> tuple[Path, Path]:
     """(certificate, key) for 127.0.0.1 and localhost, signed by the CA at ``ca``."""
     import subprocess

@@ -13,7 +13,9 @@ import subprocess
 import sys
 
 import pytest
-from mail_support import RECORDS, certificates_in, free_port, make_ca, run, wait_for_port
+from mail_support import (  # noqa: F401 (certificates is a fixture)
+    RECORDS, certificates, free_port, make_ca, run, wait_for_port,
+)
 
 from tomis import imap, mail, mailout
 from tomis.notation import record
@@ -64,12 +66,6 @@ class Server:
     def stop(self) -> None:
         self.process.terminate()
         self.process.wait(timeout=30)
-
-
-@pytest.fixture(scope="module")
-def certificates(tmp_path_factory):
-    """(CA file, server certificate, key): made once, RSA keys take a while."""
-    return certificates_in(tmp_path_factory.mktemp("ca"))
 
 
 @pytest.fixture

@@ -11,36 +11,16 @@ import sys
 from pathlib import Path
 
 import pytest
-from mail_support import RECORDS, certificates_in, free_port, make_ca, run
+from mail_support import (  # noqa: F401 (certificates is a fixture)
+    PASSWORD, RECORDS, USER, Inbox, certificates, check_password, free_port, make_ca, run,
+)
 
 aiosmtpd_controller = pytest.importorskip("aiosmtpd.controller")
-aiosmtpd_smtp = pytest.importorskip("aiosmtpd.smtp")
 
 # The 465 server takes AUTH over its TLS, which aiosmtpd does not count as "TLS required".
 pytestmark = pytest.mark.filterwarnings("ignore:Requiring AUTH while not requiring TLS")
 
-USER, PASSWORD = "ana", "tls-Secret-2"
 NEVER_CONTACTED = "192.0.2.25"      # TEST-NET-1 (RFC 5737): no host there ever answers
-
-
-class Inbox:
-    def __init__(self):
-        self.envelopes = []
-
-    async def handle_DATA(self, server, session, envelope):
-        self.envelopes.append(envelope)
-        return "250 OK: queued"
-
-
-def check_password(server, session, envelope, mechanism, auth_data):
-    ok = (isinstance(auth_data, aiosmtpd_smtp.LoginPassword)
-          and auth_data.login == USER.encode() and auth_data.password == PASSWORD.encode())
-    return aiosmtpd_smtp.AuthResult(success=ok, handled=False)
-
-
-@pytest.fixture(scope="module")
-def certificates(tmp_path_factory):
-    return certificates_in(tmp_path_factory.mktemp("ca"))
 
 
 @pytest.fixture
