@@ -108,11 +108,11 @@ GATE_STATE_CONSTANTS = ("INACTIVE", "ACTIVE", "JUMP")
 
 
 def square_file(square: int) -> int:
-    return square & 7
+    return FILE_OF[square]
 
 
 def square_rank(square: int) -> int:
-    return square >> 3
+    return RANK_OF[square]
 
 
 def make_square(file: int, rank: int) -> int:
@@ -134,8 +134,8 @@ def parse_square(name: str) -> int:
 def offset(square: int, direction: int, distance: int = 1) -> int | None:
     """The square ``distance`` steps from ``square`` in ``direction``, or None off the board."""
     df, dr = DIRECTION_STEPS[direction]
-    file = (square & 7) + df * distance
-    rank = (square >> 3) + dr * distance
+    file = FILE_OF[square] + df * distance
+    rank = RANK_OF[square] + dr * distance
     if 0 <= file < 8 and 0 <= rank < 8:
         return rank * 8 + file
     return None

@@ -14,8 +14,8 @@ from __future__ import annotations
 from .board import (
     ACTIVE, BASE, BLACK, DECIDED_RESULTS, DIRECTION_INDEX, DIRECTION_NAMES, EDITIONS, GATE,
     GATE_STATE_NAMES, HOME_RANK, INACTIVE, INITIAL_RESERVE, JUMP, LETTER_TO_PIECE, MARKER,
-    PIECE_LETTERS, PIECE_NAMES, README, SIDE_NAMES, SQUARE_NAMES, UNDECIDED, UNIT_KIND, UNIT_SIDE,
-    WHITE, Gate, parse_square, unit_code,
+    PIECE_LETTERS, PIECE_NAMES, RANK_OF, README, SIDE_NAMES, SQUARE_NAMES, UNDECIDED, UNIT_KIND,
+    UNIT_SIDE, WHITE, Gate, parse_square, unit_code,
 )
 from ..errors import PositionError
 from .position_text import to_string  # noqa: F401  -- the writer, answered here too
@@ -101,7 +101,7 @@ def _parse_gates(field: str, units: dict[int, int]) -> list:
         return gates
     for part in field.split(","):
         gate = _parse_gate(part)
-        rank = gate.square >> 3
+        rank = RANK_OF[gate.square]
         if gates[rank] is not None:
             raise PositionError(f"two gates on rank {rank + 1}; one gate per rank (R3, R6)")
         gates[rank] = gate
@@ -194,9 +194,9 @@ def _check_bases(state: State) -> None:
         if UNIT_KIND[code] != BASE:
             continue
         side = UNIT_SIDE[code]
-        if square >> 3 != HOME_RANK[side]:
+        if RANK_OF[square] != HOME_RANK[side]:
             raise PositionError(f"{SIDE_NAMES[side]}'s base on {SQUARE_NAMES[square]} is off its home row (R5)")
-        gate = state.gates[square >> 3]
+        gate = state.gates[RANK_OF[square]]
         if gate is not None and gate.square == square:
             raise PositionError(f"{SIDE_NAMES[side]}'s base on {SQUARE_NAMES[square]} stands on a gate (R6)")
 
@@ -231,7 +231,7 @@ def _check_opening_progress(state: State) -> None:
         raise PositionError("in the opening every gate is inactive: nothing else is played yet (R6, R7)")
     bases = sum(1 for c in state.units.values() if UNIT_KIND[c] == BASE)
     ships = sum(1 for c in state.units.values() if UNIT_KIND[c] != BASE)
-    placed_gates = [g.square >> 3 for g in state.gates if g is not None]
+    placed_gates = [RANK_OF[g.square] for g in state.gates if g is not None]
     expected = sorted(OPENING_GATE_RANKS[: max(0, ply - 2)])
     if bases != min(ply, 2) or ships or sorted(placed_gates) != expected:
         raise PositionError(f"the board does not match the forced opening order at action {ply + 1} (R5-R7)")
