@@ -1,14 +1,14 @@
-"""What reading through tomis/mail.py costs, beside the reading it replaced.
+"""What reading through the front door (tomis.sources) costs, beside the reading it replaced.
 
     python bench/bench_mail.py --repeat 7
 
-In one run, for each input: ``mail.read_source`` (what every command now does) and the
-old path, ``textio.read_path`` + ``textio.extract_record``; the fastest of ``--repeat``
+In one run, for each input: ``sources.read_source`` (what every command now does) and the
+old path, ``textio.read_path`` + ``quotes.extract_record``; the fastest of ``--repeat``
 timings of ``--loops`` reads each. Inputs: a sample record; an archive of ``--games``
 random games in one file (the reading that must not slow down); the same archive with a
 non-ASCII comment in every game (the debris pass then looks at those lines); messages of
 the mail corpus (which the old path could not read at all, so no ratio). Also the import
-time of ``tomis.mail`` in a fresh interpreter that already has ``tomis.record`` (fastest,
+time of ``tomis.sources`` in a fresh interpreter that already has ``tomis.record`` (fastest,
 with .pyc files): what every command reading a record pays on top. Nothing here asserts; the figures go to
 docs/PERFORMANCE.md.
 """
@@ -25,7 +25,8 @@ from pathlib import Path
 import _common
 from gen_games import random_tomis_game, write_tgn
 
-from tomis import mail, textio
+from tomis import sources, textio
+from tomis.mail import quotes
 
 MAIL_CORPUS = _common.REPO_DIR / "tests" / "data" / "mail"
 
@@ -65,17 +66,18 @@ def archive(directory: Path, games: int, comment: str | None) -> Path:
 
 
 def old_path(path: Path):
-    return lambda: textio.extract_record(textio.read_path(path))
+    return lambda: quotes.extract_record(textio.read_path(path))
 
 
 def new_path(path: Path):
-    return lambda: mail.read_source(str(path))
+    return lambda: sources.read_source(str(path))
 
 
 def import_time(repeat: int) -> float:
-    """Fastest seconds to import tomis.mail in a fresh interpreter that has tomis.record
-    already (every command reading a record imports it): what the CLI pays on top."""
-    code = ("import time, tomis.record; t = time.perf_counter(); import tomis.mail; "
+    """Fastest seconds to import tomis.sources (the front door, with the mail modules it
+    loads) in a fresh interpreter that has tomis.record already (every command reading a
+    record imports it): what the CLI pays on top."""
+    code = ("import time, tomis.record; t = time.perf_counter(); import tomis.sources; "
             "print(time.perf_counter() - t)")
     times = []
     for _ in range(repeat + 1):
@@ -97,7 +99,7 @@ def main(argv=None) -> int:
         sample = sorted((_common.REPO_DIR / "samples").glob("*.tgn"))[0]
         big = archive(folder, args.games, None)
         accented = archive(folder, args.games, "Zoë’s “gambit” – risky")
-        print(f"{'input':44} {'old path':>12} {'mail.read_source':>17} {'ratio':>6}")
+        print(f"{'input':44} {'old path':>12} {'sources.read_source':>19} {'ratio':>6}")
         for label, path in [(f"sample {sample.name}", sample),
                             (f"archive, {args.games} games, {big.stat().st_size // 1024} KiB", big),
                             ("same, a non-ASCII comment in every game", accented)]:
@@ -108,7 +110,7 @@ def main(argv=None) -> int:
                      "gmail-alternative-qp.eml", "outlook-html-smart-quotes.eml"):
             new = timed(new_path(MAIL_CORPUS / name), args.loops, args.repeat)
             print(f"{name:44} {'-':>12}    {new * 1e3:14.3f} ms")
-    print(f"import tomis.mail after tomis.record (fresh interpreter, fastest): "
+    print(f"import tomis.sources after tomis.record (fresh interpreter, fastest): "
           f"{import_time(args.repeat) * 1e3:.1f} ms")
     return 0
 

@@ -595,14 +595,14 @@ PARTS = st.sampled_from([
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(PARTS, max_size=25).map(" ".join))
 def test_the_walk_in_pieces_says_what_the_reader_says(tmp_path, text):
-    from tomis import mail
+    from tomis import sources
 
     path = tmp_path / "f.tgn"
     path.write_text(text, encoding="utf-8")
     events = list(archive.walk([str(path)], None, 1, split_chars=0, piece_chars=7))
     got = [e for e in events if isinstance(e, archive.GameOutcome)]
     try:
-        found = mail.read_source(str(path))
+        found = sources.read_source(str(path))
     except TomisError as error:           # two records that diverge: the file's one finding
         assert got == [] and events[-1].finding.message == error.message
         return
@@ -618,7 +618,7 @@ def test_the_walk_in_pieces_says_what_the_reader_says(tmp_path, text):
             assert outcome.finding is None
             assert (outcome.actions, outcome.result) == (len(checked.game.nodes), checked.game.result)
         else:
-            assert outcome.finding.located() == found.text.relocate(checked.error).located()
+            assert outcome.finding.located() == found.located(checked.error).located()
 
 
 def test_the_walk_collects_young_objects_sparsely_and_restores_the_threshold(club):

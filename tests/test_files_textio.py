@@ -10,7 +10,9 @@ from hypothesis import given, settings, strategies as st
 
 from tomis import textio
 from tomis.errors import FileError, TomisError
-from tomis.textio import Extracted, decode, extract_record, read_path, read_stream
+from tomis.mail.quotes import Extracted, extract_record
+from tomis.sources.regions import ExtractedPlaces
+from tomis.util.textio import decode, read_path, read_stream
 
 RECORD = """[Event "Club ladder"]
 [Site "By email"]
@@ -210,7 +212,7 @@ def test_file_error_is_a_tomis_error():
 ])
 def test_plain_records_pass_through_unchanged(text):
     extracted = extract_record(text)
-    assert extracted == text
+    assert extracted.text == text
     assert extracted.notes == ()
     assert extracted.locate(3, 7) == (3, 7)
 
@@ -231,7 +233,7 @@ def test_pasted_mail_quoted_and_wrapped():
         "Your move. * Ana\n"                               # 12
     )
     extracted = extract_record(mail)
-    assert extracted == (
+    assert extracted.text == (
         '[Event "Club ladder, autumn season, second division"]\n'
         '[Site "By email"]\n'
         '[Result "*"]\n'
@@ -241,10 +243,10 @@ def test_pasted_mail_quoted_and_wrapped():
     )
     assert len(extracted.notes) == 4
     # Column 9 of extracted line 1 is the 'C' of "Club": original line 4, column 11.
-    assert mail.split("\n")[3][10] == extracted.split("\n")[0][8] == "C"
+    assert mail.split("\n")[3][10] == extracted.text.split("\n")[0][8] == "C"
     assert extracted.locate(1, 9) == (4, 11)
     # "division" begins after the rejoining space: original line 5, column 3.
-    col = extracted.split("\n")[0].index("division") + 1
+    col = extracted.text.split("\n")[0].index("division") + 1
     assert extracted.locate(1, col) == (5, 3)
     assert extracted.locate(2, 1) == (6, 4)      # ">> " removed
     assert extracted.locate(3, 1) == (7, 2)      # ">" removed
@@ -252,56 +254,59 @@ def test_pasted_mail_quoted_and_wrapped():
     assert extracted.locate(6, None) == (10, None)
 
 
-def test_relocate_rewrites_a_reader_error():
+def test_an_error_is_placed_in_the_original_as_a_copy():
     extracted = extract_record("Hello\n\n> 1. B@e1 Zz9 *\n")
     err = TomisError("unknown action", line=1, column=9)
-    assert extracted.relocate(err) is err
-    assert (err.line, err.column) == (3, 11)
+    moved = ExtractedPlaces(extracted).located(err)
+    assert (moved.line, moved.column, moved.message) == (3, 11, "unknown action")
+    assert (err.line, err.column) == (1, 9)        # the error raised is left as it was
 
 
 def test_moves_without_tags_start_at_move_one():
     text = "Here is the game:\n1. B@e1 B@d8 2. G@b1 *\n-- \nAna\n"
     extracted = extract_record(text)
-    assert extracted == "1. B@e1 B@d8 2. G@b1 *\n"
+    assert extracted.text == "1. B@e1 B@d8 2. G@b1 *\n"
     assert extracted.locate(1, 1) == (2, 1)
 
 
 def test_text_after_result_on_the_same_line_is_dropped():
     extracted = extract_record(RECORD.replace("T@a8 *\n", "T@a8 * see you Friday\n"))
-    assert extracted == RECORD
+    assert extracted.text == RECORD
 
 
 def test_several_games_are_all_kept():
     two = RECORD + "\n" + RECORD.replace('"*"', '"1-0"').replace("T@a8 *", "T@a8 1-0")
     mail = "> " + two.replace("\n", "\n> ") + "\nthanks\n"
-    assert extract_record(mail) == two
+    assert extract_record(mail).text == two
 
 
 def test_results_inside_tags_and_comments_do_not_end_the_record():
     mail = ('> [Result "1-0"]\n> 1. B@e1 ; 0-1 maybe\n> B@d8 {or 1/2-1/2?} 2. G@b1 1-0\n'
             '> bye * now\n')
-    assert extract_record(mail) == ('[Result "1-0"]\n1. B@e1 ; 0-1 maybe\n'
+    assert extract_record(mail).text == ('[Result "1-0"]\n1. B@e1 ; 0-1 maybe\n'
                                     'B@d8 {or 1/2-1/2?} 2. G@b1 1-0\n')
 
 
 def test_a_result_glued_to_an_action_is_not_a_result():
     text = "Hi\n1. B@e1 B@d8* thanks\n"
-    assert extract_record(text) == "1. B@e1 B@d8* thanks\n"
+    assert extract_record(text).text == "1. B@e1 B@d8* thanks\n"
 
 
 def test_an_unclosed_tag_is_not_glued_to_the_movetext():
     broken = '[Event "never closed\n[Site "x"]\n\n1. B@e1 *\n'
-    assert extract_record(broken) == broken
+    assert extract_record(broken).text == broken
 
 
 def test_record_with_nothing_recognisable_is_left_alone():
     text = "Dear Bo,\nI resign.\n"
-    assert extract_record(text) == text
+    assert extract_record(text).text == text
 
 
-def test_extracted_is_a_str():
-    assert isinstance(extract_record("x"), str)
-    assert isinstance(extract_record("hi\n> 1. B@e1 *"), Extracted)
+def test_extracted_holds_its_text_and_says_whether_it_changed():
+    plain, quoted = extract_record("x"), extract_record("hi\n> 1. B@e1 *")
+    assert isinstance(quoted, Extracted) and not isinstance(quoted, str)
+    assert (plain.text, plain.changed) == ("x", False)
+    assert (quoted.text, quoted.changed) == ("1. B@e1 *", True)
 
 
 _mail_alphabet = st.sampled_from(
@@ -313,7 +318,7 @@ _mail_alphabet = st.sampled_from(
 def test_extract_never_raises_and_maps_inside_the_original(text):
     extracted = extract_record(text)
     original_lines = text.count("\n") + 1
-    for line in range(1, extracted.count("\n") + 2):
+    for line in range(1, extracted.text.count("\n") + 2):
         mapped, _ = extracted.locate(line, 1)
         assert 1 <= mapped <= original_lines + 1
 
@@ -322,4 +327,4 @@ def test_a_tag_missing_its_space_starts_the_record_instead_of_being_dropped_as_m
     # Dropping it would let `tomis move` silently lose the line when it writes back.
     text = '[White"Ana"]\n1. B@e1 *\n'
     extracted = extract_record(text)
-    assert str(extracted) == text
+    assert extracted.text == text

@@ -11,7 +11,8 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tomis import mail
+from tomis import mail, sources
+from tomis.sources import regions
 from tomis.errors import TomisError
 
 FEW = settings(max_examples=int(__import__("os").environ.get("TOMIS_FUZZ_EXAMPLES", "150")), deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -65,7 +66,7 @@ def test_any_message_reads_or_is_refused_in_one_line(body, fold, extra_header):
     folded = "X-Long: a" + "\n b" * (10 ** fold) + "\n"
     data = (HEAD + extra_header + folded + body).encode("utf-8")
     try:
-        found = mail.read_source("fuzz.eml", stream=_Stream(data))
+        found = sources.read_source("fuzz.eml", stream=_Stream(data))
     except TomisError as error:
         assert "\n" not in error.message
     else:
@@ -77,11 +78,11 @@ def test_any_message_reads_or_is_refused_in_one_line(body, fold, extra_header):
 def test_many_records_in_one_text(copies, gap):
     text = "".join(RECORD + gap for _ in range(copies))
     try:
-        regions = mail.find_regions(text)
+        found = regions.find_regions(text)
     except TomisError as error:
-        assert copies > mail.MAX_RECORDS_PER_MESSAGE and "more than" in error.message
+        assert copies > regions.MAX_RECORDS_PER_MESSAGE and "more than" in error.message
     else:
-        assert 1 <= len(regions) <= mail.MAX_RECORDS_PER_MESSAGE
+        assert 1 <= len(found) <= regions.MAX_RECORDS_PER_MESSAGE
 
 
 class _Stream:

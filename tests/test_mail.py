@@ -337,7 +337,7 @@ def test_a_damaged_message_gives_one_line_and_an_exit_code_never_a_traceback(tmp
 @settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(MUTATIONS)
 def test_many_damaged_messages_never_break_the_reader(case):
-    from tomis import mail, record
+    from tomis import record, sources
     from tomis.errors import TomisError
 
     seed, cuts = case
@@ -346,12 +346,12 @@ def test_many_damaged_messages_never_break_the_reader(case):
         handle.write(mutated(seed, cuts))
         handle.flush()
         try:
-            found = mail.read_source(handle.name)
+            found = sources.read_source(handle.name)
         except TomisError:
             return
-        for checked in record.read(str(found.text)):
-            if checked.error is not None and hasattr(found.text, "relocate"):
-                found.text.relocate(checked.error)
+        for checked in record.read(found.text):
+            if checked.error is not None:
+                found.located(checked.error)
 
 
 def test_the_mail_benchmark_runs_and_prints_every_figure():
@@ -364,7 +364,7 @@ def test_the_mail_benchmark_runs_and_prints_every_figure():
                            "--games", "2"], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     for label in ("sample ", "archive, 2 games", "non-ASCII comment", "paste-bottom.txt",
-                  "import tomis.mail after tomis.record"):
+                  "import tomis.sources after tomis.record"):
         assert label in proc.stdout
 
 
@@ -455,7 +455,7 @@ SPACES = st.sampled_from(["\u00a0", "\u2009", "\u202f", "\u3000", " "])
 def test_invisible_debris_anywhere_in_a_mailed_record_gives_back_the_same_game(data):
     """Webmail may put zero-width characters anywhere and turn any space into a Unicode
     one: the record read back is the record sent (its Digest proves it)."""
-    from tomis import mail, record
+    from tomis import record, sources
 
     sent = (RECORDS / "ladder-16.tgn").read_text(encoding="utf-8")
     chars = []
@@ -471,8 +471,8 @@ def test_invisible_debris_anywhere_in_a_mailed_record_gives_back_the_same_game(d
         handle.write(b"From: bo@example.net\nContent-Type: text/plain; charset=utf-8\n"
                      b"Content-Transfer-Encoding: 8bit\n\n" + body.encode("utf-8"))
         handle.flush()
-        found = mail.read_source(handle.name)
-    [checked] = record.read(str(found.text))
+        found = sources.read_source(handle.name)
+    [checked] = record.read(found.text)
     assert checked.error is None
     assert record.write(checked.game) == sent
 
@@ -499,7 +499,7 @@ def full_width(char: str) -> str:
 def test_smart_quotes_dashes_and_full_width_letters_give_back_the_same_game(rng):
     """What editors and input methods make of a pasted record: curly quotes around tag
     values, dashes for '-', full-width letters and brackets; the same record comes back."""
-    from tomis import mail, record
+    from tomis import record, sources
 
     sent = (RECORDS / "ladder-16.tgn").read_text(encoding="utf-8")
     lines = []
@@ -521,7 +521,7 @@ def test_smart_quotes_dashes_and_full_width_letters_give_back_the_same_game(rng)
         handle.write(b"From: bo@example.net\nContent-Type: text/plain; charset=utf-8\n\nHi,\n\n"
                      + "\n".join(lines).encode("utf-8"))
         handle.flush()
-        found = mail.read_source(handle.name)
-    [checked] = record.read(str(found.text))
+        found = sources.read_source(handle.name)
+    [checked] = record.read(found.text)
     assert checked.error is None
     assert record.write(checked.game) == sent

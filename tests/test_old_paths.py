@@ -24,7 +24,7 @@ OLD_PATHS = {
     "tomis.correspondence": ("tomis.notation.correspondence", ["read_facts", "check"]),
     "tomis.digest": ("tomis.notation.digest", ["check_extends", "game_digest", "digest_of"]),
     "tomis.record": ("tomis.notation.record", ["read", "write", "append", "iter_read", "Game"]),
-    "tomis.textio": ("tomis.util.textio", ["decode", "read_path", "read_stream", "Extracted"]),
+    "tomis.textio": ("tomis.util.textio", ["decode", "read_path", "read_stream"]),
     "tomis.safefile": ("tomis.util.safefile", ["atomic_write", "create_new", "locked"]),
     "tomis.terminal": ("tomis.util.terminal", ["Display", "display_for", "is_terminal", "PLAIN"]),
     "tomis.hints": ("tomis.util.hints", ["looks_like_a_record"]),
@@ -40,6 +40,8 @@ OLD_PATHS = {
     "tomis.reports": ("tomis.archive.reports", ["make_report", "FORMATS"]),
     "tomis.jsonl": ("tomis.archive.jsonl", []),
     "tomis.lineedit": ("tomis.cli.lineedit", ["LineEditor"]),
+    "tomis.imap": ("tomis.mail.imap", ["parse_place", "read_folder", "ImapError", "is_place"]),
+    "tomis.mailsettings": ("tomis.mail.settings", ["CONFIG_ENV", "config_path", "section"]),
 }
 
 # old modules that became packages -> (the module they answer for, names)
@@ -68,6 +70,28 @@ def test_an_old_module_that_became_a_package_answers_its_names(old):
     module = importlib.import_module(home)
     for name in names:
         assert getattr(package, name) is getattr(module, name), f"{old}.{name}"
+    with pytest.raises(AttributeError):
+        package.no_such_name
+
+
+# old modules split among the modules of a package -> {name: the module that holds it now}
+SPLIT = {
+    "tomis.mail": {"parse_message": "tomis.mail.mime", "check_bounds": "tomis.mail.mime",
+                   "MAX_PARTS": "tomis.mail.mime", "unflow": "tomis.mail.mime",
+                   "is_mbox": "tomis.mail.mailboxes", "repair": "tomis.mail.webmail",
+                   "describe": "tomis.mail.webmail"},
+    "tomis.mailout": {"compose": "tomis.outgoing.reply", "subject": "tomis.outgoing.reply",
+                      "Sidecar": "tomis.outgoing.sidecar", "send": "tomis.outgoing.sending",
+                      "smtp_settings": "tomis.outgoing.sending", "msg_id": "tomis.outgoing.headers",
+                      "message_bytes": "tomis.outgoing.headers", "MailError": "tomis.errors"},
+}
+
+
+@pytest.mark.parametrize("old", sorted(SPLIT))
+def test_an_old_module_split_in_a_package_answers_its_names(old):
+    package = importlib.import_module(old)
+    for name, home in SPLIT[old].items():
+        assert getattr(package, name) is getattr(importlib.import_module(home), name), name
     with pytest.raises(AttributeError):
         package.no_such_name
 

@@ -16,6 +16,7 @@ import sys
 import pytest
 
 from tomis import mail
+from tomis.sources import regions
 
 HEAD = "From: ana@example.org\nTo: bo@example.net\nSubject: our game\nMessage-ID: <1@example.org>\n"
 RECORD = '[White "Ana"]\n[Black "Bo"]\n[Result "*"]\n\n1. B@e1 *\n'
@@ -48,7 +49,7 @@ def test_finding2_many_small_records_are_refused_at_once(tmp_path):
     proc = run(path, "validate")
     assert proc.returncode == 2
     assert proc.stderr.strip().splitlines() == [
-        f"{path}: this text holds more than {mail.MAX_RECORDS_PER_MESSAGE} records; "
+        f"{path}: this text holds more than {regions.MAX_RECORDS_PER_MESSAGE} records; "
         "a reply never quotes that many: save the one you mean on its own"]
 
 
@@ -72,9 +73,9 @@ def test_finding2_windowed_search_finds_what_the_whole_text_gives(monkeypatch):
     # the record that starts at a tag line anywhere, the cut after the first result.
     text = ("chat\n1. B@e1 *\nmore chat\n" + "\n" * 5 + '[White "A"]\n[Black "B"]\n\n'
             "1. B@e1 B@d8 *\nbye\n")
-    whole = [(r.first, r.last, str(r.extracted)) for r in mail.find_regions(text)]
-    monkeypatch.setattr(mail, "_FIRST_WINDOW", 1)
-    assert [(r.first, r.last, str(r.extracted)) for r in mail.find_regions(text)] == whole
+    whole = [(r.first, r.last, r.extracted.text) for r in regions.find_regions(text)]
+    monkeypatch.setattr(regions, "_FIRST_WINDOW", 1)
+    assert [(r.first, r.last, r.extracted.text) for r in regions.find_regions(text)] == whole
     assert whole[0][0] == 9          # the tag line wins over the earlier "1." line
 
 

@@ -13,7 +13,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tomis import notation, textio
+from tomis import notation
+from tomis.mail import quotes
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -27,28 +28,28 @@ FRAGMENTS = st.sampled_from([
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.lists(FRAGMENTS, max_size=5).map(" ".join), max_size=12).map("\n".join))
 def test_the_fast_path_agrees_with_the_general_path(text):
-    fast = textio.extract_record(text)
+    fast = quotes.extract_record(text)
     general = _general(text)
-    assert str(fast) == str(general) and fast.notes == general.notes
+    assert fast.text == general.text and fast.notes == general.notes
     for line in range(1, text.count("\n") + 3):
         assert fast.locate(line, 3) == general.locate(line, 3)
 
 
 def _general(text):
-    original = textio._is_plain_record
-    textio._is_plain_record = lambda _text: False
+    original = quotes._is_plain_record
+    quotes._is_plain_record = lambda _text: False
     try:
-        return textio.extract_record(text)
+        return quotes.extract_record(text)
     finally:
-        textio._is_plain_record = original
+        quotes._is_plain_record = original
 
 
 def test_a_plain_archive_takes_the_fast_path():
     text = '[White "Ana"]\n\n1. B@e1 B@d8 *\n\n[White "Bo"]\n\n1. B@a1 1-0\n'
-    assert textio._is_plain_record(text)
-    assert not textio._is_plain_record("Hi Bo,\n" + text)           # mail text before it
-    assert not textio._is_plain_record(text + "see you Friday\n")     # text after the last result
-    assert not textio._is_plain_record('[Event "a long\nvalue"]\n1. B@e1 *\n')   # a cut tag
+    assert quotes._is_plain_record(text)
+    assert not quotes._is_plain_record("Hi Bo,\n" + text)           # mail text before it
+    assert not quotes._is_plain_record(text + "see you Friday\n")     # text after the last result
+    assert not quotes._is_plain_record('[Event "a long\nvalue"]\n1. B@e1 *\n')   # a cut tag
 
 
 @settings(max_examples=200, deadline=None)

@@ -5,8 +5,9 @@ scripts, bench/ and the docs name those paths (``tomis.record.read``, ``tomis.sv
 Importing an old path gives the moved module itself, the same object, so every name,
 private ones too, and any monkeypatch is shared. The paths live in this one table rather
 than as files at the old places, so that the folder list shows only the layers.
-``tomis.rules``, ``tomis.notation`` and ``tomis.archive`` were modules and are now
-packages: their ``__init__`` answers the old module's names (:mod:`tomis.util.oldnames`).
+``tomis.rules``, ``tomis.notation``, ``tomis.archive`` and ``tomis.mail`` were modules and
+are now packages: their ``__init__`` answers the old module's names, and ``tomis.mailout``
+is answered by ``tomis.outgoing`` the same way (:mod:`tomis.util.oldnames`).
 """
 
 from __future__ import annotations
@@ -30,9 +31,12 @@ MOVED = {
     "hints": "util.hints",
     "html": "pictures.html",
     "images": "pictures.images",
+    "imap": "mail.imap",
     "jsonl": "archive.jsonl",
     "lalr": "notation.lalr",
     "lineedit": "cli.lineedit",
+    "mailout": "outgoing",
+    "mailsettings": "mail.settings",
     "position": "rules.position",
     "record": "notation.record",
     "render": "pictures.render",

@@ -89,3 +89,7 @@ class FileError(TomisError):
     ``.path`` names the file when one is known; ``.line``/``.column`` are set only when the
     problem sits at a place inside the file (a byte that is not UTF-8, an over-long line).
     """
+
+
+class MailError(TomisError):
+    """A message that cannot be composed or sent; the move itself is already saved."""

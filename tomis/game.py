@@ -47,7 +47,8 @@ _GATE_STATES = ("inactive", "active", "jump")
 _RECORD_SUFFIXES = (".tgn", ".pgn", ".txt", ".eml", ".mbox")
 _INPUT = "<input>"                 # how errors name a record that came from no file
 
-Source = Union[str, "os.PathLike[str]", IO[str], IO[bytes]]
+# What read_games takes: a path, an open file, or the text itself.
+Readable = Union[str, "os.PathLike[str]", IO[str], IO[bytes]]
 
 
 # --------------------------------------------------------------------------- small values
@@ -820,7 +821,7 @@ def _check_tag(name: str, value) -> None:
 
 # --------------------------------------------------------------------------- reading
 
-def read_games(source: Source, *, message: str | None = None) -> Iterator[Game]:
+def read_games(source: Readable, *, message: str | None = None) -> Iterator[Game]:
     """Every game of ``source``, one at a time, each replayed and checked.
 
     ``source`` is a path (``str`` or ``os.PathLike``: a record, a saved message, an mbox
@@ -828,7 +829,7 @@ def read_games(source: Source, *, message: str | None = None) -> Iterator[Game]:
     holding a line break is text; one without is a path when such a file exists (or
     when it ends like a record file name, ``.tgn``, ``.pgn``, ...), else text.
 
-    Everything is read exactly as the command line reads it (:mod:`tomis.mail`): UTF-8
+    Everything is read exactly as the command line reads it (:mod:`tomis.sources`): UTF-8
     with or without a byte order mark, any line ends, the documented size limits
     (:mod:`tomis.textio`), the record dug out of a pasted or saved email (MIME parts,
     quoting, webmail debris), and, when a message quotes several records of the game,
@@ -843,27 +844,25 @@ def read_games(source: Source, *, message: str | None = None) -> Iterator[Game]:
     ['1-0', '*']
     """
     found, name = _find_record(source, message)
-    text = found.text
-    relocate = getattr(text, "relocate", None)
-    for checked in _record.iter_read(text, name):
-        if checked.error is not None and relocate is not None:
-            relocate(checked.error)
+    for checked in _record.iter_read(found.text, name):
+        if checked.error is not None:
+            checked.error = found.located(checked.error)
         yield Game._from_checked(checked)
 
 
-def read_game(source: Source, *, message: str | None = None) -> Game | None:
+def read_game(source: Readable, *, message: str | None = None) -> Game | None:
     """The first game of ``source`` (see :func:`read_games`), or None if it holds none."""
     return next(read_games(source, message=message), None)
 
 
-def _find_record(source: Source, message: str | None):
-    """What :func:`tomis.mail.read_source` finds in ``source``, and the name errors carry."""
-    from . import mail
+def _find_record(source: Readable, message: str | None):
+    """What :func:`tomis.sources.read_source` finds in ``source``, and the name errors carry."""
+    from . import sources
 
     if isinstance(source, os.PathLike) or (
             isinstance(source, str) and "\n" not in source and _names_a_file(source)):
         path = os.fspath(source)
-        return mail.read_source(path, message=message), path
+        return sources.read_source(path, message=message), path
     if isinstance(source, str):
         stream, name = io.BytesIO(source.encode("utf-8", "surrogatepass")), None
     elif hasattr(source, "read"):
@@ -872,7 +871,7 @@ def _find_record(source: Source, message: str | None):
         name = name if isinstance(name, str) else None
     else:
         raise TypeError(f"read_games takes a path, a file or a string, not {type(source).__name__}")
-    return mail.read_source(name or _INPUT, message=message, stream=stream, name=name or _INPUT), name
+    return sources.read_source(name or _INPUT, message=message, stream=stream, name=name or _INPUT), name
 
 
 def _names_a_file(text: str) -> bool:

@@ -8,7 +8,7 @@ order, whatever the number of processes:
   :class:`~tomis.findings.Finding`, and what the command's :class:`Probe` made of it),
 - :class:`FileEnd` (counts, and a file-level finding: unreadable, or no game in it).
 
-Files are read as every command reads a record (:func:`tomis.mail.read_source`: plain
+Files are read as every command reads a record (:func:`tomis.sources.read_source`: plain
 text, a pasted or saved message, one message of a mailbox). Memory stays flat in the
 number of games per file and per run: a game is dropped once its outcome is made, and
 only a bounded window of work is in flight.
@@ -112,11 +112,11 @@ def display_name(path: str) -> str:
 
 
 def read_source(path: str, message: str | None = None):
-    """What :func:`tomis.mail.read_source` finds in ``path`` (``-`` is stdin), as every
+    """What :func:`tomis.sources.read_source` finds in ``path`` (``-`` is stdin), as every
     command reads a record: plain text, a pasted or saved email, one message of a mailbox
     (``message``). Raises :class:`FileError` when unreadable, :class:`TomisError` for two
     records that diverge."""
-    from .. import mail
+    from .. import sources
 
     name = display_name(path)
     stream = None
@@ -126,7 +126,7 @@ def read_source(path: str, message: str | None = None):
             error.path = STDIN_NAME
             raise error
         stream = sys.stdin
-    return mail.read_source(path, message=message, stream=stream, name=name)
+    return sources.read_source(path, message=message, stream=stream, name=name)
 
 
 @dataclass(slots=True)
@@ -262,9 +262,11 @@ def _outcome(name: str, number: int, checked: record.Checked, payload) -> GameOu
 class _File:
     """One file's games as they come back: renumbered, placed, counted."""
 
-    def __init__(self, name: str, text, notes, size: int, raw: str | None = None):
+    def __init__(self, name: str, text: str, notes, size: int, raw: str | None = None,
+                 found=None):
         self.name = name
-        self.text = text            # what the reader reads; relocate() maps places back
+        self.text = text            # what the reader reads
+        self.found = found          # the tomis.sources.Source, which places errors in raw
         self.raw = text if raw is None else raw     # what the user has open, for carets
         self._line_at = (1, 0)      # (line, offset of its start) last looked up in raw
         self.notes = tuple(notes)
@@ -319,8 +321,7 @@ class _File:
 
     def _relocated(self, error: TomisError) -> TomisError:
         """``error`` placed in the file as saved (and, for mail, with its debris hint)."""
-        relocate = getattr(self.text, "relocate", None)
-        return error if relocate is None else relocate(error)
+        return error if self.found is None else self.found.located(error)
 
     def too_many(self, where: TooMany) -> GameOutcome:
         number = self.games + 1
@@ -360,7 +361,7 @@ def _open(path: str, message: str | None = None) -> _File | FileEnd:
         return FileEnd(name, finding=finding, unreadable=isinstance(error, FileError))
     # Most files are plain records, read as saved: then carets need no second copy.
     raw = None if found.raw == found.text else found.raw
-    return _File(name, found.text, found.notes, len(found.raw), raw)
+    return _File(name, found.text, found.notes, len(found.raw), raw, found)
 
 
 def check_file(path: str, probe: Probe | None, message: str | None = None) -> list[Event]:
@@ -591,7 +592,7 @@ def _executor(jobs: int):
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    from .. import mail  # noqa: F401 -- imported once here, so forked workers inherit it
+    from .. import sources  # noqa: F401 -- imported once here, so forked workers inherit it
 
     method = "fork" if sys.platform.startswith("linux") else "spawn"
     executor = ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context(method),

@@ -99,10 +99,12 @@ class Source:
     ``raw`` so that line numbers and the caret point at what the user has open.
     """
 
-    def __init__(self, path: str, raw: str, text: str, origin=None, mailbox: bool = False):
+    def __init__(self, path: str, raw: str, text: str, origin=None, mailbox: bool = False,
+                 found=None):
         self.path, self.raw, self.text = path, raw, text
-        self.origin = origin        # the message it came from (tomis.mail.Origin), for a reply
+        self.origin = origin        # the message it came from (tomis.mail.mime.Origin), for a reply
         self.mailbox = mailbox      # one message of an mbox or Maildir: never written back
+        self.found = found          # the tomis.sources.Source read, which places errors
 
     @property
     def name(self) -> str:
@@ -110,9 +112,8 @@ class Source:
 
     def locate(self, error):
         """``error`` with its path set and its place mapped back to the raw text."""
-        relocate = getattr(self.text, "relocate", None)
-        if relocate is not None:
-            relocate(error)
+        if self.found is not None:
+            error = self.found.located(error)
         return located(error, self.name)
 
     def failure(self, error) -> Failure:
@@ -151,7 +152,7 @@ def read_record(path: str, *, extract: bool = True, pinned=None) -> Source:
 
     What was taken, skipped or repaired is said on stderr as a note, so nobody is surprised.
     """
-    from .. import mail
+    from .. import sources
     from ..errors import FileError, TomisError, visible
 
     if not extract:
@@ -161,8 +162,8 @@ def read_record(path: str, *, extract: bool = True, pinned=None) -> Source:
         require_stdin("cannot read: stdin is closed; name a file or pipe the record in")
     stream = pinned.stream if pinned is not None else (sys.stdin if path == "-" else None)
     try:
-        found = mail.read_source(path, message=_message_wanted(path), stream=stream,
-                                 name=shown(path), password=imap_password)
+        found = sources.read_source(path, message=_message_wanted(path), stream=stream,
+                                    name=shown(path), password=imap_password)
     except FileError as error:
         raise Failure(located(error, shown(path)), EXIT_USAGE) from None
     except TomisError as error:
@@ -170,7 +171,7 @@ def read_record(path: str, *, extract: bool = True, pinned=None) -> Source:
                       getattr(error, "source_text", None)) from None
     for note in found.notes:
         click.echo(f"{shown(path)}: note: {visible(note)}", err=True)    # names from the message
-    return Source(path, found.raw, found.text, found.origin, found.mailbox)
+    return Source(path, found.raw, found.text, found.origin, found.mailbox, found)
 
 
 def imap_password(place) -> str:
@@ -178,7 +179,7 @@ def imap_password(place) -> str:
     the rest of the run, worker processes included); never from argv or a file."""
     import os
 
-    from .. import imap
+    from ..mail import imap
 
     if os.environ.get(imap.PASSWORD_ENV) is None and sys.stdin is not None and sys.stdin.isatty():
         os.environ[imap.PASSWORD_ENV] = click.prompt(
@@ -188,10 +189,12 @@ def imap_password(place) -> str:
 
 def ask_imap_password_first(paths) -> None:
     """Before a walk whose workers cannot prompt: ask now for the first IMAP place's password."""
-    from .. import imap
+    from ..mail.mailboxes import is_place
 
     for path in paths:
-        if imap.is_place(path):
+        if is_place(path):
+            from ..mail import imap     # only then: it loads ssl and imaplib
+
             with contextlib.suppress(imap.ImapError):     # a bad place is said when it is read
                 imap_password(imap.parse_place(path))
             return
@@ -349,7 +352,7 @@ def locked(path: str, name: str | None = None):
     taken; each is named on stderr so nobody wonders where it went (finding 7).
     """
     from ..util import safefile
-    from ..errors import FileError, one_line
+    from ..errors import FileError
 
     with contextlib.ExitStack() as stack:
         try:

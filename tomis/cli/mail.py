@@ -47,26 +47,28 @@ class MoveMail:
     def _check_before_the_move(self) -> None:
         """What can be known wrong before the move is refused before it, so that a typo in
         --to or a missing folder never leaves a saved move and no message."""
-        from .. import mailout
+        from ..outgoing import headers
+        from ..outgoing import sending
+        from ..outgoing import sidecar
 
         if self.to is not None:
             try:
-                mailout.addresses(self.to, "the address to send to")
-            except mailout.MailError as error:
+                headers.addresses(self.to, "the address to send to")
+            except headers.MailError as error:
                 raise click.BadParameter(error.message, param_hint="--to") from None
         if self.file != "-":
             # Anyone may have written the remembered facts: refused before the move, so
             # that a crafted file leaves the record as it was.
-            mailout.Sidecar.load(self.file)
+            sidecar.Sidecar.load(self.file)
         if self.mail_out is not None:
             folder = os.path.dirname(os.path.abspath(self.mail_out))
             if not os.path.isdir(folder):
                 raise click.BadParameter(f"no folder {shown(folder)} to write the message in",
                                          param_hint="--mail")
-        settings = mailout.smtp_settings()
+        settings = sending.smtp_settings()
         if settings.sender is None:     # the settings, not the command line: no usage block
-            error = mailout.MailError(f"no sender address for --mail/--send: set "
-                                      f"{mailout.ENV['from']} or from = in [smtp] of "
+            error = headers.MailError(f"no sender address for --mail/--send: set "
+                                      f"{sending.ENV['from']} or from = in [smtp] of "
                                       f"{settings.source}")
             raise Failure(located(error, shown(self.file)), EXIT_USAGE)
 
@@ -116,24 +118,27 @@ def compose_reply(record_path: str, game, record_text: str, origin, to: str | No
     the record (not for stdin). Raises MailError when no address or sender is known, or
     the message's Reply-To (else From) is not one address; says in a note which ids of
     the message's thread were left out."""
-    from .. import mailout
+    from ..outgoing import reply
+    from ..outgoing import headers
+    from ..outgoing import sending
+    from ..outgoing import sidecar
 
-    settings = mailout.smtp_settings()
-    sidecar = mailout.Sidecar() if record_path == "-" else mailout.Sidecar.load(record_path)
+    settings = sending.smtp_settings()
+    sidecar = sidecar.Sidecar() if record_path == "-" else sidecar.Sidecar.load(record_path)
     address = to or sidecar.to or _origin_address(origin)
     if address is None:
-        raise mailout.MailError("no address to send to: give --to ADDRESS (it is remembered "
+        raise headers.MailError("no address to send to: give --to ADDRESS (it is remembered "
                                 "for this game)")
     if settings.sender is None:
-        raise mailout.MailError(f"no sender address: set {mailout.ENV['from']} or from = in "
+        raise headers.MailError(f"no sender address: set {sending.ENV['from']} or from = in "
                                 f"[smtp] of {settings.source}")
     if origin is not None and origin.message_id:
-        thread = mailout.thread_of(origin.message_id, origin.references)
+        thread = headers.thread_of(origin.message_id, origin.references)
         _say_what_was_dropped(record_path, thread)
         sidecar.in_reply_to, sidecar.references = thread.in_reply_to, list(thread.references)
     sidecar.to = address
-    message = mailout.compose(game, record_text, sender=settings.sender, to=address,
-                              attachment_name=mailout.attachment_name(record_path),
+    message = reply.compose(game, record_text, sender=settings.sender, to=address,
+                              attachment_name=reply.attachment_name(record_path),
                               in_reply_to=sidecar.in_reply_to,
                               references=tuple(sidecar.references))
     if record_path != "-":
@@ -142,11 +147,11 @@ def compose_reply(record_path: str, game, record_text: str, origin, to: str | No
 
 
 def _origin_address(origin) -> str | None:
-    from .. import mailout
+    from ..outgoing import headers
 
     if origin is None or origin.reply_to is None:
         return None
-    return mailout.one_address(origin.reply_to, "the Reply-To of the message")
+    return headers.one_address(origin.reply_to, "the Reply-To of the message")
 
 
 def _say_what_was_dropped(record_path: str, thread) -> None:
@@ -163,40 +168,42 @@ def _say_what_was_dropped(record_path: str, thread) -> None:
 def write_message(path: str, message) -> None:
     """Atomically, like a record. The message is 7-bit ASCII (non-ASCII text is encoded by
     the email package), so safefile's UTF-8 text writer stores exactly its bytes."""
-    from .. import mailout
+    from ..outgoing import headers
     from ..util import safefile
 
-    safefile.atomic_write(path, mailout.message_bytes(message).decode("ascii"))
+    safefile.atomic_write(path, headers.message_bytes(message).decode("ascii"))
 
 
 def send_now(message, failed, security: str | None = None) -> None:
     """Send with the configured server or program, to the message's own To and Cc;
     ``failed(error)`` gives the Failure to raise; ``security`` overrides the settings
     when not None."""
-    from .. import mailout
+    from ..outgoing import headers
+    from ..outgoing import sending
     from ..errors import visible
 
     try:
-        settings = mailout.smtp_settings(security=security)
-        mailout.envelope(message)          # a message that cannot be sent asks no password
-        recipients = mailout.send(message, settings, smtp_password(settings))
-    except mailout.MailError as error:
+        settings = sending.smtp_settings(security=security)
+        sending.envelope(message)          # a message that cannot be sent asks no password
+        recipients = sending.send(message, settings, smtp_password(settings))
+    except headers.MailError as error:
         raise failed(error) from None
     click.echo(visible(f"sent to {', '.join(recipients)}: {message['Subject']}"), err=True)
 
 
 def smtp_password(settings) -> str | None:
     """From TOMIS_SMTP_PASSWORD, else asked on the terminal; never from argv or a file."""
-    from .. import mailout
+    from ..outgoing import headers
+    from ..outgoing import sending
 
     if not settings.user or settings.sendmail:     # a local program logs in by itself
         return None
-    password = os.environ.get(mailout.PASSWORD_ENV)
+    password = os.environ.get(sending.PASSWORD_ENV)
     if password is not None:
         return password
     if not is_terminal(sys.stdin):
-        raise mailout.MailError(f"no password for {settings.user}: set "
-                                f"{mailout.PASSWORD_ENV} or run tomis on a terminal")
+        raise headers.MailError(f"no password for {settings.user}: set "
+                                f"{sending.PASSWORD_ENV} or run tomis on a terminal")
     return click.prompt(f"SMTP password for {settings.user} at {settings.host}",
                         hide_input=True, err=True)
 
@@ -243,18 +250,19 @@ def _saved_message(path: str):
     A message some mail program wrote (the opponent's reply, say) is refused: sending it
     as it is would send someone else's mail again.
     """
-    from .. import mail, mailout
+    from ..outgoing import headers
+    from ..mail import mime
     from ..util import textio
     from ..errors import FileError
 
     try:
         data = textio.read_bytes(path)
-        message = mail.parse_message(data)
+        message = mime.parse_message(data)
     except FileError as error:      # unreadable, or a message past a MIME limit
         raise Failure(located(error, shown(path)), EXIT_USAGE) from None
     if message is None:
         return None
-    if str(message.get("X-Mailer", "")) != mailout.MAILER:
+    if str(message.get("X-Mailer", "")) != headers.MAILER:
         raise click.UsageError(f"{shown(path)} is a message tomis did not write; send a "
                                "record (tomis send RECORD) or a message from move --mail")
     return message
@@ -268,17 +276,18 @@ def inbox(place, me, now):
     """Games waiting for you in PLACE (a folder of records or saved messages, an mbox, a
     Maildir, or an IMAP folder imaps://USER@HOST/FOLDER, read-only): the oldest waiting first, with the opponent, the action count and how long
     the action has waited. The newest record of each game counts."""
-    from .. import mail
+    from ..mail import mailboxes
+    from .. import sources
     from ..errors import FileError, TomisError, visible
 
-    if not mail.is_place(place) and not os.path.lexists(place):   # said as for every missing path
+    if not mailboxes.is_place(place) and not os.path.lexists(place):   # said as for every missing path
         error = FileError("no such file or folder")
         raise Failure(located(error, shown(place)), EXIT_USAGE)
     moment = _moment(now)
     newest: dict = {}
     skipped = 0
     try:
-        items = list(mail.place_items(place, password=imap_password))
+        items = list(sources.place_items(place, password=imap_password))
     except TomisError as error:
         raise Failure(located(error, shown(place)), EXIT_USAGE) from None
     for item in items:
@@ -348,10 +357,10 @@ def _my_turn(game, me: str) -> bool:
 
 
 def _inbox_line(game, item, me: str, moment) -> str:
-    from .. import mailout
+    from ..outgoing import reply
 
     side = game.final.to_move
-    opponent = mailout.players(game)[1 - side]
+    opponent = reply.players(game)[1 - side]
     event = game.tags.get("Event")
     about = f" ({event})" if event not in (None, "", "?") else ""
     waited = _duration(moment - item.when) if item.when else "since an unknown time"

@@ -64,11 +64,12 @@ def _complete_action(ctx, _param, incomplete: str):
     """
     from click.shell_completion import CompletionItem
 
+    from ..mail import quotes
     from ..notation import record
     from ..util import textio
 
     try:
-        text = textio.extract_record(textio.read_path(ctx.params["file"]))
+        text = quotes.extract_record(textio.read_path(ctx.params["file"])).text
         game = record.read_game(text)
         from ..game import Game
 
@@ -336,11 +337,11 @@ def _differs(source) -> bool:
 def _refuse_a_saved_message(source) -> None:
     """A saved message would only fail on its first header line; say what it is instead,
     and which command keeps its record."""
-    from .. import mail
+    from ..mail import mime
     from ..errors import FileError, TomisError
 
     try:
-        if mail.parse_message(source.raw.encode("utf-8")) is None:
+        if mime.parse_message(source.raw.encode("utf-8")) is None:
             return
     except FileError as error:      # a message past a MIME limit (docs/SECURITY.md)
         raise Failure(located(error, source.name), EXIT_USAGE) from None

@@ -16,7 +16,7 @@ from datetime import datetime, timezone
 from typing import NamedTuple, Sequence
 
 from ..errors import RecordError
-from .tags import TIME_CONTROL_TAG
+from .tags import TIME_CONTROL_TAG  # noqa: F401 -- answered here for the readers of clocks
 
 MINUTE, HOUR, DAY = 60, 3600, 86400
 MAX_DURATION = 3650 * DAY           # ten years: beyond it a clock means nothing

@@ -45,9 +45,6 @@ from .syntax import (
     TagItem, VariationEnd, VariationStart, game_items, parse_action, parse_games, quote_tag_value,
 )
 from ..rules.position import from_string
-from .tags import (  # noqa: F401  -- answered here too, as before
-    ABANDONED, ADJUDICATION, RULES_INFRACTION, TERMINATION_TAG, TIME_CONTROL_TAG, TIME_FORFEIT,
-)
 from ..rules.core import Report, State, apply, new_game
 from ..util.textio import MAX_ACTIONS_PER_GAME, MAX_COMMENT, MAX_GAMES_PER_FILE
 from .tags import (  # noqa: F401  (names scripts take from tomis.record)

@@ -31,11 +31,12 @@ from dataclasses import dataclass
 from typing import Callable
 from urllib.parse import unquote, urlsplit
 
-from . import mailsettings
-from .util import textio
-from .errors import FileError, one_line
+from . import settings as mailsettings
+from .mailboxes import IMAP_SCHEMES, is_place  # noqa: F401 -- is_place answered here too
+from ..util import textio
+from ..errors import FileError, one_line
 
-SCHEMES = {"imaps": 993, "imap": 143}
+SCHEMES = IMAP_SCHEMES
 TIMEOUT = 30.0                  # seconds, for each connect, read and write
 MAX_MESSAGES = 500              # the newest of a folder; an inbox of games is never that long
 MAX_SERVER_TEXT = 200           # characters of a server's answer quoted in an error
@@ -94,12 +95,6 @@ class Settings:
 
 
 # --------------------------------------------------------------------------- places
-
-def is_place(text: str) -> bool:
-    """Does ``text`` name an IMAP folder (and not a file)?"""
-    scheme = text.split("://", 1)[0].lower() if "://" in text else ""
-    return scheme in SCHEMES
-
 
 def parse_place(text: str) -> Place:
     """``text`` as a :class:`Place`; anything missing or odd is an :class:`ImapError`."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 import configparser
 import os
 
-from .errors import TomisError
+from ..errors import TomisError
 
 CONFIG_ENV = "TOMIS_MAIL_CONFIG"
 YES = ("1", "yes", "true", "on")

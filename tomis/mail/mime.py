@@ -1,0 +1,415 @@
+"""One message's MIME: measured before it is parsed, the part a record is read from, the
+headers a reply needs.
+
+MIME is left to the standard :mod:`email` package (its modern policy), on a message within
+:func:`check_bounds` (parts, nesting, header fields, comments; docs/SECURITY.md): a
+``.tgn`` attachment is preferred, then the text/plain body, then text derived from
+text/html; quoted-printable, base64 and declared charsets are decoded by it, and
+``format=flowed`` (RFC 3676) is undone here (:func:`unflow`), since :mod:`email` keeps the
+wrapping. :func:`origin_of` keeps the headers a reply needs, as written.
+
+email, datetime and html.parser are imported where they are needed: a plain record file
+(by far the most common input) must not pay for them (docs/PERFORMANCE.md, start-up).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from ..errors import FileError
+from ..util import textio
+
+if TYPE_CHECKING:
+    from datetime import datetime
+
+
+# Headers that show a text is a message and not a pasted record ("Note: ..." is not one).
+MAIL_HEADERS = frozenset({
+    "from", "to", "cc", "subject", "date", "message-id", "mime-version", "content-type",
+    "received", "return-path", "in-reply-to", "references", "reply-to", "delivered-to",
+    "user-agent", "x-mailer", "content-transfer-encoding", "sender",
+})
+RECORD_SUFFIX = ".tgn"
+
+
+# A first line that could start a message's header: a known name and a colon. Anything
+# else (a tag, a move, a greeting) is plain text and never reaches the email parser.
+_HEADER_NAME = re.compile(rb"([A-Za-z][A-Za-z0-9-]*)[ \t]*:")
+_VERBATIM = ("7bit", "8bit", "binary")
+
+
+# --------------------------------------------------------------------------- results
+
+@dataclass(frozen=True)
+class Origin:
+    """The message a record came from, as far as a reply needs it."""
+
+    message_id: str | None = None
+    references: tuple[str, ...] = ()
+    reply_to: str | None = None        # Reply-To, else From, as written: where an answer goes
+    sender: str | None = None          # From
+    subject: str | None = None
+    date: datetime | None = None
+
+
+@dataclass
+class Body:
+    """The text a record is looked for in, and where it came from."""
+
+    text: str
+    what: str                      # for notes: "the text/plain part", "the attachment a.tgn"
+    first_line: int | None         # the saved file's line holding text line 1; None if decoded
+    notes: list[str] = field(default_factory=list)
+
+
+def parse_message(data: bytes):
+    """``data`` as an :class:`email.message.EmailMessage` when it starts with mail
+    headers, else None (a record, or pasted text)."""
+    return _as_message(data)
+
+
+def _as_message(data: bytes):
+    first = _HEADER_NAME.match(data.lstrip(b"\r\n")[:200])
+    if first is None or first[1].decode("ascii").lower() not in MAIL_HEADERS:
+        return None
+    msg = parse_bounded(data)
+    if not any(key.lower() in MAIL_HEADERS for key in msg.keys()):
+        return None
+    return msg
+
+
+def parse_bounded(data: bytes):
+    """The standard library's parser, with the modern policy (EmailMessage, get_body), on
+    a message within :func:`check_bounds`."""
+    import email
+    import email.policy
+
+    check_bounds(data)
+    return email.message_from_bytes(data, policy=email.policy.default)
+
+
+# The shape of a message tomis reads (issue 23). The standard library parses nesting and
+# nested comments by recursion and some long shapes in quadratic time, so a message is
+# measured on its bytes, by regular expressions, before it is parsed; a real reply is far
+# inside every bound. Beyond one: a one-line FileError (exit 2).
+MAX_PARTS = 1_000              # lines starting "--" and a word: every MIME part has one
+MAX_CONTAINERS = 50            # multipart/* and message/* parts (nesting is at most this deep)
+MAX_HEADER_LINES = 10_000      # lines of one header field, folds included
+MAX_HEADER_BYTES = 256 * 1024  # bytes of one header field, folds included
+MAX_COMMENT_DEPTH = 20         # ( ) nested in one header field
+
+_BOUNDARY_LINE = re.compile(rb"^--[^\s-]", re.MULTILINE)
+_FIELD = re.compile(rb"^[!-9;-~]+:[^\n]*(?:\n[ \t][^\n]*)*", re.MULTILINE)
+_CONTENT_TYPE = re.compile(rb"^content-type:[^\n]*(?:\n[ \t][^\n]*)*", re.MULTILINE | re.IGNORECASE)
+_CONTAINER = re.compile(rb"multipart|message", re.IGNORECASE)
+
+
+def check_bounds(data: bytes) -> None:
+    """Refuse, with a :class:`FileError`, a message beyond the limits above."""
+    if len(data) > textio.MAX_FILE_BYTES:
+        raise FileError(f"this message is larger than {textio.MAX_FILE_BYTES // 2**20} MiB; "
+                        "a game record is never that big")
+    if len(_BOUNDARY_LINE.findall(data)) > MAX_PARTS:
+        raise _beyond(f"more than {MAX_PARTS:,} MIME parts")
+    containers = sum(1 for header in _CONTENT_TYPE.finditer(data)
+                     if _CONTAINER.search(header.group()))
+    if containers > MAX_CONTAINERS:
+        raise _beyond(f"more than {MAX_CONTAINERS} multipart or message parts (nested mail)")
+    for header in _FIELD.finditer(data):
+        text = header.group()
+        if len(text) > MAX_HEADER_BYTES or text.count(b"\n") >= MAX_HEADER_LINES:
+            name = text[:text.index(b":")].decode("ascii")[:40]
+            raise _beyond(f"a header field ({name}) longer than {MAX_HEADER_BYTES // 1024} KiB "
+                          f"or {MAX_HEADER_LINES:,} lines")
+        if text.count(b"(") > MAX_COMMENT_DEPTH and _comment_depth(text) > MAX_COMMENT_DEPTH:
+            raise _beyond(f"comments nested more than {MAX_COMMENT_DEPTH} deep in a header field")
+
+
+def _comment_depth(field: bytes) -> int:
+    depth = deepest = 0
+    for byte in field:
+        if byte == 0x28:                       # (
+            depth += 1
+            deepest = max(deepest, depth)
+        elif byte == 0x29 and depth:           # )
+            depth -= 1
+    return deepest
+
+
+def _beyond(what: str) -> FileError:
+    return FileError(f"this message has {what}; tomis reads no message of that shape "
+                     "(docs/SECURITY.md, limits)")
+
+
+def aware(when: datetime) -> datetime:
+    """A Date header without a zone ("-0000") is taken as UTC, so all times compare."""
+    from datetime import timezone
+
+    return when if when.tzinfo is not None else when.replace(tzinfo=timezone.utc)
+
+
+def origin_of(msg) -> Origin:
+    """The headers a reply needs; a malformed header is simply absent.
+
+    The ids and the address to answer are the sender's words as written (unfolded),
+    before the email package decodes any encoded word (a message id never holds one);
+    tomis.mailout checks each before it reaches a header.
+    """
+    def header(name: str):
+        try:
+            return msg.get(name)
+        except Exception:      # a header the email package cannot parse at all
+            return None
+
+    def address(name: str) -> str | None:
+        value = header(name)
+        addresses = getattr(value, "addresses", ()) if value is not None else ()
+        return addresses[0].addr_spec if addresses else None
+
+    def written(name: str) -> str | None:
+        for key, value in msg.raw_items():
+            if key.lower() == name.lower():
+                return " ".join(str(value).split()) or None
+        return None
+
+    date = getattr(header("Date"), "datetime", None)
+    references = tuple((written("References") or "").split())
+    subject = str(header("Subject") or "").strip() or None
+    reply_to = written("Reply-To") or written("From")
+    return Origin(written("Message-ID"), references, reply_to, address("From"), subject, date)
+
+
+def message_body(msg, name: str, data: bytes | None = None) -> Body:
+    """The part to read: a ``.tgn`` attachment, else the text/plain body, else the HTML one."""
+    try:
+        return _message_body(msg, name, data)
+    except _PARAMETER_FAULTS:
+        # The email package's own parser fails on some malformed MIME headers while it
+        # chooses parts (issue 23): say so in one line.
+        raise FileError("a Content-Type or Content-Disposition header of the message does not "
+                        "parse (RFC 2045, 2183, 2231); save the record as a file") from None
+
+
+def _message_body(msg, name: str, data: bytes | None) -> Body:
+    attachments = [part for part in msg.iter_attachments()
+                   if (filename_of(part) or "").lower().endswith(RECORD_SUFFIX)]
+    if attachments:
+        part = attachments[0]
+        notes = [f"took the record from the attachment {filename_of(part)}"]
+        if len(attachments) > 1:
+            notes[0] += f" (the first of {len(attachments)} .tgn attachments)"
+        return Body(_part_text(part, name), f"the attachment {filename_of(part)}",
+                    _verbatim_line(part, data), notes)
+    part = msg.get_body(preferencelist=("plain", "html"))
+    if part is None:
+        raise FileError("the message has no text part and no .tgn attachment")
+    first_line = _verbatim_line(part, data)
+    text = _part_text(part, name, first_line)
+    notes = []
+    kind = part.get_content_subtype()
+    if kind == "html":
+        text = html_to_text(text)
+        notes.append("the message has no text/plain part; read the text of its HTML part "
+                     "(line numbers count lines of that text)")
+        first_line = None
+    elif str(param_of(part, "format", "")).lower() == "flowed":
+        text = unflow(text, str(param_of(part, "delsp", "")).lower() == "yes")
+        notes.append("undid format=flowed line wrapping (RFC 3676); line numbers count "
+                     "lines of the unwrapped text")
+        first_line = None
+    elif first_line is None:
+        notes.append("line numbers count lines of the message's text/plain part, "
+                     "not of the saved file")
+    if "\ufffd" in text:
+        notes.append(f"some bytes of the message do not fit its declared charset "
+                     f"{param_of(part, 'charset')!r} and were replaced by U+FFFD")
+    return Body(text, f"the text/{kind} part", first_line, notes)
+
+
+# What the email package's parameter parser (RFC 2231 continuations) raises on some
+# malformed values, e.g. ``Content-Disposition: =;filename*0*;filename*`` (issue 23).
+_PARAMETER_FAULTS = (IndexError, ValueError, TypeError, LookupError, AttributeError)
+
+
+def filename_of(part) -> str | None:
+    """A part's file name, or None when it has none or its parameters do not parse."""
+    try:
+        return part.get_filename()
+    except _PARAMETER_FAULTS:
+        return None
+
+
+def param_of(part, name: str, default=None):
+    """A ``Content-Type`` parameter, or ``default`` when absent or unreadable."""
+    try:
+        return part.get_param(name, default)
+    except _PARAMETER_FAULTS:
+        return default
+
+
+def _part_text(part, name: str, first_line: int | None = None) -> str:
+    """A part's decoded text: its declared charset, or strict UTF-8 when it declares none
+    (RFC 2045 says US-ASCII then; UTF-8 is its superset and what clients mean)."""
+    charset = param_of(part, "charset")
+    if charset is None or part.get_content_maintype() != "text":
+        data = part.get_payload(decode=True) or b""
+        try:
+            return textio.decode(data, name)
+        except FileError as error:
+            if error.line is None or not data or data[:1] == b"\x00":
+                raise
+            raise _undeclared(error, first_line) from None
+    try:
+        text = part.get_content()
+    except LookupError:
+        raise FileError(f"the message declares the charset {str(charset)!r}, which is not "
+                        f"known; save the message as UTF-8 text") from None
+    # The same limits and line ends as a file: long lines, NUL bytes, CRLF.
+    return textio.decode(text.encode("utf-8", "surrogateescape"), name)
+
+
+def _undeclared(error: FileError, first_line: int | None) -> FileError:
+    """A byte that is not UTF-8 in a part without a charset, placed in the saved file."""
+    shift = (first_line or 1) - 1
+    line = error.line + shift
+    what = error.message.split(" at line ")[0]
+    return FileError(f"{what} at line {line}, column {error.column} is not UTF-8 and the "
+                     f"message declares no charset; save the message as UTF-8",
+                     line, error.column)
+
+
+def _verbatim_line(part, data: bytes | None) -> int | None:
+    """The saved file's line where a part stored as-is starts, or None (encoded, or unknown)."""
+    if data is None:
+        return None
+    encoding = str(part.get("Content-Transfer-Encoding", "7bit")).strip().lower()
+    if encoding not in _VERBATIM or part.is_multipart():
+        return None
+    # For a part stored as-is, the "decoded" payload is exactly the bytes in the file.
+    stored = part.get_payload(decode=True)
+    if not stored or not stored.strip():
+        return None
+    at = data.find(stored)
+    return None if at < 0 else data.count(b"\n", 0, at) + 1
+
+
+def unflow(text: str, delsp: bool = False) -> str:
+    """Undo RFC 3676 ``format=flowed``: a line ending in a space continues on the next line
+    of the same quote depth; space-stuffing is removed; ``-- `` (a signature) never flows.
+    Quote marks are written back as ``>`` per level and one space."""
+    out: list[str] = []
+    # The open paragraph as its pieces, joined once: adding each line to one string made a
+    # long flowed body quadratic (issue 23).
+    paragraph: list[str] = []
+    depth_open = 0
+
+    def flush():
+        if paragraph:
+            out.append((">" * depth_open + " " if depth_open else "") + "".join(paragraph))
+            paragraph.clear()
+
+    for line in text.split("\n"):
+        depth = len(line) - len(line.lstrip(">"))
+        content = line[depth:]
+        if content.startswith(" "):
+            content = content[1:]
+        if paragraph and depth != depth_open:
+            flush()
+        if not paragraph:
+            depth_open = depth
+        flowed = content.endswith(" ") and content != "-- "
+        paragraph.append(content[:-1] if flowed and delsp else content)
+        if not flowed:
+            flush()
+    flush()
+    return "\n".join(out)
+
+
+def html_to_text(html: str) -> str:
+    """The text of an HTML body, a line per block, quoted blocks marked ``> ``."""
+    parser = _html_text_class()()
+    parser.feed(_tags_only(html))
+    parser.close()
+    parser.end_line()
+    return "\n".join(parser.lines) + "\n"
+
+
+# A "<" that opens no whole tag before the next "<" (issue 23): html.parser took minutes
+# on 200 KB of "<p" and raised AssertionError on "<![", so such a "<" is text.
+_NOT_A_TAG = re.compile(r"<(?!(?:[A-Za-z/?]|![A-Za-z])[^<>]*>)")
+
+
+def _tags_only(html: str) -> str:
+    """``html`` with complete comments dropped and every other stray ``<`` written ``&lt;``;
+    linear: an unclosed comment ends the search for comments."""
+    pieces, at = [], 0
+    while (start := html.find("<!--", at)) >= 0:
+        end = html.find("-->", start + 4)
+        if end < 0:
+            break
+        pieces.append(html[at:start])
+        at = end + 3
+    pieces.append(html[at:])
+    return _NOT_A_TAG.sub("&lt;", "".join(pieces))
+
+
+def _html_text_class():
+    """The HTML-to-text parser, defined on first use (html.parser stays unimported)."""
+    from html.parser import HTMLParser
+
+    class _HtmlText(HTMLParser):
+        """Text of an HTML mail body: a line per block or <br>, ``> `` per <blockquote> level."""
+
+        BLOCKS = frozenset({"p", "div", "tr", "li", "ul", "ol", "table", "pre", "blockquote",
+                            "h1", "h2", "h3", "h4", "h5", "h6", "hr"})
+        HIDDEN = frozenset({"style", "script", "head", "title"})
+
+        def __init__(self):
+            super().__init__(convert_charrefs=True)
+            self.lines: list[str] = []
+            self.buffer: list[str] = []
+            self.depth = self.pre = self.hidden = 0
+
+        def handle_starttag(self, tag, attrs):
+            if tag in self.HIDDEN:
+                self.hidden += 1
+            elif tag == "br":
+                self.end_line(always=True)
+            elif tag in self.BLOCKS:
+                self.end_line()
+                self.depth += tag == "blockquote"
+                self.pre += tag == "pre"
+
+        def handle_endtag(self, tag):
+            if tag in self.HIDDEN:
+                self.hidden = max(0, self.hidden - 1)
+            elif tag in self.BLOCKS:
+                self.end_line()
+                if tag == "blockquote":
+                    self.depth = max(0, self.depth - 1)
+                if tag == "pre":
+                    self.pre = max(0, self.pre - 1)
+
+        def handle_data(self, data):
+            if self.hidden:
+                return
+            if not self.pre:
+                self.buffer.append(re.sub(r"[ \t\r\n\f]+", " ", data))
+                return
+            pieces = data.replace("\r\n", "\n").split("\n")
+            for index, piece in enumerate(pieces):
+                if index:
+                    self.end_line(always=True)
+                self.buffer.append(piece)
+
+        def end_line(self, always: bool = False):
+            line = "".join(self.buffer)
+            if not self.pre:
+                line = line.strip(" ")
+            self.buffer = []
+            if line or always:
+                self.lines.append(("> " * self.depth) + line)
+
+    return _HtmlText

@@ -1,0 +1,19 @@
+"""Mail, written and sent: the reply for an action, what is remembered about a game's mail,
+and the way out (an SMTP server or a local sendmail program).
+
+:mod:`.headers` makes every header value from checked data (docs/SECURITY.md, finding 1)
+and writes the bytes, read back before they leave; :mod:`.reply` builds the reply (the
+board, the clocks, a draw offer, the record inline and attached); :mod:`.sidecar` keeps
+the opponent's address and the thread beside the record (``RECORD.mail.json``);
+:mod:`.sending` reads the SMTP settings and hands the message over. It sits above
+:mod:`tomis.game`, as it draws boards and clocks; it prints and prompts nothing.
+
+``tomis.mailout`` was the one module these four were; its names answer here, loaded on
+first use.
+"""
+
+from __future__ import annotations
+
+from ..util.oldnames import answered_by
+
+__getattr__, __dir__ = answered_by(__name__, ".headers", ".reply", ".sidecar", ".sending")

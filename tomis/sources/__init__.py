@@ -1,0 +1,15 @@
+"""The one front door for outside text: files, stdin, saved messages, mailboxes, IMAP.
+
+Every command and :func:`tomis.read_games` read a record through :func:`read_source`,
+which gives a :class:`Source` (the text for the reader, the text as saved, how to place
+an error in it, notes, the message it came from); :func:`place_items` reads every file of
+a folder or message of a mailbox. :mod:`.reading` does that; :mod:`.regions` chooses among
+several records in one text. Both sit above :mod:`tomis.mail` (messages taken apart) and
+:mod:`tomis.notation` (the reader that tells a record that reads from one that does not).
+"""
+
+from __future__ import annotations
+
+from .reading import Item, Source, place_items, read_source
+
+__all__ = ["Item", "Source", "place_items", "read_source"]
