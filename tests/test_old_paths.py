@@ -78,7 +78,7 @@ def test_an_old_module_that_became_a_package_answers_its_names(old):
 SPLIT = {
     "tomis.mail": {"parse_message": "tomis.mail.mime", "check_bounds": "tomis.mail.mime",
                    "MAX_PARTS": "tomis.mail.mime", "unflow": "tomis.mail.mime",
-                   "is_mbox": "tomis.mail.mailboxes", "repair": "tomis.mail.webmail",
+                   "is_mbox": "tomis.mail.sniff", "pick_message": "tomis.mail.mailboxes", "repair": "tomis.mail.webmail",
                    "describe": "tomis.mail.webmail"},
     "tomis.mailout": {"compose": "tomis.outgoing.reply", "subject": "tomis.outgoing.reply",
                       "Sidecar": "tomis.outgoing.sidecar", "send": "tomis.outgoing.sending",

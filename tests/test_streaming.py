@@ -36,20 +36,34 @@ def test_the_fast_path_agrees_with_the_general_path(text):
 
 
 def _general(text):
-    original = quotes._is_plain_record
-    quotes._is_plain_record = lambda _text: False
+    original = quotes.is_plain_record
+    quotes.is_plain_record = lambda _text: False
     try:
         return quotes.extract_record(text)
     finally:
-        quotes._is_plain_record = original
+        quotes.is_plain_record = original
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(FRAGMENTS, max_size=5).map(" ".join), max_size=12).map("\n".join))
+def test_a_record_file_read_without_the_mail_modules_is_what_the_general_path_gives(text):
+    from tomis.mail.mime import Body
+    from tomis.sources import reading
+
+    fast = reading._from_text(text, "f.tgn")
+    general = reading._found(Body(text, "the text", 1), None, "f.tgn", None)
+    assert (fast.text, fast.raw, fast.notes, fast.origin) == (
+        general.text, general.raw, general.notes, general.origin)
+    if fast.places is None:         # the fast path was taken: nothing to place back
+        assert general.places is None
 
 
 def test_a_plain_archive_takes_the_fast_path():
     text = '[White "Ana"]\n\n1. B@e1 B@d8 *\n\n[White "Bo"]\n\n1. B@a1 1-0\n'
-    assert quotes._is_plain_record(text)
-    assert not quotes._is_plain_record("Hi Bo,\n" + text)           # mail text before it
-    assert not quotes._is_plain_record(text + "see you Friday\n")     # text after the last result
-    assert not quotes._is_plain_record('[Event "a long\nvalue"]\n1. B@e1 *\n')   # a cut tag
+    assert quotes.is_plain_record(text)
+    assert not quotes.is_plain_record("Hi Bo,\n" + text)           # mail text before it
+    assert not quotes.is_plain_record(text + "see you Friday\n")     # text after the last result
+    assert not quotes.is_plain_record('[Event "a long\nvalue"]\n1. B@e1 *\n')   # a cut tag
 
 
 @settings(max_examples=200, deadline=None)

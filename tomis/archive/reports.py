@@ -11,8 +11,6 @@ A report is made with an ``out`` and an ``err`` stream (text mode) and fed
 
 from __future__ import annotations
 
-import json
-
 from .walker import FileEnd, FileStart, GameOutcome
 from ..errors import visible
 from .findings import RULES, Finding
@@ -22,6 +20,14 @@ SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 SARIF_VERSION = "2.1.0"
 JSONL_SCHEMA = 1
 _SPOOL_BYTES = 4 << 20        # one file's report kept in memory up to this, then on disk
+
+
+def _dumps(value, **options) -> str:
+    """``json.dumps``, with json imported on first use: the text report, validate's
+    default, never loads it (start-up, docs/PERFORMANCE.md)."""
+    import json
+
+    return json.dumps(value, **options)
 
 
 def tool_version() -> str:
@@ -119,7 +125,7 @@ class _Spool:
 
 def _indented(item, indent: str) -> str:
     """``json.dumps(item, indent=2)`` as it stands nested at ``indent``."""
-    return json.dumps(item, indent=2, ensure_ascii=False).replace("\n", "\n" + indent)
+    return _dumps(item, indent=2, ensure_ascii=False).replace("\n", "\n" + indent)
 
 
 class JsonReport(Report):
@@ -142,8 +148,8 @@ class JsonReport(Report):
     def file_end(self, end):
         spool = self._spool
         head = '{\n  "files": [\n    ' if self.files == 1 else ",\n    "
-        self.out.write(f'{head}{{\n      "path": {json.dumps(end.path, ensure_ascii=False)},\n'
-                       f'      "ok": {json.dumps(end.exit_code == 0)},\n      "games": [')
+        self.out.write(f'{head}{{\n      "path": {_dumps(end.path, ensure_ascii=False)},\n'
+                       f'      "ok": {_dumps(end.exit_code == 0)},\n      "games": [')
         if spool.count:
             spool.copy_to(self.out)
             self.out.write("\n      ]")
@@ -171,7 +177,7 @@ class JsonLinesReport(Report):
     ``summary`` at the end. Every object has ``type`` and ``schema`` (1)."""
 
     def _line(self, kind: str, data: dict) -> None:
-        self.out.write(json.dumps({"type": kind, "schema": JSONL_SCHEMA, **data}, ensure_ascii=False) + "\n")
+        self.out.write(_dumps({"type": kind, "schema": JSONL_SCHEMA, **data}, ensure_ascii=False) + "\n")
 
     def game(self, outcome):
         if outcome.finding is not None:
@@ -217,8 +223,8 @@ class SarifReport(_FindingsReport):
         rules = [{"id": rid, "name": rid, "shortDescription": {"text": RULES[rid]}}
                  for rid in _RULE_IDS]
         driver = {"name": "tomis", "version": tool_version(), "rules": rules}
-        self.out.write('{"$schema": ' + json.dumps(SARIF_SCHEMA) + ', "version": "' + SARIF_VERSION
-                       + '", "runs": [{"tool": {"driver": ' + json.dumps(driver, ensure_ascii=False)
+        self.out.write('{"$schema": ' + _dumps(SARIF_SCHEMA) + ', "version": "' + SARIF_VERSION
+                       + '", "runs": [{"tool": {"driver": ' + _dumps(driver, ensure_ascii=False)
                        + '}, "columnKind": "unicodeCodePoints", "results": [')
 
     def finding(self, finding: Finding) -> None:
@@ -232,7 +238,7 @@ class SarifReport(_FindingsReport):
                   "level": "error", "message": {"text": finding.message},
                   "locations": [{"physicalLocation": location}],
                   "properties": {"game": finding.game, "action": finding.action}}
-        self.out.write(("\n" if self._results == 0 else ",\n") + json.dumps(result, ensure_ascii=False))
+        self.out.write(("\n" if self._results == 0 else ",\n") + _dumps(result, ensure_ascii=False))
         self._results += 1
 
     def finish(self):

@@ -189,7 +189,7 @@ def imap_password(place) -> str:
 
 def ask_imap_password_first(paths) -> None:
     """Before a walk whose workers cannot prompt: ask now for the first IMAP place's password."""
-    from ..mail.mailboxes import is_place
+    from ..mail.sniff import is_place
 
     for path in paths:
         if is_place(path):

@@ -276,11 +276,11 @@ def inbox(place, me, now):
     """Games waiting for you in PLACE (a folder of records or saved messages, an mbox, a
     Maildir, or an IMAP folder imaps://USER@HOST/FOLDER, read-only): the oldest waiting first, with the opponent, the action count and how long
     the action has waited. The newest record of each game counts."""
-    from ..mail import mailboxes
+    from ..mail import sniff
     from .. import sources
     from ..errors import FileError, TomisError, visible
 
-    if not mailboxes.is_place(place) and not os.path.lexists(place):   # said as for every missing path
+    if not sniff.is_place(place) and not os.path.lexists(place):   # said as for every missing path
         error = FileError("no such file or folder")
         raise Failure(located(error, shown(place)), EXIT_USAGE)
     moment = _moment(now)

@@ -1,8 +1,9 @@
 """Mail, read: what a mail program saved or a server holds, taken apart for the record in it.
 
 :mod:`.mime` bounds a message before the standard :mod:`email` package parses it, picks
-the part a record is read from and the headers a reply needs; :mod:`.mailboxes` tells
-mbox files, Maildir folders and IMAP places apart and picks one message; :mod:`.imap`
+the part a record is read from and the headers a reply needs; :mod:`.sniff` tells IMAP
+places, mbox files, Maildir folders and messages apart from a name or a few bytes;
+:mod:`.mailboxes` opens a mailbox and picks one message; :mod:`.imap`
 reads a folder on a server, read-only; :mod:`.settings` finds the one mail settings file;
 :mod:`.quotes` digs a record out of mail text (quoting, wrapping, the letter around it);
 :mod:`.webmail` repairs or explains the debris editors leave in it. Nothing here prints,
@@ -17,4 +18,4 @@ from __future__ import annotations
 
 from ..util.oldnames import answered_by
 
-__getattr__, __dir__ = answered_by(__name__, ".mime", ".mailboxes", ".webmail", ".quotes")
+__getattr__, __dir__ = answered_by(__name__, ".mime", ".sniff", ".mailboxes", ".webmail", ".quotes")

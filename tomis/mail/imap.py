@@ -32,7 +32,7 @@ from typing import Callable
 from urllib.parse import unquote, urlsplit
 
 from . import settings as mailsettings
-from .mailboxes import IMAP_SCHEMES, is_place  # noqa: F401 -- is_place answered here too
+from .sniff import IMAP_SCHEMES, is_place  # noqa: F401 -- is_place answered here too
 from ..util import textio
 from ..errors import FileError, one_line
 

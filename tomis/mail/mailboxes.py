@@ -1,28 +1,12 @@
-"""Mailboxes: mbox files, Maildir folders and IMAP places told apart, and one message of
-one picked by its number, Message-ID or key. :mod:`mailbox` is imported on use.
+"""Mailboxes: an mbox file or a Maildir folder opened, and one message of one picked by its
+number, Message-ID or key (:mod:`.sniff` tells them apart). :mod:`mailbox` is imported on
+use.
 """
 
 from __future__ import annotations
 
-import os
-import re
-
 from ..errors import FileError
 from .mime import parse_bounded
-
-
-MBOX_FROM = re.compile(rb"From \S+ ")
-
-
-# An IMAP place's schemes and their ports (imaps: TLS from the first byte; imap: STARTTLS).
-IMAP_SCHEMES = {"imaps": 993, "imap": 143}
-
-
-def is_place(path: str) -> bool:
-    """Does ``path`` name an IMAP folder (``imaps://...``) rather than a file? Asked of
-    every path a command reads, so it imports nothing (:mod:`.imap` loads ssl)."""
-    scheme = path.split("://", 1)[0].lower() if "://" in path else ""
-    return scheme in IMAP_SCHEMES
 
 
 def open_maildir(path: str):
@@ -35,21 +19,6 @@ def open_mbox(path: str):
     import mailbox
 
     return mailbox.mbox(path, factory=None, create=False)
-
-
-def is_mbox(path: str) -> bool:
-    """Does the file start as an mbox does ("From " and an address)? Reads 64 bytes; a file
-    that cannot be opened is not one (reading it later says why)."""
-    try:
-        with open(path, "rb") as stream:
-            return MBOX_FROM.match(stream.read(64)) is not None
-    except (OSError, ValueError):
-        return False
-
-
-def is_maildir(path: str) -> bool:
-    """A folder with ``cur`` and ``new`` inside, as every Maildir has."""
-    return all(os.path.isdir(os.path.join(path, sub)) for sub in ("cur", "new"))
 
 
 def mailbox_messages(box) -> list[tuple[str, object]]:

@@ -20,23 +20,15 @@ from typing import TYPE_CHECKING
 
 from ..errors import FileError
 from ..util import textio
+from .sniff import MAIL_HEADERS, starts_like_a_message
 
 if TYPE_CHECKING:
     from datetime import datetime
 
 
-# Headers that show a text is a message and not a pasted record ("Note: ..." is not one).
-MAIL_HEADERS = frozenset({
-    "from", "to", "cc", "subject", "date", "message-id", "mime-version", "content-type",
-    "received", "return-path", "in-reply-to", "references", "reply-to", "delivered-to",
-    "user-agent", "x-mailer", "content-transfer-encoding", "sender",
-})
 RECORD_SUFFIX = ".tgn"
 
 
-# A first line that could start a message's header: a known name and a colon. Anything
-# else (a tag, a move, a greeting) is plain text and never reaches the email parser.
-_HEADER_NAME = re.compile(rb"([A-Za-z][A-Za-z0-9-]*)[ \t]*:")
 _VERBATIM = ("7bit", "8bit", "binary")
 
 
@@ -71,8 +63,7 @@ def parse_message(data: bytes):
 
 
 def _as_message(data: bytes):
-    first = _HEADER_NAME.match(data.lstrip(b"\r\n")[:200])
-    if first is None or first[1].decode("ascii").lower() not in MAIL_HEADERS:
+    if not starts_like_a_message(data):
         return None
     msg = parse_bounded(data)
     if not any(key.lower() in MAIL_HEADERS for key in msg.keys()):

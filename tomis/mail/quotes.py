@@ -104,7 +104,7 @@ def extract_record(text: str) -> Extracted:
     Line and column numbers of errors found in the result are mapped back to *text* with
     ``result.locate``. Never raises on any ``str``.
     """
-    if _is_plain_record(text):
+    if is_plain_record(text):
         return Extracted(text)
     lines = text.split("\n")
     start = _record_start(lines)
@@ -145,7 +145,7 @@ _MAYBE_RECORD_END = re.compile(
     r"(?!\Z|\[[A-Za-z]|\{|;|\d+\.|[BGFSTQM](?:@|[a-h][1-8]))")
 
 
-def _is_plain_record(text: str) -> bool:
+def is_plain_record(text: str) -> bool:
     """True when :func:`extract_record` would return ``text`` unchanged, decided without
     splitting it into lines.
 

@@ -32,7 +32,6 @@ what catches a rewritten past is comparing with the digest, or the file, *you* s
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Iterable
 
@@ -55,8 +54,15 @@ def canonical_history(rules: str, start: str, actions: Iterable[str], result: st
 
 def digest_of(rules: str, start: str, actions: Iterable[str], result: str) -> str:
     """The 16-digit digest of a history given as texts."""
-    data = canonical_history(rules, start, actions, result).encode("utf-8")
-    return hashlib.sha256(data).hexdigest()[:DIGEST_DIGITS]
+    return _fingerprint(canonical_history(rules, start, actions, result))
+
+
+def _fingerprint(history: str) -> str:
+    """The first DIGEST_DIGITS hex digits of the SHA-256 of ``history``; hashlib is imported
+    on use, so a record without a Digest tag never loads it (start-up)."""
+    import hashlib
+
+    return hashlib.sha256(history.encode("utf-8")).hexdigest()[:DIGEST_DIGITS]
 
 
 def game_digest(game, actions: int | None = None, result: str | None = None,
@@ -78,7 +84,7 @@ def game_digest(game, actions: int | None = None, result: str | None = None,
     if correspondence:
         history = _history_2(game, nodes, actions is None, to_string(game.start), result)
         if history is not None:
-            return hashlib.sha256(history.encode("utf-8")).hexdigest()[:DIGEST_DIGITS]
+            return _fingerprint(history)
     return digest_of(game.start.edition_name, to_string(game.start),
                      (str(node.action) for node in nodes), result)
 

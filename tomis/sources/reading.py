@@ -28,17 +28,19 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ..errors import FileError, RecordError, TomisError
-from ..mail.mailboxes import (
-    MBOX_FROM, is_maildir, is_mbox, is_place, mailbox_messages, message_of, open_maildir,
-    open_mbox, pick_message,
-)
-from ..mail.mime import Body, Origin, aware, message_body, origin_of, parse_bounded, parse_message
-from ..mail.webmail import repair, repair_note
+from ..mail import quotes
+from ..mail.sniff import MBOX_FROM, is_maildir, is_mbox, is_place, starts_like_a_message
 from ..util import textio
-from .regions import ExtractedPlaces, MailPlaces, choose_region, find_regions
 
 if TYPE_CHECKING:
     from datetime import datetime
+
+    from ..mail.mime import Body, Origin
+    from .regions import ExtractedPlaces, MailPlaces
+
+# The MIME, webmail and record-choosing modules are imported where they are needed: a
+# record file as saved, by far the most common input, is read without them (start-up,
+# docs/PERFORMANCE.md).
 
 
 @dataclass
@@ -82,9 +84,13 @@ def read_source(path: str, message: str | None = None, stream=None,
         if stream is None and is_place(path):
             return _from_imap(path, message, name, password)
         if stream is None and os.path.isdir(path) and is_maildir(path):
+            from ..mail.mailboxes import open_maildir, pick_message
+
             msg, label = pick_message(open_maildir(path), message, name)
             return _from_message(msg, None, name, label)
         if stream is None and is_mbox(path):      # before reading: a mailbox may be big
+            from ..mail.mailboxes import open_mbox, pick_message
+
             msg, label = pick_message(open_mbox(path), message, name)
             return _from_message(msg, None, name, label)
         data = textio.read_bytes(path) if stream is None else textio.read_stream_bytes(stream, name)
@@ -93,13 +99,13 @@ def read_source(path: str, message: str | None = None, stream=None,
             raise FileError("this is an mbox mailbox: its messages are read by name with "
                             "--message (show, moves, replay, validate, extract), and a record "
                             "is never written into it; save the message as a file first")
-        msg = parse_message(data)
+        msg = _message(data)
         if msg is None:
             if message is not None:
                 raise FileError(f"--message {message}: this file is not a mailbox")
-            body = Body(textio.decode(data, name), "the text", 1)
+            text = textio.decode(data, name)
             del data        # 16 MiB of bytes need not live on beside their text (issue 16)
-            return _found(body, None, name, None)
+            return _from_text(text, name)
         return _from_message(msg, data, name, None)
     except TomisError as error:
         if error.path is None:
@@ -111,8 +117,30 @@ def read_source(path: str, message: str | None = None, stream=None,
         raise error from None
 
 
+def _message(data: bytes):
+    """``data`` as a parsed message, or None for a record or pasted text."""
+    if not starts_like_a_message(data):
+        return None
+    from ..mail.mime import parse_message
+
+    return parse_message(data)
+
+
+def _from_text(text: str, name: str) -> Source:
+    """A text that is no message: a record file as saved (read as it is, without the mail
+    modules), or pasted mail (quoting, debris and several records looked for)."""
+    if text.isascii() and quotes.is_plain_record(text):
+        # What the general path gives such a text, without its work: ASCII holds no
+        # debris to repair, and a plain record is one region with nothing cut.
+        return Source(text, text)
+    from ..mail.mime import Body
+
+    return _found(Body(text, "the text", 1), None, name, None)
+
+
 def _from_imap(place: str, wanted: str | None, name: str, password) -> Source:
     from ..mail import imap
+    from ..mail.mime import parse_bounded
 
     fetched = imap.read_message(place, wanted, password)
     return _from_message(parse_bounded(fetched.data), None, name, f"UID {fetched.uid}")
@@ -120,6 +148,7 @@ def _from_imap(place: str, wanted: str | None, name: str, password) -> Source:
 
 def _imap_items(place: str, password):
     from ..mail import imap
+    from ..mail.mime import aware, parse_bounded
 
     for fetched in imap.read_folder(place, password):
         label = f"{place} --message {fetched.uid}"
@@ -159,6 +188,8 @@ def place_items(place: str, password=None):
 
 
 def _place_items(place: str):
+    from ..mail.mailboxes import open_maildir, open_mbox
+
     if os.path.isdir(place):
         if is_maildir(place):
             yield from _box_items(open_maildir(place), place)
@@ -175,6 +206,8 @@ def _place_items(place: str):
 
 
 def _file_item(path: str) -> Item:
+    from ..mail.mime import aware
+
     try:
         found = read_source(path)
     except TomisError as error:
@@ -188,6 +221,9 @@ def _file_item(path: str) -> Item:
 
 
 def _box_items(box, place: str):
+    from ..mail.mailboxes import mailbox_messages, message_of
+    from ..mail.mime import aware
+
     for number, key in enumerate(mailbox_messages(box), 1):
         label = f"{place} message {number}"
         try:
@@ -203,6 +239,8 @@ def _box_items(box, place: str):
 
 
 def _from_message(msg, data: bytes | None, name: str, label: str | None) -> Source:
+    from ..mail.mime import message_body, origin_of
+
     body = message_body(msg, name, data)
     if label:
         body.notes.insert(0, f"read {label} of the mailbox")
@@ -212,6 +250,9 @@ def _from_message(msg, data: bytes | None, name: str, label: str | None) -> Sour
 
 
 def _found(body: Body, data: bytes | None, name: str, origin: Origin | None) -> Source:
+    from ..mail.webmail import repair, repair_note
+    from .regions import ExtractedPlaces, MailPlaces, choose_region, find_regions
+
     # A record file edited by hand is read literally but for invisible characters (its
     # typos get the reader's own hints); text that came through mail gets every repair.
     repaired = repair(body.text, visible=origin is not None)
