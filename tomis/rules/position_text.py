@@ -26,20 +26,17 @@ rules, so :mod:`.position` (``from_string``) sits above the core.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from .board import (
     ACTIVE, DIRECTION_NAMES, INACTIVE, PIECE_LETTERS, SQUARE_NAMES, UNIT_KIND, UNIT_SIDE, WHITE,
 )
 
-if TYPE_CHECKING:
-    from .core import State
-
 _STATE_LETTERS = {INACTIVE: "I", ACTIVE: "A"}
 
 
-def to_string(state: State) -> str:
-    """The position string of ``state`` (see the module docstring)."""
+def to_string(state) -> str:
+    """The position string of ``state``, a :class:`~.core.State` (see the module docstring).
+    Not annotated with that type: ``core`` imports this module, and this one needs only
+    the state's fields."""
     return " ".join((
         _units_field(state), _gates_field(state),
         ("w", "b")[state.to_move] if state.to_move is not None else state.result,
@@ -49,7 +46,7 @@ def to_string(state: State) -> str:
     ))
 
 
-def _units_field(state: State) -> str:
+def _units_field(state) -> str:
     ranks = []
     for rank in range(7, -1, -1):
         text, empty = "", 0
@@ -66,7 +63,7 @@ def _units_field(state: State) -> str:
     return "/".join(ranks)
 
 
-def _gates_field(state: State) -> str:
+def _gates_field(state) -> str:
     parts = []
     for gate in state.gates:
         if gate is None:
