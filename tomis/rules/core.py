@@ -23,7 +23,7 @@ from .board import (
     unit_code,
 )
 from .combat import (
-    UNIT_DEFENCE, land_unit, lift_unit, new_tables, raised_stay_quiet, resolve_tables, support_ap,
+    UNIT_DEFENCE, land_unit, lift_unit, move_unit, new_tables, raised_stay_quiet, resolve_tables, support_ap,
 )
 from ..errors import IllegalActionError
 from .position_text import to_string
@@ -846,12 +846,7 @@ def _put_unit(state: State, square: int, code: int, raised: list[int]) -> None:
 
 def _move_unit(state: State, origin: int, target: int, raised: list[int]) -> None:
     """A ship's move (R9): :func:`_remove_unit` then :func:`_put_unit`, in one call."""
-    units = state.units
-    code = units[origin]
-    edition = state.edition
-    tables = state.attacks
-    lift_unit(tables, units, origin, edition, raised)
-    land_unit(tables, units, target, code, edition, raised)
+    code = move_unit(state.attacks, state.units, origin, target, state.edition, raised)
     raised.append(target)           # the unit that arrived is a target that can fall
     keys = _UNIT_KEYS[code]
     state.hash ^= keys[origin] ^ keys[target]
