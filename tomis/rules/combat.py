@@ -248,24 +248,27 @@ def move_unit(tables: bytearray, units: dict[int, int], origin: int, target: int
     seen_origin = tables[SIGHT + origin]        # slider rays reaching each square before
     seen_target = tables[SIGHT + target]
     code = units.pop(origin)
-    # The sliders that look along the line: the unit behind ``origin`` now looks up to
-    # ``target``; the one beyond ``target`` now stops there, short of ``origin``. The
-    # rest of each square's sight is on the other lines.
-    for t in RAYS[origin][back]:
-        if t in units:
-            behind = units[t]
-            if UNIT_KIND[behind] in _LOOKS_ALONG[d]:
-                _segment(tables, RAYS[origin][d], steps, behind, edition, 1)
-                seen_origin -= 1
-            break
-    for t in RAYS[target][d]:
-        if t in units:
-            ahead = units[t]
-            if UNIT_KIND[ahead] in _LOOKS_ALONG[back]:
-                _segment(tables, RAYS[target][back], steps, ahead, edition, -1)
-                seen_origin -= 1
-                seen_target -= 1
-            break
+    # The sliders that look along the line: the unit beyond ``target`` (its ray reaches
+    # both squares) now stops at ``target``, short of ``origin``; the one behind
+    # ``origin`` (its ray reaches ``origin``) now looks up to ``target``. A square no ray
+    # reaches needs no search; the rest of each square's sight is on the other lines.
+    if seen_target:
+        for t in RAYS[target][d]:
+            if t in units:
+                ahead = units[t]
+                if UNIT_KIND[ahead] in _LOOKS_ALONG[back]:
+                    _segment(tables, RAYS[target][back], steps, ahead, edition, -1)
+                    seen_origin -= 1
+                    seen_target -= 1
+                break
+    if seen_origin:
+        for t in RAYS[origin][back]:
+            if t in units:
+                behind = units[t]
+                if UNIT_KIND[behind] in _LOOKS_ALONG[d]:
+                    _segment(tables, RAYS[origin][d], steps, behind, edition, 1)
+                    seen_origin -= 1
+                break
     # The unit's own attacks. A slider's two rays along the line keep their ends: it
     # stops attacking ``target`` and starts attacking ``origin``.
     kind = UNIT_KIND[code]
