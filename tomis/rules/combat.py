@@ -282,6 +282,7 @@ def move_unit(tables: bytearray, units: dict[int, int], origin: int, target: int
         if raised is not None:
             raised.extend(FRIGATE_ATTACKS[side][target])
     elif kind != BASE:
+        seen_target -= 1        # its own ray along the line reached ``target``
         cross = _CROSS_RAYS[kind]
         _extend(tables, units, cross[origin][line], code, edition, -1, None)
         at = _AP_AT[UNIT_SIDE[code]]
