@@ -708,15 +708,14 @@ _CHECKERS = {
 def apply(state: State, action: Action) -> tuple[State, Report]:
     """Check ``action``, play it, resolve combat and the end rules; return the new state."""
     check(state, action)
-    return _play(state, action)
+    return apply_unchecked(state, action)
 
 
 def apply_unchecked(state: State, action: Action) -> tuple[State, Report]:
-    """Play an action already known to be legal (from :func:`legal_actions`)."""
-    return _play(state, action)
+    """Play an action already known to be legal (from :func:`legal_actions`).
 
-
-def _play(state: State, action: Action) -> tuple[State, Report]:
+    Searches and perft call this once per node, so it does the work itself rather than
+    through another call."""
     side = state.to_move
     kind = type(action)
     new = _successor(state, kind)
@@ -765,7 +764,7 @@ _blank_state = State.__new__
 def _successor(state: State, kind: type) -> State:
     """The next position before ``kind`` of action is carried out: a new object with the
     parent's fields, the units, gates and attack counts copied only if the action will
-    change them. The side to act, history and quiet count are set by :func:`_play`."""
+    change them. The side to act, history and quiet count are set by :func:`apply_unchecked`."""
     new = _blank_state(State)
     new.edition = state.edition
     new.reserve = state.reserve
