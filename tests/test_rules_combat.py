@@ -223,3 +223,42 @@ def test_R18_losses_after_a_rotation_leave_the_position_before_it_whole():
     assert parse_square("e4") in state.units and parse_square("e4") not in rotated.units
     assert to_string(state) == text and state.hash == from_string(text).hash
     assert rotated.attacks == combat.new_tables(rotated.units, rotated.edition)
+
+
+# ---------------------------------------------------------------------------
+# combat.move_unit recounts only the lines a move leaves or enters and, on its own line,
+# the squares it crosses. On random dense boards, every straight move onto an empty
+# square over empty squares (R9) must leave the counts as a rebuild from scratch gives
+# them, and name every unit whose enemy gained points (what the quiet test relies on).
+
+from tomis.board import FRIGATE_STEPS, RAYS, SLIDER_DIRECTIONS    # noqa: E402
+
+
+def straight_moves(codes):
+    for origin, code in codes.items():
+        side, kind = code >> 3, code & 7
+        if kind == FRIGATE:
+            yield from ((origin, t) for t in FRIGATE_STEPS[side][origin] if t not in codes)
+        elif kind in SLIDER_DIRECTIONS:
+            for d in SLIDER_DIRECTIONS[kind]:
+                for t in RAYS[origin][d]:
+                    if t in codes:
+                        break
+                    yield origin, t
+
+
+@settings(max_examples=150, deadline=None)
+@given(boards())
+def test_R9_R15_move_unit_counts_as_a_rebuild_and_names_every_raised_unit(board):
+    units, _gates, readme = board
+    codes, _ = engine_form(units, [])
+    edition = combat.README if readme else combat.MANUAL
+    before = combat.new_tables(codes, edition)
+    for origin, target in straight_moves(codes):
+        tables, moved, raised = bytearray(before), dict(codes), []
+        code = combat.move_unit(tables, moved, origin, target, edition, raised)
+        assert code == codes[origin] and moved[target] == code and origin not in moved
+        assert tables == combat.new_tables(moved, edition), (origin, target)
+        gained = {sq for sq, c in moved.items() if sq != target
+                  and tables[combat._ENEMY_AT[c] + sq] > before[combat._ENEMY_AT[c] + sq]}
+        assert gained <= set(raised), (origin, target)

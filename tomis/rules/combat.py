@@ -198,18 +198,117 @@ def lift_unit(tables: bytearray, units: dict[int, int], square: int, edition: in
     code = units[square]
     _count_attacks(tables, units, square, code, edition, -1, None)
     del units[square]
-    if tables[SIGHT + square]:
-        _reroute(tables, units, square, edition, 1, raised)      # rays that stopped here go on
+    seen = tables[SIGHT + square]
+    if seen:
+        _reroute(tables, units, square, edition, 1, raised, seen)      # rays that stopped here go on
     return code
 
 
 def land_unit(tables: bytearray, units: dict[int, int], square: int, code: int,
               edition: int, raised: list[int] | None = None) -> None:
     """Put the unit ``code`` on the empty ``square`` (``units`` and ``tables`` both)."""
-    if tables[SIGHT + square]:
-        _reroute(tables, units, square, edition, -1, None)       # rays that passed here stop
+    seen = tables[SIGHT + square]
+    if seen:
+        _reroute(tables, units, square, edition, -1, None, seen)       # rays that passed here stop
     units[square] = code
     _count_attacks(tables, units, square, code, edition, 1, raised)
+
+
+# _ALIGNED[origin]: {target: (direction, steps)} for every square on a straight line from
+# ``origin`` (the line a frigate's step or a slider's move runs along).
+_ALIGNED = tuple(
+    {t: (d, steps) for d in range(8) for steps, t in enumerate(RAYS[square][d], 1)}
+    for square in range(64)
+)
+
+# _CROSS_RAYS[kind][square][line]: the slider's non-empty rays from ``square`` that do not
+# run along ``line`` (direction & 3): the ones a move along that line takes elsewhere.
+_CROSS_RAYS = {
+    kind: [tuple(tuple(RAYS[sq][d] for d in dirs if RAYS[sq][d] and d & 3 != line) for line in range(4))
+           for sq in range(64)]
+    for kind, dirs in SLIDER_DIRECTIONS.items()
+}
+
+
+def move_unit(tables: bytearray, units: dict[int, int], origin: int, target: int, edition: int,
+              raised: list[int] | None = None) -> int:
+    """Move the unit on ``origin`` to the empty ``target`` over empty squares (a legal
+    move, R9), ``units`` and ``tables`` both; return its code. The counts come out as
+    :func:`lift_unit` then :func:`land_unit` give them, but on the move's own line only
+    the squares it crosses change, so only the other lines are recounted.
+    """
+    aligned = _ALIGNED[origin].get(target)
+    if aligned is None:
+        code = lift_unit(tables, units, origin, edition, raised)
+        land_unit(tables, units, target, code, edition, raised)
+        return code
+    d, steps = aligned
+    line = d & 3
+    back = _OPPOSITE[d]
+    seen_origin = tables[SIGHT + origin]        # slider rays reaching each square before
+    seen_target = tables[SIGHT + target]
+    code = units.pop(origin)
+    # The sliders that look along the line: the unit beyond ``target`` (its ray reaches
+    # both squares) now stops at ``target``, short of ``origin``; the one behind
+    # ``origin`` (its ray reaches ``origin``) now looks up to ``target``. A square no ray
+    # reaches needs no search; the rest of each square's sight is on the other lines.
+    if seen_target:
+        for t in RAYS[target][d]:
+            if t in units:
+                ahead = units[t]
+                if UNIT_KIND[ahead] in _LOOKS_ALONG[back]:
+                    _segment(tables, RAYS[target][back], steps, ahead, edition, -1)
+                    seen_origin -= 1
+                    seen_target -= 1
+                break
+    if seen_origin:
+        for t in RAYS[origin][back]:
+            if t in units:
+                behind = units[t]
+                if UNIT_KIND[behind] in _LOOKS_ALONG[d]:
+                    _segment(tables, RAYS[origin][d], steps, behind, edition, 1)
+                    seen_origin -= 1
+                break
+    # The unit's own attacks. A slider's two rays along the line keep their ends: it
+    # stops attacking ``target`` and starts attacking ``origin``.
+    kind = UNIT_KIND[code]
+    if kind == FRIGATE:
+        side = UNIT_SIDE[code]
+        hits = _FRIGATE_HITS[side]
+        for t in hits[origin]:
+            tables[t] -= 1
+        for t in hits[target]:
+            tables[t] += 1
+        if raised is not None:
+            raised.extend(FRIGATE_ATTACKS[side][target])
+    elif kind != BASE:
+        seen_target -= 1        # its own ray along the line reached ``target``
+        cross = _CROSS_RAYS[kind]
+        _extend(tables, units, cross[origin][line], code, edition, -1, None)
+        at = _AP_AT[UNIT_SIDE[code]]
+        points = UNIT_AP[edition][kind]
+        tables[at + target] -= points
+        tables[SIGHT + target] -= 1
+        tables[at + origin] += points
+        tables[SIGHT + origin] += 1
+        _extend(tables, units, cross[target][line], code, edition, 1, raised)
+    # The other lines through both squares, as lift_unit and land_unit reroute them.
+    if seen_origin:
+        _reroute(tables, units, origin, edition, 1, raised, seen_origin, line)
+    if seen_target:
+        _reroute(tables, units, target, edition, -1, None, seen_target, line)
+    units[target] = code
+    return code
+
+
+def _segment(tables: bytearray, ray, steps: int, code: int, edition: int, sign: int) -> None:
+    """Count (``sign`` 1) or uncount (-1) the slider ``code``'s points on the first
+    ``steps`` squares of ``ray``."""
+    at = _AP_AT[UNIT_SIDE[code]]
+    points = sign * UNIT_AP[edition][UNIT_KIND[code]]
+    for t in ray[:steps]:
+        tables[at + t] += points
+        tables[SIGHT + t] += sign
 
 
 def _count_attacks(tables: bytearray, units, square: int, code: int, edition: int, sign: int,
@@ -228,23 +327,37 @@ def _count_attacks(tables: bytearray, units, square: int, code: int, edition: in
         _extend(tables, units, _SLIDER_RAY_LISTS[kind][square], code, edition, sign, raised)
 
 
-def _reroute(tables: bytearray, units, square: int, edition: int, sign: int, raised) -> None:
+def _reroute(tables: bytearray, units, square: int, edition: int, sign: int, raised,
+             seen: int, skip: int = -1) -> None:
     """Lengthen (``sign`` 1: ``square`` was emptied) or shorten (-1: about to be filled)
-    the rays of the sliders that see ``square``, past it up to the next unit."""
-    for forward, backward, looks_forward, looks_backward in _LINES[square]:
-        ahead = behind = None
-        for t in forward:
-            if t in units:
-                ahead = units[t]
-                break
+    the rays of the sliders that see ``square``, past it up to the next unit; on every
+    line through it but ``skip`` (a direction & 3), which :func:`move_unit` does itself.
+
+    ``seen`` is how many slider rays reach ``square`` on those lines (its sight count):
+    at most one comes from each side of a line, from the nearest unit there, so the
+    search stops once that many are found instead of scanning all eight directions.
+    """
+    for line, (forward, backward, looks_forward, looks_backward) in enumerate(_LINES[square]):
+        if line == skip:
+            continue
         for t in backward:
             if t in units:
                 behind = units[t]
+                if UNIT_KIND[behind] in looks_forward:
+                    _extend(tables, units, (forward,), behind, edition, sign, raised)
+                    seen -= 1
                 break
-        if behind is not None and UNIT_KIND[behind] in looks_forward:
-            _extend(tables, units, (forward,), behind, edition, sign, raised)
-        if ahead is not None and UNIT_KIND[ahead] in looks_backward:
-            _extend(tables, units, (backward,), ahead, edition, sign, raised)
+        if not seen:
+            return
+        for t in forward:
+            if t in units:
+                ahead = units[t]
+                if UNIT_KIND[ahead] in looks_backward:
+                    _extend(tables, units, (backward,), ahead, edition, sign, raised)
+                    seen -= 1
+                break
+        if not seen:
+            return
 
 
 def _extend(tables: bytearray, units, rays, code: int, edition: int, sign: int, raised) -> None:

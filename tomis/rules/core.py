@@ -23,7 +23,7 @@ from .board import (
     unit_code,
 )
 from .combat import (
-    UNIT_DEFENCE, land_unit, lift_unit, new_tables, raised_stay_quiet, resolve_tables, support_ap,
+    UNIT_DEFENCE, land_unit, lift_unit, move_unit, new_tables, raised_stay_quiet, resolve_tables, support_ap,
 )
 from ..errors import IllegalActionError
 from .position_text import to_string
@@ -708,15 +708,14 @@ _CHECKERS = {
 def apply(state: State, action: Action) -> tuple[State, Report]:
     """Check ``action``, play it, resolve combat and the end rules; return the new state."""
     check(state, action)
-    return _play(state, action)
+    return apply_unchecked(state, action)
 
 
 def apply_unchecked(state: State, action: Action) -> tuple[State, Report]:
-    """Play an action already known to be legal (from :func:`legal_actions`)."""
-    return _play(state, action)
+    """Play an action already known to be legal (from :func:`legal_actions`).
 
-
-def _play(state: State, action: Action) -> tuple[State, Report]:
+    Searches and perft call this once per node, so it does the work itself rather than
+    through another call."""
     side = state.to_move
     kind = type(action)
     new = _successor(state, kind)
@@ -729,14 +728,19 @@ def _play(state: State, action: Action) -> tuple[State, Report]:
         captured = ()
         _move_unit(new, action.origin, action.target, raised)
     else:
-        captured = _do(new, action, side, raised)
-    if state.settled and ((kind is not Move and _changes_no_target(state, action))
+        captured = _DOERS[kind](new, action, side, raised)
+    if state.settled and (kind in _NO_TARGET_KINDS
+                          or (kind is PlaceMarker and _changes_no_target(state, action))
                           or raised_stay_quiet(new.units, new.gates, new.edition, new.attacks, raised)):
         destroyed = ()          # no target gained an attacker: combat repeats its empty result
     else:
         destroyed = _combat(new, state)
     new.settled = not destroyed
-    unlocked = _unlock(new, action, side)
+    # R20 needs a landing on the enemy home row: most actions are ruled out here, uncalled.
+    if kind in _LANDING_ACTIONS and RANK_OF[action.target] == HOME_RANK[1 - side]:
+        unlocked = _unlock(new, action, side)
+    else:
+        unlocked = ()
     new.to_move = 1 - side
     new.hash ^= _BLACK_KEY
     if captured or destroyed or kind is Place:     # irreversible (R22 (3), (4))
@@ -760,7 +764,7 @@ _blank_state = State.__new__
 def _successor(state: State, kind: type) -> State:
     """The next position before ``kind`` of action is carried out: a new object with the
     parent's fields, the units, gates and attack counts copied only if the action will
-    change them. The side to act, history and quiet count are set by :func:`_play`."""
+    change them. The side to act, history and quiet count are set by :func:`apply_unchecked`."""
     new = _blank_state(State)
     new.edition = state.edition
     new.reserve = state.reserve
@@ -778,6 +782,10 @@ def _successor(state: State, kind: type) -> State:
         new.attacks = state.attacks
     new.gates = list(state.gates) if kind in _GATE_ACTIONS_KINDS else state.gates
     return new
+
+
+# Rotations and toggles leave every unit and jump gate where it was (_changes_no_target).
+_NO_TARGET_KINDS = frozenset({RotateMarker, Toggle})
 
 
 def _changes_no_target(state: State, action: Action) -> bool:
@@ -846,12 +854,7 @@ def _put_unit(state: State, square: int, code: int, raised: list[int]) -> None:
 
 def _move_unit(state: State, origin: int, target: int, raised: list[int]) -> None:
     """A ship's move (R9): :func:`_remove_unit` then :func:`_put_unit`, in one call."""
-    units = state.units
-    code = units[origin]
-    edition = state.edition
-    tables = state.attacks
-    lift_unit(tables, units, origin, edition, raised)
-    land_unit(tables, units, target, code, edition, raised)
+    code = move_unit(state.attacks, state.units, origin, target, state.edition, raised)
     raised.append(target)           # the unit that arrived is a target that can fall
     keys = _UNIT_KEYS[code]
     state.hash ^= keys[origin] ^ keys[target]
@@ -880,59 +883,87 @@ def _do(state: State, action: Action, side: int, raised: list[int]) -> tuple[Des
     """Carry out the action itself; return what it destroyed directly (R12, R13).
 
     ``raised`` collects the squares that gained attack points (:func:`_put_unit`)."""
-    kind = type(action)
-    if kind is Move:
-        code = state.units[action.origin]
-        _remove_unit(state, action.origin, raised)
-        _put_unit(state, action.target, code, raised)
-        return ()
-    if kind is Place:
-        piece = action.piece
-        _take_from_reserve(state, side, piece)
-        if piece == GATE:
-            _set_gate(state, RANK_OF[action.square], _new_tuple(Gate, (action.square, side, INACTIVE, 0, -1)))
-        else:
-            _put_unit(state, action.square, unit_code(side, piece), raised)
-        return ()
-    if kind is Jump:
-        _remove_unit(state, action.origin, raised)
-        _put_unit(state, action.target, unit_code(side, FRIGATE), raised)
-        return ()
-    if kind is Toggle:
-        rank = RANK_OF[action.square]
-        gate = state.gates[rank]
-        if gate.markers:
-            _take_from_reserve(state, gate.owner, MARKER, -gate.markers)   # markers go home (R10)
-        _set_gate(state, rank, _new_tuple(Gate, (gate.square, gate.owner, ACTIVE if action.activate else INACTIVE, 0, -1)))
-        return ()
-    if kind is PlaceMarker:
-        rank = RANK_OF[action.square]
-        gate = state.gates[rank]
-        _take_from_reserve(state, side, MARKER)
-        _set_gate(state, rank, _new_tuple(Gate, (gate.square, gate.owner, JUMP, gate.markers + 1, action.direction)))
-        return ()
-    if kind is RotateMarker:
-        rank = RANK_OF[action.square]
-        gate = state.gates[rank]
-        # Built whole with tuple.__new__: _replace or the named tuple's own constructor
-        # is a Python function, two to three times slower.
-        _set_gate(state, rank, _new_tuple(Gate, (gate.square, gate.owner, gate.state, gate.markers, action.direction)))
-        return ()
-    if kind is GateStrike:
-        enemy = state.units[action.target]
-        _remove_unit(state, action.origin, raised)
-        _remove_unit(state, action.target, raised)
-        return tuple(sorted((Destroyed(action.origin, side, FRIGATE), Destroyed(action.target, UNIT_SIDE[enemy], FRIGATE))))
-    if kind is GateJump:
-        captured = ()
-        enemy = state.units.get(action.target)
-        if enemy is not None:
-            _remove_unit(state, action.target)
-            captured = (Destroyed(action.target, UNIT_SIDE[enemy], UNIT_KIND[enemy]),)
-        _remove_unit(state, action.origin, raised)
-        _put_unit(state, action.target, unit_code(side, FRIGATE), raised)
-        return captured
-    raise TypeError(f"not an action: {action!r}")
+    doer = _DOERS.get(type(action))
+    if doer is None:
+        raise TypeError(f"not an action: {action!r}")
+    return doer(state, action, side, raised)
+
+
+# Each kind of action carried out by its own function, found by type in one dict lookup
+# (a chain of ``is`` tests made the later kinds, the gate actions, pay for every earlier one).
+
+def _do_move(state: State, action: Move, side: int, raised: list[int]) -> tuple:
+    code = state.units[action.origin]
+    _remove_unit(state, action.origin, raised)
+    _put_unit(state, action.target, code, raised)
+    return ()
+
+
+def _do_place(state: State, action: Place, side: int, raised: list[int]) -> tuple:
+    piece = action.piece
+    _take_from_reserve(state, side, piece)
+    if piece == GATE:
+        _set_gate(state, RANK_OF[action.square], _new_tuple(Gate, (action.square, side, INACTIVE, 0, -1)))
+    else:
+        _put_unit(state, action.square, unit_code(side, piece), raised)
+    return ()
+
+
+def _do_jump(state: State, action: Jump, side: int, raised: list[int]) -> tuple:
+    _remove_unit(state, action.origin, raised)
+    _put_unit(state, action.target, unit_code(side, FRIGATE), raised)
+    return ()
+
+
+def _do_toggle(state: State, action: Toggle, side: int, raised: list[int]) -> tuple:
+    rank = RANK_OF[action.square]
+    gate = state.gates[rank]
+    if gate.markers:
+        _take_from_reserve(state, gate.owner, MARKER, -gate.markers)   # markers go home (R10)
+    _set_gate(state, rank, _new_tuple(Gate, (gate.square, gate.owner, ACTIVE if action.activate else INACTIVE, 0, -1)))
+    return ()
+
+
+def _do_place_marker(state: State, action: PlaceMarker, side: int, raised: list[int]) -> tuple:
+    rank = RANK_OF[action.square]
+    gate = state.gates[rank]
+    _take_from_reserve(state, side, MARKER)
+    _set_gate(state, rank, _new_tuple(Gate, (gate.square, gate.owner, JUMP, gate.markers + 1, action.direction)))
+    return ()
+
+
+def _do_rotate(state: State, action: RotateMarker, side: int, raised: list[int]) -> tuple:
+    rank = RANK_OF[action.square]
+    gate = state.gates[rank]
+    # Built whole with tuple.__new__: _replace or the named tuple's own constructor
+    # is a Python function, two to three times slower.
+    _set_gate(state, rank, _new_tuple(Gate, (gate.square, gate.owner, gate.state, gate.markers, action.direction)))
+    return ()
+
+
+def _do_gate_strike(state: State, action: GateStrike, side: int, raised: list[int]) -> tuple:
+    enemy = state.units[action.target]
+    _remove_unit(state, action.origin, raised)
+    _remove_unit(state, action.target, raised)
+    return tuple(sorted((Destroyed(action.origin, side, FRIGATE), Destroyed(action.target, UNIT_SIDE[enemy], FRIGATE))))
+
+
+def _do_gate_jump(state: State, action: GateJump, side: int, raised: list[int]) -> tuple:
+    captured = ()
+    enemy = state.units.get(action.target)
+    if enemy is not None:
+        _remove_unit(state, action.target)
+        captured = (Destroyed(action.target, UNIT_SIDE[enemy], UNIT_KIND[enemy]),)
+    _remove_unit(state, action.origin, raised)
+    _put_unit(state, action.target, unit_code(side, FRIGATE), raised)
+    return captured
+
+
+_DOERS = {
+    Move: _do_move, Place: _do_place, Jump: _do_jump, Toggle: _do_toggle,
+    PlaceMarker: _do_place_marker, RotateMarker: _do_rotate,
+    GateStrike: _do_gate_strike, GateJump: _do_gate_jump,
+}
 
 
 # The unit codes that unlock each side's flagship, by edition (R20, E2).
@@ -941,7 +972,7 @@ _UNLOCKERS = (
     tuple(frozenset(unit_code(side, k) for k in (FRIGATE, SENTRY, TOWER)) for side in (WHITE, BLACK)),
 )
 _ROW_SQUARES = tuple(tuple(range(rank * 8, rank * 8 + 8)) for rank in HOME_RANK)
-_LANDING_ACTIONS = (Move, Jump, GateJump)
+_LANDING_ACTIONS = frozenset({Move, Jump, GateJump})
 
 
 def _unlock(state: State, action: Action, side: int) -> tuple[int, ...]:
