@@ -99,6 +99,7 @@ class Body:
     what: str                      # for notes: "the text/plain part", "the attachment a.tgn"
     first_line: int | None         # the saved file's line holding text line 1; None if decoded
     notes: list[str] = field(default_factory=list)
+    attachment: bool = False       # a .tgn file, which may hold several games
 
 
 # --------------------------------------------------------------------------- debris
@@ -402,7 +403,7 @@ MAX_RECORDS_PER_MESSAGE = 100
 _DIGEST_TAG = re.compile(r'^\s*\[\s*Digest\s+"', re.MULTILINE)
 
 
-def find_regions(text: str) -> list[_Region]:
+def find_regions(text: str, one_game: bool = False) -> list[_Region]:
     """The records in ``text``: the first as :func:`textio.extract_record` finds it, then one
     more after each result that mail text follows, as long as another record starts.
 
@@ -410,11 +411,12 @@ def find_regions(text: str) -> list[_Region]:
     minutes, issue 23): after the first record, the lines are split once, where a record
     may start is found once, and each further record is extracted from a window of lines just large enough that the result
     is the one the whole rest of the text would give (see :func:`_extract_window`). At most
-    :data:`MAX_RECORDS_PER_MESSAGE` records are kept.
+    :data:`MAX_RECORDS_PER_MESSAGE` records are kept. With ``one_game`` (a message's
+    text), each game and each quote level is a record of its own (textio.extract_record).
     """
     # The first record as the whole text gives it; most texts hold one, and a 16 MiB
     # archive should not be split into lines to learn that (issue 16).
-    extracted = textio.extract_record(text)
+    extracted = textio.extract_record(text, one_game)
     regions = [_region(extracted, 0)]
     if not _was_cut(extracted) or regions[0].last <= 0:
         return regions
@@ -427,7 +429,7 @@ def find_regions(text: str) -> list[_Region]:
         if len(regions) == MAX_RECORDS_PER_MESSAGE:
             raise FileError(f"this text holds more than {MAX_RECORDS_PER_MESSAGE} records; "
                             "a reply never quotes that many: save the one you mean on its own")
-        extracted, cut = _extract_window(lines, offset, tag_lines)
+        extracted, cut = _extract_window(lines, offset, tag_lines, one_game)
         regions.append(_region(extracted, offset))
         if not cut or regions[-1].last <= offset:
             break
@@ -435,11 +437,16 @@ def find_regions(text: str) -> list[_Region]:
     return regions
 
 
+_LEADING_BLANKS = re.compile(r"\s*")
+
+
 def _region(extracted, offset: int) -> _Region:
     # The last row holding more than blanks (a cut leaves an empty row at the end),
     # counted in place: copies of a 16 MiB archive cost 16 MiB each (issue 16).
     content_rows = extracted.count("\n", 0, _content_end(extracted)) + 1
-    first = extracted.locate(1)[0] + offset
+    # Its first row holding more than blanks: blank lines kept before a record are not it.
+    first_row = extracted.count("\n", 0, _LEADING_BLANKS.match(extracted).end()) + 1
+    first = extracted.locate(min(first_row, content_rows))[0] + offset
     last = extracted.locate(content_rows)[0] + offset
     return _Region(extracted, offset, first, last)
 
@@ -452,7 +459,7 @@ def _starts_at_or_after(offset: int, tag_lines: list[int], move_lines: list[int]
     return bool(tag_lines and tag_lines[-1] >= offset or move_lines and move_lines[-1] >= offset)
 
 
-def _extract_window(lines: list[str], offset: int, tag_lines: list[int]):
+def _extract_window(lines: list[str], offset: int, tag_lines: list[int], one_game: bool):
     """``(extracted, cut)``: the record of ``lines[offset:]``, extracted from the fewest
     lines that give the same answer as all of them.
 
@@ -464,7 +471,7 @@ def _extract_window(lines: list[str], offset: int, tag_lines: list[int]):
     size = _FIRST_WINDOW
     while True:
         end = min(len(lines), offset + size)
-        extracted = textio.extract_record("\n".join(lines[offset:end]))
+        extracted = textio.extract_record("\n".join(lines[offset:end]), one_game)
         cut = _was_cut(extracted)
         if end == len(lines):
             return extracted, cut
@@ -997,7 +1004,7 @@ def _message_body(msg, name: str, data: bytes | None) -> Body:
         if len(attachments) > 1:
             notes[0] += f" (the first of {len(attachments)} .tgn attachments)"
         return Body(_part_text(part, name), f"the attachment {filename_of(part)}",
-                    _verbatim_line(part, data), notes)
+                    _verbatim_line(part, data), notes, attachment=True)
     part = msg.get_body(preferencelist=("plain", "html"))
     if part is None:
         raise FileError("the message has no text part and no .tgn attachment")
@@ -1095,7 +1102,9 @@ def _found(body: Body, data: bytes | None, name: str, origin: Origin | None) -> 
     # A record file edited by hand is read literally but for invisible characters (its
     # typos get the reader's own hints); text that came through mail gets every repair.
     repaired = repair(body.text, visible=origin is not None)
-    regions = find_regions(repaired.text)
+    # A message's text holds one game, in as many records as replies quote it.
+    one_game = origin is not None and not body.attachment
+    regions = find_regions(repaired.text, one_game)
     if origin is None and (len(regions) > 1 or regions[0].extracted.notes):
         repaired = repair(body.text)
         regions = find_regions(repaired.text)
