@@ -506,6 +506,11 @@ def _first_difference(short, long) -> int | None:
     return None if len(short.nodes) <= len(long.nodes) else len(long.nodes)
 
 
+def extends(short, long) -> bool:
+    """Is record ``long`` the same game as ``short``, with ``short``'s actions its first ones?"""
+    return _same_game(short, long) and _first_difference(short, long) is None
+
+
 def choose_region(regions: list[_Region], locate_body) -> tuple[_Region, list[str]]:
     """The record to take among several, and notes on why; a divergence is a RecordError.
 
@@ -672,9 +677,9 @@ def read_source(path: str, message: str | None = None, stream=None,
         data = textio.read_bytes(path) if stream is None else textio.read_stream_bytes(stream, name)
         if _MBOX_FROM.match(data):
             # Read through a stream: stdin, or a file opened to be written back (move).
-            raise FileError("this is an mbox mailbox: its messages are read by name with "
-                            "--message (show, moves, replay, validate, extract), and a record "
-                            "is never written into it; save the message as a file first")
+            raise FileError("this is an mbox mailbox: name its file as FILE, not stdin, and "
+                            "choose a message with --message N|ID; a record is never "
+                            "written into it")
         msg = _as_message(data)
         if msg is None:
             if message is not None:

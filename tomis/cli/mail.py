@@ -16,8 +16,8 @@ import click
 
 from .base import EXIT_INVALID, EXIT_USAGE, Failure
 from .files import (
-    imap_password, load_game, load_games, located, message_option, no_game_error, read_record,
-    shown,
+    OUTPUT_PATH, imap_password, load_game, load_games, located, message_option, no_game_error,
+    pinned_and_locked, read_record, refuse_a_non_file, refuse_unless_earlier, shown, write_over,
 )
 from .output import echo_record, is_terminal
 
@@ -30,7 +30,7 @@ class MoveMail:
     """``move --mail OUT --to ADDR --send``: checked before the move, done after it."""
 
     def __init__(self, file: str, mail_out: str | None, to: str | None, send: bool,
-                 dry_run: bool):
+                 dry_run: bool, check_sidecar: bool = True):
         self.file, self.mail_out, self.to, self.send = file, mail_out, to, send
         wanted = mail_out is not None or send
         if wanted and dry_run:
@@ -42,9 +42,9 @@ class MoveMail:
                                      "record; name another file", param_hint="--mail")
         self.wanted = wanted
         if wanted:
-            self._check_before_the_move()
+            self._check_before_the_move(check_sidecar)
 
-    def _check_before_the_move(self) -> None:
+    def _check_before_the_move(self, check_sidecar: bool) -> None:
         """What can be known wrong before the move is refused before it, so that a typo in
         --to or a missing folder never leaves a saved move and no message."""
         from .. import mailout
@@ -54,7 +54,7 @@ class MoveMail:
                 mailout.addresses(self.to, "the address to send to")
             except mailout.MailError as error:
                 raise click.BadParameter(error.message, param_hint="--to") from None
-        if self.file != "-":
+        if self.file != "-" and check_sidecar:
             # Anyone may have written the remembered facts: refused before the move, so
             # that a crafted file leaves the record as it was.
             mailout.Sidecar.load(self.file)
@@ -71,6 +71,11 @@ class MoveMail:
             raise Failure(located(error, shown(self.file)), EXIT_USAGE)
 
     def after(self, step) -> None:
+        if step.target != step.file and not step.dry_run:
+            # Written elsewhere than FILE: the sidecar goes beside the record written.
+            self.file = step.target
+            if not self.wanted:
+                remember_reply(step.target, step.origin)
         if not self.wanted:
             return
         from ..errors import TomisError
@@ -139,6 +144,33 @@ def compose_reply(record_path: str, game, record_text: str, origin, to: str | No
     if record_path != "-":
         sidecar.save(record_path)
     return message, address
+
+
+def remember_reply(record_path: str, origin) -> None:
+    """Keep the address and thread of the message ``origin`` beside the record written from
+    it (``RECORD.mail.json``), so that the next ``move --mail`` or ``send`` answers its
+    sender. A message without a usable address leaves the file as it was, with a note."""
+    from .. import mailout
+    from ..errors import TomisError, visible
+
+    if origin is None or record_path == "-":
+        return
+    try:
+        sidecar = mailout.Sidecar.load(record_path)
+        address = _origin_address(origin)
+        if address is None:
+            return
+        sidecar.to = address
+        if origin.message_id:
+            thread = mailout.thread_of(origin.message_id, origin.references)
+            sidecar.in_reply_to, sidecar.references = thread.in_reply_to, list(thread.references)
+        sidecar.save(record_path)
+    except TomisError as error:
+        click.echo(visible(f"{shown(record_path)}: note: the reply address was not kept: "
+                           f"{error.message}"), err=True)
+        return
+    click.echo(visible(f"{shown(mailout.Sidecar.path_for(record_path))}: replies go to "
+                       f"{address}"), err=True)
 
 
 def _origin_address(origin) -> str | None:
@@ -374,9 +406,14 @@ def _duration(delta) -> str:
 @message_option
 @click.command()
 @click.argument("file", type=click.Path(dir_okay=False, allow_dash=True))
-def extract(file):
+@click.option("-o", "--output", "output", type=OUTPUT_PATH, callback=refuse_a_non_file,
+              metavar="FILE",
+              help="Write the record to this file (new, or an earlier record of the same "
+                   "game) and the address to answer beside it (FILE.mail.json), instead of "
+                   "printing it.")
+def extract(file, output):
     """Print the record found in FILE (a saved message, a mailbox message, pasted mail) in
-    canonical form, e.g. to keep it: tomis extract reply.eml > game.tgn."""
+    canonical form, or keep it with -o game.tgn, which also remembers whom to answer."""
     from ..notation import record
 
     source = read_record(file)
@@ -386,7 +423,18 @@ def extract(file):
     for item in checked:
         if item.error is not None:
             raise source.failure(item.error)
-    echo_record(record.write_all([item.game for item in checked]))
+    text = record.write_all([item.game for item in checked])
+    if output is None or output == "-":
+        echo_record(text)
+        return
+    if len(checked) != 1:
+        raise click.BadParameter(f"{source.name} holds {len(checked)} games; -o keeps the "
+                                 "record of one game", param_hint="-o")
+    with pinned_and_locked(output) as pinned:
+        refuse_unless_earlier(output, pinned, checked[0].game)
+        write_over(output, text, pinned)
+    click.echo(f"{shown(output)}: record written", err=True)
+    remember_reply(output, source.origin)
 
 
 COMMANDS = (send, inbox, extract)     # added to the group in tomis/cli/__init__.py
