@@ -258,13 +258,13 @@ def test_inbox_reads_an_mbox_and_a_maildir_by_their_dates():
     result = run("inbox", MAIL / "thread.mbox", "--me", "Bo", "--now", "2026-11-22T13:30:00+00:00")
     assert result.stdout.splitlines() == [
         "1 game(s) waiting for Bo, oldest first",
-        f"  {MAIL}/thread.mbox message 3: vs Ana (Club ladder), you play Black, action 4 "
-        "after 3, waiting 3 h 30 min"]
+        f"  {MAIL}/thread.mbox --message box3@example.org: vs Ana (Club ladder), you play "
+        "Black, action 4 after 3, waiting 3 h 30 min"]
     result = run("inbox", MAIL / "maildir", "--me", "ana", "--now", "2026-11-22T10:05:00Z")
     assert result.stdout.splitlines() == [
         "1 game(s) waiting for ana, oldest first",
-        f"  {MAIL}/maildir message 2: vs Bo (Club ladder), you play White, action 5 after 4, "
-        "waiting 5 min"]
+        f"  {MAIL}/maildir --message md2@example.net: vs Bo (Club ladder), you play White, "
+        "action 5 after 4, waiting 5 min"]
 
 
 def test_debris_in_comments_is_text_and_stays(tmp_path):

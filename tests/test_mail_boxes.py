@@ -9,44 +9,15 @@ from __future__ import annotations
 
 import email
 import email.policy
-import mailbox
-import os
 from pathlib import Path
 
 import pytest
-from mail_support import RECORDS, run
+from mail_support import RECORDS, letter, make_maildir, make_mbox, run
 
 OLD = (RECORDS / "ladder-2.tgn").read_text(encoding="utf-8")     # 1. B@e1 B@d8 *
 NEW = (RECORDS / "ladder-3.tgn").read_text(encoding="utf-8")     # ... 2. G@b1 *, Black to act
 SENDER = {"TOMIS_SMTP_FROM": "Bo <bo@example.org>", "TOMIS_MAIL_CONFIG": "/nonexistent"}
-
-
-def letter(number: int, sender: str, record: str) -> bytes:
-    return (f"From: {sender}\nTo: Bo <bo@example.org>\nSubject: Re: Club ladder\n"
-            f"Message-ID: <m{number}@example.org>\n"
-            f"Date: Mon, 23 Nov 2026 1{number}:00:00 +0000\nMIME-Version: 1.0\n"
-            "Content-Type: text/plain; charset=utf-8\n\nYour turn.\n\n" + record).encode("utf-8")
-
-
 MESSAGES = [letter(1, "Ana <ana@example.org>", OLD), letter(2, "Ana <ana@example.org>", NEW)]
-
-
-def make_mbox(path: Path, messages=MESSAGES) -> Path:
-    box = mailbox.mbox(path)
-    for data in messages:
-        box.add(data)
-    box.flush()
-    box.close()
-    return path
-
-
-def make_maildir(path: Path, messages=MESSAGES) -> Path:
-    box = mailbox.Maildir(path, create=True)
-    for number, data in enumerate(messages, 1):
-        # Keys that sort in delivery order, as a delivery agent's time-based names do.
-        key = box.add(data)
-        os.rename(path / "new" / key, path / "new" / f"17000000{number:02d}.M1P1.host")
-    return path
 
 
 def snapshot(path: Path) -> dict:
@@ -60,7 +31,7 @@ def snapshot(path: Path) -> dict:
 def box(request, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     maker = make_mbox if request.param == "mbox" else make_maildir
-    return maker(tmp_path / f"in.{request.param}")
+    return maker(tmp_path / f"in.{request.param}", MESSAGES)
 
 
 @pytest.mark.parametrize("command", [["show"], ["moves"], ["replay"], ["validate"],

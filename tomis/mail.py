@@ -720,9 +720,10 @@ def _imap_items(place: str, password):
         try:
             found = _from_message(_parse(fetched.data), None, label, None)
         except TomisError as error:
-            yield Item(label, None, None, error)
+            yield Item(label, None, None, error, place, str(fetched.uid))
             continue
-        yield Item(label, found, _aware(found.origin.date) if found.origin.date else None)
+        yield Item(label, found, _aware(found.origin.date) if found.origin.date else None,
+                   path=place, message=str(fetched.uid))
 
 
 def _maildir(path: str):
@@ -879,6 +880,8 @@ class Item:
     found: Found | None
     when: datetime | None          # the message's Date, else the file's last change
     error: TomisError | None = None
+    path: str | None = None        # the file, or the mailbox, a command reads it from
+    message: str | None = None     # what --message takes for it: a Message-ID, number or UID
 
 
 def place_items(place: str, password=None):
@@ -918,13 +921,13 @@ def _file_item(path: str) -> Item:
     try:
         found = read_source(path)
     except TomisError as error:
-        return Item(path, None, None, error)
+        return Item(path, None, None, error, path)
     when = found.origin.date if found.origin is not None else None
     if when is None:
         from datetime import datetime, timezone
 
         when = datetime.fromtimestamp(os.stat(path).st_mtime, timezone.utc)
-    return Item(path, found, _aware(when))
+    return Item(path, found, _aware(when), path=path)
 
 
 def _box_items(box, place: str):
@@ -934,12 +937,24 @@ def _box_items(box, place: str):
             msg = message_of(box, key)
             found = _from_message(msg, None, label, None)
         except TomisError as error:
-            yield Item(label, None, None, error)
+            yield Item(label, None, None, error, place)
             continue
         except (OSError, KeyError) as exc:      # removed or unreadable meanwhile
-            yield Item(label, None, None, FileError(f"cannot read this message: {exc}"))
+            yield Item(label, None, None, FileError(f"cannot read this message: {exc}"), place)
             continue
-        yield Item(label, found, _aware(found.origin.date) if found.origin.date else None)
+        # A Message-ID names the message however the mailbox changes; a number otherwise.
+        wanted = _usable_id(found.origin.message_id) if found.origin else None
+        yield Item(label, found, _aware(found.origin.date) if found.origin.date else None,
+                   path=place, message=wanted or str(number))
+
+
+_USABLE_ID = re.compile(r"<?([!-;=?-~]{1,250})>?")
+
+
+def _usable_id(message_id: str | None) -> str | None:
+    """A Message-ID without its angle brackets, when it is one plain token."""
+    match = _USABLE_ID.fullmatch(message_id or "")
+    return match[1] if match else None
 
 
 def _aware(when: datetime) -> datetime:

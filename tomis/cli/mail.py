@@ -19,7 +19,7 @@ from .files import (
     OUTPUT_PATH, imap_password, load_game, load_games, located, message_option, no_game_error,
     pinned_and_locked, read_record, refuse_a_non_file, refuse_unless_earlier, shown, write_over,
 )
-from .output import echo_record, is_terminal
+from .output import echo_json, echo_record, is_terminal
 
 SECURITY_MODES = ("starttls", "tls", "none")     # as tomis.mailout, which loads on use
 
@@ -293,42 +293,58 @@ def _saved_message(path: str):
 
 
 @click.command()
-@click.argument("place", type=click.Path())
+@click.argument("places", nargs=-1, required=True, type=click.Path(), metavar="PLACE...")
 @click.option("--me", "me", required=True, metavar="NAME", help="Your name as on the White or Black tag.")
+@click.option("--json", "as_json", is_flag=True,
+              help='Print {"me": NAME, "waiting": [...]} and nothing else on stdout.')
 @click.option("--now", "now", hidden=True, help="ISO time to measure waiting from (tests).")
-def inbox(place, me, now):
-    """Games waiting for you in PLACE (a folder of records or saved messages, an mbox, a
-    Maildir, or an IMAP folder imaps://USER@HOST/FOLDER, read-only): the oldest waiting first, with the opponent, the action count and how long
-    the action has waited. The newest record of each game counts."""
+def inbox(places, me, as_json, now):
+    """Games waiting for you in PLACE... (folders of records or saved messages, mboxes,
+    Maildirs, IMAP folders imaps://USER@HOST/FOLDER, all read-only): the oldest waiting
+    first, with the opponent, the action count, how long the action has waited, and
+    what to give move (a path, or a mailbox and --message ID). The newest record of each
+    game counts, wherever it is: name your Sent folder or your record files too, and the
+    games you answered are not listed."""
+    from ..errors import visible
+
+    moment = _moment(now)
+    newest: dict = {}
+    skipped = 0
+    for place in places:
+        for item in _place_items(place):
+            game = _one_game(item)
+            if game is None:
+                skipped += 1
+                continue
+            key = _identity(game)
+            if key not in newest or _later(game, item, *newest[key]):
+                newest[key] = (game, item)
+    waiting = [(game, item) for game, item in newest.values() if _my_turn(game, me)]
+    waiting.sort(key=lambda pair: pair[1].when or moment)
+    if as_json:
+        echo_json({"me": me, "waiting": [_inbox_row(game, item, moment) for game, item in waiting]})
+    else:
+        click.echo(visible(f"{len(waiting)} game(s) waiting for {me}") + (", oldest first" if waiting else ""))
+        for game, item in waiting:
+            click.echo(visible(_inbox_line(game, item, moment)))      # tags of others' records
+    if skipped:
+        where = shown(places[0]) if len(places) == 1 else "inbox"
+        click.echo(f"{where}: note: {skipped} file(s) or message(s) without a "
+                   "readable record were passed over", err=True)
+
+
+def _place_items(place: str) -> list:
+    """Every item of one PLACE; a place that cannot be read at all exits 2."""
     from .. import mail
-    from ..errors import FileError, TomisError, visible
+    from ..errors import FileError, TomisError
 
     if not mail.is_place(place) and not os.path.lexists(place):   # said as for every missing path
         error = FileError("no such file or folder")
         raise Failure(located(error, shown(place)), EXIT_USAGE)
-    moment = _moment(now)
-    newest: dict = {}
-    skipped = 0
     try:
-        items = list(mail.place_items(place, password=imap_password))
+        return list(mail.place_items(place, password=imap_password))
     except TomisError as error:
         raise Failure(located(error, shown(place)), EXIT_USAGE) from None
-    for item in items:
-        game = _one_game(item)
-        if game is None:
-            skipped += 1
-            continue
-        key = _identity(game)
-        if key not in newest or _later(game, item, *newest[key]):
-            newest[key] = (game, item)
-    waiting = [(game, item) for game, item in newest.values() if _my_turn(game, me)]
-    waiting.sort(key=lambda pair: pair[1].when or moment)
-    click.echo(visible(f"{len(waiting)} game(s) waiting for {me}") + (", oldest first" if waiting else ""))
-    for game, item in waiting:
-        click.echo(visible(_inbox_line(game, item, me, moment)))      # tags of others' records
-    if skipped:
-        click.echo(f"{shown(place)}: note: {skipped} file(s) or message(s) without a "
-                   "readable record were passed over", err=True)
 
 
 def _moment(now: str | None):
@@ -379,7 +395,7 @@ def _my_turn(game, me: str) -> bool:
     return game.tags.get(tag, "").strip().casefold() == me.strip().casefold()
 
 
-def _inbox_line(game, item, me: str, moment) -> str:
+def _inbox_line(game, item, moment) -> str:
     from .. import mailout
 
     side = game.final.to_move
@@ -388,8 +404,35 @@ def _inbox_line(game, item, me: str, moment) -> str:
     about = f" ({event})" if event not in (None, "", "?") else ""
     waited = _duration(moment - item.when) if item.when else "since an unknown time"
     played = len(game.nodes)
-    return (f"  {shown(item.label)}: vs {opponent}{about}, you play "
+    return (f"  {_for_move(item)}: vs {opponent}{about}, you play "
             f"{('White', 'Black')[side]}, action {played + 1} after {played}, waiting {waited}")
+
+
+def _for_move(item) -> str:
+    """What ``tomis move`` takes for the item: its path, or the mailbox and ``--message``
+    (shell-quoted, since a Message-ID may hold any printable character)."""
+    import shlex
+
+    if item.message is None:
+        return shown(item.path or item.label)
+    return f"{shown(item.path)} --message {shlex.quote(item.message)}"
+
+
+def _inbox_row(game, item, moment) -> dict:
+    from .. import mailout
+
+    side = game.final.to_move
+    event = game.tags.get("Event")
+    return {
+        "file": item.path, "message": item.message,
+        "white": game.tags.get("White"), "black": game.tags.get("Black"),
+        "event": event if event not in ("", "?") else None,
+        "you_play": ("white", "black")[side], "opponent": mailout.players(game)[1 - side],
+        "actions": len(game.nodes),
+        "since": item.when.isoformat() if item.when else None,
+        "waiting_minutes": max(0, int((moment - item.when).total_seconds() // 60))
+        if item.when else None,
+    }
 
 
 def _duration(delta) -> str:
