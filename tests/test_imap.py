@@ -273,3 +273,38 @@ def test_folder_names_go_to_the_server_in_modified_utf7():
     assert imap._mailbox_name("~peter/mail/\u53f0\u5317/\u65e5\u672c\u8a9e") == \
         '"~peter/mail/&U,BTFw-/&ZeVnLIqe-"'
     assert imap._mailbox_name('A&B "x"') == '"A&-B \\"x\\""'
+
+
+def test_the_writing_commands_write_a_local_file_and_leave_the_folder_as_it_was(
+        server, tmp_path, monkeypatch):
+    """move, resign and extract -o on a message of an IMAP folder: the new record goes to a
+    file here, never to the server; no message is added, changed or marked read."""
+    monkeypatch.chdir(tmp_path)
+    imap_server = server()
+    imap_server.deliver("INBOX", game_message("ladder-2.tgn", "bo@example.net", "ana@example.org"),
+                        game_message("ladder-3.tgn", "ana@example.org", "bo@example.net"))
+    env = {**env_for(imap_server), "TOMIS_SMTP_FROM": "Bo <bo@example.net>"}
+    place = imap_server.place()
+    listed = run("inbox", place, "--me", "Bo", "--now", "2030-01-01T00:00:00", env=env)
+    [line] = [row for row in listed.stdout.splitlines() if "vs Ana" in row]
+    uid = line.strip().split(": vs ")[0].rsplit(" ", 1)[1]
+    before = imap_server.flags("INBOX")
+
+    moved = run("move", place, "G@g8", "--message", uid, "--mail", "reply.eml", env=env)
+    assert moved.exit_code == 0, moved.stderr
+    assert f"read UID {uid} of the mailbox" in moved.stderr
+    assert "Ana-vs-Bo.tgn: the new record is written here; the mailbox is left as it is" \
+        in moved.stderr
+    assert "2. G@b1 G@g8 *" in (tmp_path / "Ana-vs-Bo.tgn").read_text(encoding="utf-8")
+    reply = mail.parse_message((tmp_path / "reply.eml").read_bytes())
+    assert str(reply["To"]) == "ana@example.org"
+
+    kept = run("extract", place, "--message", uid, "-o", "kept.tgn", env=env)
+    assert kept.exit_code == 0, kept.stderr
+    assert (tmp_path / "kept.tgn").read_text(encoding="utf-8") == \
+        (RECORDS / "ladder-3.tgn").read_text(encoding="utf-8")
+    resigned = run("resign", place, "--message", uid, "--as", "black", "-o", "lost.tgn", env=env)
+    assert resigned.exit_code == 0, resigned.stderr
+    assert "1-0" in (tmp_path / "lost.tgn").read_text(encoding="utf-8")
+    assert imap_server.flags("INBOX") == before
+    assert len(before) == 2
