@@ -10,6 +10,7 @@ from __future__ import annotations
 import email
 import email.policy
 
+from mail_clients import mutt_forward, thunderbird_forward
 from mail_support import RECORDS, run
 
 NEW = (RECORDS / "ladder-3.tgn").read_text(encoding="utf-8")     # 1. B@e1 B@d8 2. G@b1 *
@@ -22,33 +23,6 @@ def original(sender: str = "Bo <bo@example.org>", record: str = NEW,
             "Message-ID: <bo-3@example.org>\nDate: Mon, 23 Nov 2026 10:00:00 +0000\n"
             "MIME-Version: 1.0\nContent-Type: text/plain; charset=utf-8\n"
             f"Content-Transfer-Encoding: 8bit\n\n{words}\n\n" + record).encode("utf-8")
-
-
-def mutt_forward(inner: bytes, forwarder: str = "Ana <ana@example.org>") -> bytes:
-    """mutt with mime_forward=yes: the forwarder's text, then the message inline."""
-    return (f"From: {forwarder}\nTo: Carl <carl@example.net>\nSubject: Fwd: Re: Club ladder\n"
-            "Message-ID: <fwd-1@example.org>\nDate: Mon, 23 Nov 2026 11:00:00 +0000\n"
-            "MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary=\"mutt-b1\"\n"
-            "Content-Disposition: inline\n\n"
-            "--mutt-b1\nContent-Type: text/plain; charset=us-ascii\nContent-Disposition: inline\n\n"
-            "Carl, could you take over this game for me?\n\n"
-            "--mutt-b1\nContent-Type: message/rfc822\nContent-Disposition: inline\n\n"
-            ).encode("ascii") + inner + b"\n--mutt-b1--\n"
-
-
-def thunderbird_forward(inner: bytes) -> bytes:
-    """Thunderbird's default "forward as attachment": an empty text part and an .eml."""
-    return (b"From: Ana <ana@example.org>\nTo: Carl <carl@example.net>\n"
-            b"Subject: Fwd: Re: Club ladder\nMessage-ID: <tb-fwd@example.org>\n"
-            b"Date: Mon, 23 Nov 2026 11:30:00 +0000\nUser-Agent: Mozilla Thunderbird\n"
-            b"MIME-Version: 1.0\n"
-            b"Content-Type: multipart/mixed;\n boundary=\"------------tb0123\"\n\n"
-            b"This is a multi-part message in MIME format.\n"
-            b"--------------tb0123\nContent-Type: text/plain; charset=UTF-8; format=flowed\n"
-            b"Content-Transfer-Encoding: 7bit\n\n\n"
-            b"--------------tb0123\nContent-Type: message/rfc822; charset=UTF-8;\n"
-            b" name=\"Re Club ladder.eml\"\nContent-Disposition: attachment;\n"
-            b" filename=\"Re Club ladder.eml\"\n\n" + inner + b"\n--------------tb0123--\n")
 
 
 def gmail_inline_forward() -> bytes:
