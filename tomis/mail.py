@@ -14,10 +14,14 @@ What it reads:
   preferred, then the text/plain body, then text derived from text/html;
   quoted-printable, base64 and declared charsets are decoded by it, and
   ``format=flowed`` (RFC 3676) is undone here, since :mod:`email` keeps the wrapping;
+- a forwarded message (a ``message/rfc822`` part, nested ones too) when the forwarder's
+  own text holds no record, and an inline forward; the reply then goes to the forwarded
+  message's author (:func:`_reading`);
 - every quoting style: top-posted, bottom-posted, interleaved, nested ``> >``, Outlook's
-  unquoted "-----Original Message-----". When the text holds several records separated by
-  mail text, the one that extends all others (same game, their actions a prefix of its
-  own) is taken; two that diverge are refused, naming both places; a quoted record that
+  unquoted "-----Original Message-----". In a message's text each game and each quote
+  level is a record of its own, and a prose line that merely starts like an action ends
+  one. When the text holds several records, the one that extends all others (same game,
+  their actions a prefix of its own) is taken; two that diverge are refused, naming both places; a quoted record that
   no longer reads (an answer typed inside it) is passed over, with a note, when an
   unquoted one reads;
 - webmail debris (:func:`repair`): Unicode spaces, zero-width characters and soft hyphens
