@@ -108,3 +108,12 @@ def test_two_diverging_records_one_quoted_are_still_refused(tmp_path):
     result = run("validate", path)
     assert result.exit_code == 1
     assert "diverge at action 3: G@b1" in result.stderr
+
+
+def test_a_line_ending_in_a_result_after_a_result_is_a_game_whose_mistake_is_named(tmp_path):
+    """Not prose: a game line with a bad word still reaches the reader, which names it."""
+    path = tmp_path / "two.tgn"
+    path.write_text("1. B@e1 B@d8 *\n\nB@e1 Z *\n", encoding="utf-8")
+    result = run("validate", path)
+    assert result.exit_code == 1
+    assert f"{path}:3:6: game 2" in result.stderr

@@ -231,8 +231,9 @@ _QUOTE = re.compile(r"(?:> ?)+")
 _CONTINUES = re.compile(r'\[[A-Za-z]|\{|;|(?P<movetext>\d+\.|[BGFSTQM](?:@|[a-h][1-8]))')
 # One word of movetext (docs/NOTATION.md): a move number, an action with its destroyed
 # squares and glyph, a NAG, a draw offer, a result, variation brackets around any of them.
-# A line after a result that starts like an action continues the record only when each of
-# its words is one of these: "B@h8. Draw?" or "B@h8, and I offer a draw" is a reply's prose.
+# A line after a result that starts like an action or a move number continues the record
+# only when each of its words is one of these, or when it ends in a result: "B@h8. Draw?"
+# or "B@h8, and I offer a draw" is a reply's prose.
 _DIRECTION = r"(?:NE|NW|SE|SW|N|E|S|W)"
 _MOVETEXT_WORD = re.compile(
     r"\(*(?:"
@@ -554,11 +555,18 @@ def _continues(text: str, at: int, boundaries=None, one_game: bool = False) -> b
     return match.group("movetext") is None or _is_movetext_line(text, after)
 
 
+_RESULTS = frozenset({"1-0", "0-1", "1/2-1/2", "*"})
+
+
 def _is_movetext_line(text: str, at: int) -> bool:
-    """Is the line from *at* on made of movetext words only (up to a comment)?"""
+    """Is the line from *at* on record text: movetext words only (up to a comment), or
+    ending in a result (a game of its own, maybe with a mistake the reader will name)?"""
     end = text.find("\n", at)
     line = text[at:] if end < 0 else text[at:end]
-    for word in line.split():
+    words = line.split()
+    if words and words[-1] in _RESULTS:
+        return True
+    for word in words:
         if word[0] in "{;":
             return True        # a comment's text is free
         if _MOVETEXT_WORD.fullmatch(word) is None:
