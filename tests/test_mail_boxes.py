@@ -191,3 +191,11 @@ def test_extract_output_refuses_another_game_and_leaves_it(box):
     assert result.exit_code == 1
     assert '[Round "7"]' in Path("game.tgn").read_text(encoding="utf-8")
     assert not Path("game.tgn.mail.json").exists()
+
+
+def test_send_refuses_a_mailbox_and_writes_nothing_beside_it(box, tmp_path):
+    before = sorted(p.name for p in tmp_path.iterdir())
+    result = run("send", box, "--to", "ana@example.org", env=SENDER)
+    assert result.exit_code == 2
+    assert f"{box} is a mailbox; send takes a message written by move --mail" in result.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == before

@@ -16,7 +16,7 @@ import click
 
 from .base import EXIT_INVALID, EXIT_USAGE, Failure
 from .files import (
-    OUTPUT_PATH, imap_password, load_game, load_games, located, message_option, no_game_error,
+    OUTPUT_PATH, imap_password, is_mailbox, load_game, load_games, located, message_option, no_game_error,
     pinned_and_locked, read_record, refuse_a_non_file, refuse_unless_earlier, shown, write_over,
 )
 from .output import echo_json, echo_record, is_terminal
@@ -254,6 +254,11 @@ def send(file, to, security, starttls):
             raise click.UsageError(f"--{'' if starttls else 'no-'}starttls means --security "
                                    f"{alias}, not {security}; give one")
         security = alias
+    if is_mailbox(file):
+        # A mailbox holds the opponent's messages: what is sent is a reply, made by move.
+        raise click.UsageError(f"{shown(file)} is a mailbox; send takes a message written "
+                               "by move --mail, or a record: to answer a message of it, "
+                               "tomis move MAILBOX --message ID ACTION --send")
     message = _saved_message(file)
     if message is None:
         from ..errors import TomisError

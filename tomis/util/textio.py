@@ -227,7 +227,8 @@ _TAG_OPEN = re.compile(r'\s*\[[A-Za-z][A-Za-z0-9_]*(?:\s*"|\s*$)')
 _TAG_FULL = re.compile(r'\s*\[[A-Za-z][A-Za-z0-9_]*\s*"(?:[^"\\\n]|\\.)*"\s*\]')
 _FIRST_MOVE = re.compile(r"\s*1\.\s*(?:\.\.)?\s*[BGFSTQM]")
 _QUOTE = re.compile(r"(?:> ?)+")
-# What may follow a result and still be record: another game, a comment, an action.
+# What may follow a result and still be record: another game, a comment, an action (a
+# line starting with an action or a move number is checked further: _is_movetext_line).
 _CONTINUES = re.compile(r'\[[A-Za-z]|\{|;|(?P<movetext>\d+\.|[BGFSTQM](?:@|[a-h][1-8]))')
 # One word of movetext (docs/NOTATION.md): a move number, an action with its destroyed
 # squares and glyph, a NAG, a draw offer, a result, variation brackets around any of them.
@@ -521,7 +522,7 @@ def _cut_tail(rows, notes, depths=None, one_game=False):
 def _record_end(rows, depths=None, one_game=False):
     """(row, column) just after the result token that ends the record, or None to keep all.
 
-    ``depths`` (each row's quote depth in the original) mark where quoting changes."""
+    ``depths`` (the quote depth of each line of the original) mark where quoting changes."""
     text = "\n".join(content for content, _ in rows)
     end = _record_end_offset(text, _depth_changes(rows, depths), one_game)
     if end is None:
