@@ -117,3 +117,14 @@ def test_a_line_ending_in_a_result_after_a_result_is_a_game_whose_mistake_is_nam
     result = run("validate", path)
     assert result.exit_code == 1
     assert f"{path}:3:6: game 2" in result.stderr
+
+
+def test_different_games_one_after_the_other_in_a_message_are_read_as_a_file(tmp_path):
+    """Games mailed in the text, nothing between them: all read, as before."""
+    other = (RECORDS / "coast-3.tgn").read_text(encoding="utf-8")
+    path = tmp_path / "games.eml"
+    path.write_bytes(message("The games of round 2:\n\n" + NEW + "\n" + other))
+    result = run("validate", path)
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout == f"{path}: ok, 2 game(s)\n"
+    assert run("extract", path).stdout == NEW + "\n" + other

@@ -580,12 +580,18 @@ def _pass_over_broken_quotes(read):
     return kept, notes
 
 
+class _DifferentGames(RecordError):
+    """Two records of a text are not of one game (not two versions of one that diverge)."""
+
+
 def _divergence(region, game, newest_region, newest, index, locate_body) -> RecordError:
     """Both places, the earlier first; located at the differing action of ``newest``."""
     upper, lower = sorted((region, newest_region), key=lambda r: r.first)
+    kind = RecordError
     if index >= len(game.nodes) or index >= len(newest.nodes) or not _same_game(game, newest):
         where = newest_region.locate(newest.line, 1)
         what = "hold different games"
+        kind = _DifferentGames
     else:
         action = newest.nodes[index].action
         where = newest_region.locate(action.line, action.column)
@@ -593,8 +599,8 @@ def _divergence(region, game, newest_region, newest, index, locate_body) -> Reco
         what = (f"diverge at action {index + 1}: {by_region[id(upper)]} at {upper.span} "
                 f"but {by_region[id(lower)]} at {lower.span}")
     line, column = locate_body(*where)
-    return RecordError(f"the records at {upper.span} and {lower.span} {what}; "
-                       f"keep the one you mean and delete the other", line, column)
+    return kind(f"the records at {upper.span} and {lower.span} {what}; "
+                f"keep the one you mean and delete the other", line, column)
 
 
 # --------------------------------------------------------------------------- the text handed on
@@ -1233,7 +1239,16 @@ def _found(body: Body, data: bytes | None, name: str, origin: Origin | None) -> 
     if body.first_line is not None and data is not None and origin is not None:
         raw = data.decode("utf-8", "replace").replace("\r\n", "\n").replace("\r", "\n")
     try:
-        region, choice_notes = choose_region(regions, locate_body)
+        try:
+            region, choice_notes = choose_region(regions, locate_body)
+        except _DifferentGames:
+            # Different games one after the other, nothing between them: games sent in
+            # the text, read together as from a file (the reader checks each).
+            whole = find_regions(repaired.text) if one_game else []
+            if len(whole) != 1:
+                raise
+            regions, region, choice_notes = whole, whole[0], []
+            region.shown_shift = shift
     except RecordError as error:
         error.source_text = raw
         raise
