@@ -7,6 +7,8 @@ Not a test module (no test_ prefix); pytest puts tests/ on sys.path, so both imp
 
 from __future__ import annotations
 
+import mailbox
+import os
 import socket
 from pathlib import Path
 
@@ -38,6 +40,34 @@ class Inbox:
             return self.answer
         self.envelopes.append(envelope)
         return "250 OK: queued"
+
+
+# --------------------------------------------------------------------------- mailboxes
+
+def letter(number: int, sender: str, record: str) -> bytes:
+    """A plain reply from ``sender`` holding ``record``, as a mail client saves it."""
+    return (f"From: {sender}\nTo: Bo <bo@example.org>\nSubject: Re: Club ladder\n"
+            f"Message-ID: <m{number}@example.org>\n"
+            f"Date: Mon, 23 Nov 2026 1{number}:00:00 +0000\nMIME-Version: 1.0\n"
+            "Content-Type: text/plain; charset=utf-8\n\nYour turn.\n\n" + record).encode("utf-8")
+
+
+def make_mbox(path: Path, messages: list[bytes]) -> Path:
+    box = mailbox.mbox(path)
+    for data in messages:
+        box.add(data)
+    box.flush()
+    box.close()
+    return path
+
+
+def make_maildir(path: Path, messages: list[bytes]) -> Path:
+    box = mailbox.Maildir(path, create=True)
+    for number, data in enumerate(messages, 1):
+        # Keys that sort in delivery order, as a delivery agent's time-based names do.
+        key = box.add(data)
+        os.rename(path / "new" / key, path / "new" / f"17000000{number:02d}.M1P1.host")
+    return path
 
 
 # --------------------------------------------------------------------------- TLS for test servers

@@ -8,6 +8,7 @@ pymap offers TLS through STARTTLS only, so these tests use ``imap://`` places; `
 from __future__ import annotations
 
 import imaplib
+import re
 import ssl
 import subprocess
 import sys
@@ -269,3 +270,36 @@ def test_folder_names_go_to_the_server_in_modified_utf7():
     assert imap._mailbox_name("~peter/mail/\u53f0\u5317/\u65e5\u672c\u8a9e") == \
         '"~peter/mail/&U,BTFw-/&ZeVnLIqe-"'
     assert imap._mailbox_name('A&B "x"') == '"A&-B \\"x\\""'
+
+
+def test_the_writing_commands_write_a_local_file_and_leave_the_folder_as_it_was(
+        server, tmp_path, monkeypatch):
+    """move and extract -o on a message of an IMAP folder: the new record goes to a file
+    here, never to the server; no message is added, changed or marked read."""
+    monkeypatch.chdir(tmp_path)
+    imap_server = server()
+    from_ana = game_message("ladder-3.tgn", "ana@example.org", "bo@example.net")
+    imap_server.deliver("INBOX", game_message("ladder-2.tgn", "bo@example.net", "ana@example.org"),
+                        from_ana)
+    env = {**env_for(imap_server), "TOMIS_SMTP_FROM": "Bo <bo@example.net>"}
+    place = imap_server.place()
+    wanted = str(mail.parse_message(from_ana)["Message-ID"])
+
+    moved = run("move", place, "G@g8", "--message", wanted, "--mail", "reply.eml", env=env)
+    assert moved.exit_code == 0, moved.stderr
+    uid = re.search(r"note: read UID (\d+) of the mailbox", moved.stderr)[1]
+    assert "Ana-vs-Bo.tgn: the new record is written here; the mailbox is left as it is" \
+        in moved.stderr
+    assert "2. G@b1 G@g8 *" in (tmp_path / "Ana-vs-Bo.tgn").read_text(encoding="utf-8")
+    reply = mail.parse_message((tmp_path / "reply.eml").read_bytes())
+    assert str(reply["To"]) == "ana@example.org"
+
+    kept = run("extract", place, "--message", uid, "-o", "kept.tgn", env=env)
+    assert kept.exit_code == 0, kept.stderr
+    assert (tmp_path / "kept.tgn").read_text(encoding="utf-8") == \
+        (RECORDS / "ladder-3.tgn").read_text(encoding="utf-8")
+    assert '"to": "ana@example.org"' in (tmp_path / "kept.tgn.mail.json").read_text()
+    flags = imap_server.flags("INBOX")
+    assert len(flags) == 2
+    for each in flags:
+        assert b"FLAGS ()" in each, each

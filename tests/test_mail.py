@@ -97,17 +97,21 @@ def test_diverging_records_are_refused_and_nothing_is_written(tmp_path):
     assert path.read_bytes() == (MAIL / "diverging-records.eml").read_bytes()
 
 
-def test_move_refuses_to_write_over_a_mailbox(tmp_path):
+def test_move_never_writes_into_a_mailbox(tmp_path, monkeypatch):
     box = tmp_path / "one.mbox"
     box.write_bytes((MAIL / "thread.mbox").read_bytes().split(b"\nFrom bo")[0] + b"\n")
     before = box.read_bytes()
+    monkeypatch.chdir(tmp_path)
     result = run("move", box, "B@d8")
-    assert result.exit_code == 2
-    assert result.stderr == (f"{box}: this is an mbox mailbox: its messages are read by "
-                             "name with --message (show, moves, replay, validate, extract), and "
-                             "a record is never written into it; save the message as a file "
-                             "first\n")
+    assert result.exit_code == 0, result.stderr
     assert box.read_bytes() == before
+    assert "Ana-vs-Bo.tgn: the new record is written here; the mailbox is left as it is" \
+        in result.stderr
+    piped = run("move", "-", "B@d8", input=before)
+    assert piped.exit_code == 2
+    assert piped.stderr == ("<stdin>: this is an mbox mailbox: name its file as FILE, not "
+                            "stdin, and choose a message with --message N|ID; a record is "
+                            "never written into it\n")
 
 
 def test_a_plain_record_file_keeps_the_readers_own_hints():
@@ -254,13 +258,13 @@ def test_inbox_reads_an_mbox_and_a_maildir_by_their_dates():
     result = run("inbox", MAIL / "thread.mbox", "--me", "Bo", "--now", "2026-11-22T13:30:00+00:00")
     assert result.stdout.splitlines() == [
         "1 game(s) waiting for Bo, oldest first",
-        f"  {MAIL}/thread.mbox message 3: vs Ana (Club ladder), you play Black, action 4 "
-        "after 3, waiting 3 h 30 min"]
+        f"  {MAIL}/thread.mbox --message box3@example.org: vs Ana (Club ladder), you play "
+        "Black, action 4 after 3, waiting 3 h 30 min"]
     result = run("inbox", MAIL / "maildir", "--me", "ana", "--now", "2026-11-22T10:05:00Z")
     assert result.stdout.splitlines() == [
         "1 game(s) waiting for ana, oldest first",
-        f"  {MAIL}/maildir message 2: vs Bo (Club ladder), you play White, action 5 after 4, "
-        "waiting 5 min"]
+        f"  {MAIL}/maildir --message md2@example.net: vs Bo (Club ladder), you play White, "
+        "action 5 after 4, waiting 5 min"]
 
 
 def test_debris_in_comments_is_text_and_stays(tmp_path):

@@ -53,7 +53,7 @@ STDIN_NAME = "<stdin>"
 @dataclass(slots=True)
 class FileStart:
     path: str                      # the name as reports show it (one line, <stdin> for -)
-    notes: tuple[str, ...] = ()    # what mail extraction removed (textio.extract_record)
+    notes: tuple[str, ...] = ()    # what mail extraction removed (tomis.mail.quotes.extract_record)
 
 
 @dataclass(slots=True)

@@ -38,10 +38,12 @@ COMMANDS = {
     "variation": "variations:variation",
 }
 
-# Every command that only reads a record can read one message of a mailbox (--message);
-# move and fmt write FILE back, so they take files only.
+# Every command that reads a record can read one message of a mailbox (--message); those
+# that write (move, claim, draw, resign) then write the new record to a file of its own.
+# fmt rewrites record files only.
 TAKE_MESSAGE = frozenset({"show", "moves", "replay", "export", "validate", "select", "dedupe",
-                          "stats", "hint", "analyse"})
+                          "stats", "hint", "analyse", "move", "clock", "claim", "draw",
+                          "resign"})
 
 
 class LazyGroup(TomisGroup):

@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import click
 
-from .files import load_game, pinned_and_locked, read_record, write_over
+from .files import (
+    is_mailbox, load_game, output_option, pinned_and_locked, read_record, record_file_name,
+    refuse_unless_earlier, say_written_elsewhere, write_over,
+)
 from .output import digest_line, echo_record
 
 SIDES = ("white", "black")
@@ -115,26 +118,44 @@ def _control_words(control) -> str:
 # --------------------------------------------------------------------------- ending a game
 
 class Ending:
-    """Read FILE under its lock, let ``change(game, source)`` end the game, write, report."""
+    """Read FILE under its lock, let ``change(game, source)`` end the game, write, report.
 
-    def __init__(self, file: str):
-        self.file = file
+    FILE that is one message of a mailbox, or ``output`` (-o), sends the record elsewhere:
+    to ``output``, else WHITE-vs-BLACK.tgn (see :func:`refuse_unless_earlier`)."""
+
+    def __init__(self, file: str, output: str | None = None):
+        self.file, self.output = file, output
+        if output is not None and file == "-":
+            raise click.BadParameter("with FILE - the new record goes to stdout", param_hint="-o")
 
     def run(self, change) -> None:
         if self.file == "-":
             self._once(None, change)
-            return
-        with pinned_and_locked(self.file) as pinned:
-            self._once(pinned, change)
+        elif self.output is not None or is_mailbox(self.file):
+            self._elsewhere(change)
+        else:
+            with pinned_and_locked(self.file) as pinned:
+                self._once(pinned, change)
+
+    def _elsewhere(self, change) -> None:
+        source = read_record(self.file)
+        game = load_game(source)
+        target = self.output or record_file_name(game.record)
+        with pinned_and_locked(target) as pinned:
+            refuse_unless_earlier(target, pinned, game.record)
+            self._change_and_write(source, game, change, target, pinned)
+        say_written_elsewhere(self.file, target)
+        from .mail import remember_reply
+
+        remember_reply(target, source.origin)
 
     def _once(self, pinned, change) -> None:
+        source = read_record(self.file, pinned=pinned)
+        self._change_and_write(source, load_game(source), change, self.file, pinned)
+
+    def _change_and_write(self, source, game, change, target: str, pinned) -> None:
         from ..errors import RecordError, visible
 
-        source = read_record(self.file, pinned=pinned)
-        if source.mailbox:
-            raise click.UsageError(f"{source.name} is a mailbox, and this command writes the "
-                                   f"record back to FILE: save the message as a file first")
-        game = load_game(source)
         try:
             summary = change(game)
         except RecordError as error:
@@ -145,7 +166,7 @@ class Ending:
             echo_record(text)
             click.echo(summary, err=True)
             return
-        write_over(self.file, text, pinned)
+        write_over(target, text, pinned)
         # For a person: the record's control characters made visible (FILE keeps them).
         click.echo("\n".join([summary, "", digest_line(game), "",
                               visible(text.rstrip("\n"), lines=True)]))
@@ -162,13 +183,14 @@ def _read_back(text: str) -> None:
 @click.argument("file", type=click.Path(dir_okay=False, allow_dash=True))
 @side_option("The side claiming: its opponent's time must have run out.")
 @now_option("The time of the claim.")
-def claim(file, as_side, now):
+@output_option("the ended record")
+def claim(file, as_side, now, output):
     """Win the game in FILE because the opponent's time ran out (TimeControl tag).
 
     Writes the result, [Termination "time forfeit"] and {[%claim TIME]}.
     """
     at = parse_now(now)
-    Ending(file).run(lambda game: claim_words(game, as_side, at))
+    Ending(file, output).run(lambda game: claim_words(game, as_side, at))
 
 
 def claim_words(game, side: str, at: int) -> str:
@@ -187,14 +209,15 @@ def claim_words(game, side: str, at: int) -> str:
 @click.option("--accept", is_flag=True, required=True,
               help="Accept the draw the opponent offered with its last action (=).")
 @side_option("The side accepting: the side to act.")
-def draw(file, accept, as_side):
+@output_option("the ended record")
+def draw(file, accept, as_side, output):
     """Accept the draw offered with the opponent's last action: result 1/2-1/2 (R23).
 
     Offer one with `tomis move FILE ACTION --offer-draw`; any action declines it.
     """
     if not accept:
         raise click.UsageError("say --accept: a draw is offered with tomis move --offer-draw")
-    Ending(file).run(lambda game: accept_words(game, as_side))
+    Ending(file, output).run(lambda game: accept_words(game, as_side))
 
 
 def accept_words(game, side: str) -> str:
@@ -208,9 +231,10 @@ def accept_words(game, side: str) -> str:
 @click.command()
 @click.argument("file", type=click.Path(dir_okay=False, allow_dash=True))
 @side_option("The side resigning (either side may, at any time).")
-def resign(file, as_side):
+@output_option("the ended record")
+def resign(file, as_side, output):
     """Resign the game in FILE for the side given: its opponent wins (R23)."""
-    Ending(file).run(lambda game: resign_words(game, as_side))
+    Ending(file, output).run(lambda game: resign_words(game, as_side))
 
 
 def resign_words(game, side: str) -> str:

@@ -403,3 +403,83 @@ def _still_pinned(path: str, pinned):
             raise replaced from None
         pinned.close()
         return fresh
+
+
+# --------------------------------------------------------------------------- records out of a mailbox
+
+def is_mailbox(path: str) -> bool:
+    """Is ``path`` a mailbox (an mbox, a Maildir, an IMAP folder), of which one message is
+    read and which is never written back?"""
+    import os
+
+    from ..mail import sniff
+
+    if path == "-":
+        return False
+    return sniff.is_place(path) or (os.path.isdir(path) and sniff.is_maildir(path)) \
+        or sniff.is_mbox(path)
+
+
+def output_option(what: str):
+    """``-o FILE``: where a command that writes puts the new record instead of FILE."""
+    return click.option(
+        "-o", "--output", "output", type=OUTPUT_PATH, callback=refuse_a_non_file,
+        metavar="FILE",
+        help=f"Write {what} to this file, which must be new or hold an earlier record of "
+             "the same game. Default: back to FILE; for one message of a mailbox, "
+             "WHITE-vs-BLACK.tgn in the current folder (the mailbox is never written).")
+
+
+def record_file_name(record) -> str:
+    """``WHITE-vs-BLACK.tgn`` from the record's tags, each reduced to ``[A-Za-z0-9._-]``
+    (accents dropped, any other run of characters one ``_``), so that no tag value can
+    name a folder, a hidden file or a device."""
+    tags = record.tags
+    return (f"{_file_word(tags.get('White'), 'White')}-vs-"
+            f"{_file_word(tags.get('Black'), 'Black')}.tgn")
+
+
+_MAX_NAME_WORD = 60
+
+
+def _file_word(value: str | None, fallback: str) -> str:
+    import re
+    import unicodedata
+
+    plain = unicodedata.normalize("NFKD", value or "").encode("ascii", "ignore").decode("ascii")
+    word = re.sub(r"[^A-Za-z0-9._-]+", "_", plain).strip("._-")[:_MAX_NAME_WORD].strip("._-")
+    return word if word and word != "?" else fallback
+
+
+def refuse_unless_earlier(target: str, pinned, record) -> None:
+    """Writing ``record`` to ``target`` (``pinned``: the file there, locked, or None when
+    there is none) may only replace an earlier record of the same game, or this one: a
+    Failure (exit 1) otherwise, before anything is written."""
+    from ..sources import regions
+    from ..notation import record as records
+    from ..errors import FileError, TomisError
+
+    if pinned is None:
+        import os
+
+        if not os.path.lexists(target):
+            return
+    try:
+        old = records.read_game(read_text(target, pinned))
+    except (TomisError, Failure):
+        old = None
+    if old is None or not regions.extends(old, record):
+        error = FileError("already exists and is not an earlier record of this game; nothing "
+                          "was written: move it away or name another file with -o FILE")
+        raise Failure(located(error, shown(target)), EXIT_INVALID)
+
+
+def say_written_elsewhere(source_path: str, target: str) -> None:
+    """Where the new record went, when not back to FILE."""
+    from ..errors import visible
+
+    if is_mailbox(source_path):
+        words = "the mailbox is left as it is"
+    else:
+        words = f"{shown(source_path)} is left as it is"
+    click.echo(visible(f"{shown(target)}: the new record is written here; {words}"), err=True)

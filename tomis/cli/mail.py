@@ -16,10 +16,10 @@ import click
 
 from .base import EXIT_INVALID, EXIT_USAGE, Failure
 from .files import (
-    imap_password, load_game, load_games, located, message_option, no_game_error, read_record,
-    shown,
+    OUTPUT_PATH, imap_password, is_mailbox, load_game, load_games, located, message_option, no_game_error,
+    pinned_and_locked, read_record, refuse_a_non_file, refuse_unless_earlier, shown, write_over,
 )
-from .output import echo_record, is_terminal
+from .output import echo_json, echo_record, is_terminal
 
 SECURITY_MODES = ("starttls", "tls", "none")     # as tomis.mailout, which loads on use
 
@@ -30,7 +30,7 @@ class MoveMail:
     """``move --mail OUT --to ADDR --send``: checked before the move, done after it."""
 
     def __init__(self, file: str, mail_out: str | None, to: str | None, send: bool,
-                 dry_run: bool):
+                 dry_run: bool, check_sidecar: bool = True):
         self.file, self.mail_out, self.to, self.send = file, mail_out, to, send
         wanted = mail_out is not None or send
         if wanted and dry_run:
@@ -42,24 +42,24 @@ class MoveMail:
                                      "record; name another file", param_hint="--mail")
         self.wanted = wanted
         if wanted:
-            self._check_before_the_move()
+            self._check_before_the_move(check_sidecar)
 
-    def _check_before_the_move(self) -> None:
+    def _check_before_the_move(self, check_sidecar: bool) -> None:
         """What can be known wrong before the move is refused before it, so that a typo in
         --to or a missing folder never leaves a saved move and no message."""
         from ..outgoing import headers
         from ..outgoing import sending
-        from ..outgoing import sidecar
+        from ..outgoing.sidecar import Sidecar
 
         if self.to is not None:
             try:
                 headers.addresses(self.to, "the address to send to")
             except headers.MailError as error:
                 raise click.BadParameter(error.message, param_hint="--to") from None
-        if self.file != "-":
+        if self.file != "-" and check_sidecar:
             # Anyone may have written the remembered facts: refused before the move, so
             # that a crafted file leaves the record as it was.
-            sidecar.Sidecar.load(self.file)
+            Sidecar.load(self.file)
         if self.mail_out is not None:
             folder = os.path.dirname(os.path.abspath(self.mail_out))
             if not os.path.isdir(folder):
@@ -73,6 +73,11 @@ class MoveMail:
             raise Failure(located(error, shown(self.file)), EXIT_USAGE)
 
     def after(self, step) -> None:
+        if step.target != step.file and not step.dry_run:
+            # Written elsewhere than FILE: the sidecar goes beside the record written.
+            self.file = step.target
+            if not self.wanted:
+                remember_reply(step.target, step.origin)
         if not self.wanted:
             return
         from ..errors import TomisError
@@ -121,10 +126,10 @@ def compose_reply(record_path: str, game, record_text: str, origin, to: str | No
     from ..outgoing import reply
     from ..outgoing import headers
     from ..outgoing import sending
-    from ..outgoing import sidecar
+    from ..outgoing.sidecar import Sidecar
 
     settings = sending.smtp_settings()
-    sidecar = sidecar.Sidecar() if record_path == "-" else sidecar.Sidecar.load(record_path)
+    sidecar = Sidecar() if record_path == "-" else Sidecar.load(record_path)
     address = to or sidecar.to or _origin_address(origin)
     if address is None:
         raise headers.MailError("no address to send to: give --to ADDRESS (it is remembered "
@@ -144,6 +149,34 @@ def compose_reply(record_path: str, game, record_text: str, origin, to: str | No
     if record_path != "-":
         sidecar.save(record_path)
     return message, address
+
+
+def remember_reply(record_path: str, origin) -> None:
+    """Keep the address and thread of the message ``origin`` beside the record written from
+    it (``RECORD.mail.json``), so that the next ``move --mail`` or ``send`` answers its
+    sender. A message without a usable address leaves the file as it was, with a note."""
+    from ..outgoing import headers
+    from ..outgoing.sidecar import Sidecar
+    from ..errors import TomisError, visible
+
+    if origin is None or record_path == "-":
+        return
+    try:
+        sidecar = Sidecar.load(record_path)
+        address = _origin_address(origin)
+        if address is None:
+            return
+        sidecar.to = address
+        if origin.message_id:
+            thread = headers.thread_of(origin.message_id, origin.references)
+            sidecar.in_reply_to, sidecar.references = thread.in_reply_to, list(thread.references)
+        sidecar.save(record_path)
+    except TomisError as error:
+        click.echo(visible(f"{shown(record_path)}: note: the reply address was not kept: "
+                           f"{error.message}"), err=True)
+        return
+    click.echo(visible(f"{shown(Sidecar.path_for(record_path))}: replies go to "
+                       f"{address}"), err=True)
 
 
 def _origin_address(origin) -> str | None:
@@ -229,6 +262,11 @@ def send(file, to, security, starttls):
             raise click.UsageError(f"--{'' if starttls else 'no-'}starttls means --security "
                                    f"{alias}, not {security}; give one")
         security = alias
+    if is_mailbox(file):
+        # A mailbox holds the opponent's messages: what is sent is a reply, made by move.
+        raise click.UsageError(f"{shown(file)} is a mailbox; send takes a message written "
+                               "by move --mail, or a record: to answer a message of it, "
+                               "tomis move MAILBOX --message ID ACTION --send")
     message = _saved_message(file)
     if message is None:
         from ..errors import TomisError
@@ -269,43 +307,59 @@ def _saved_message(path: str):
 
 
 @click.command()
-@click.argument("place", type=click.Path())
+@click.argument("places", nargs=-1, required=True, type=click.Path(), metavar="PLACE...")
 @click.option("--me", "me", required=True, metavar="NAME", help="Your name as on the White or Black tag.")
+@click.option("--json", "as_json", is_flag=True,
+              help='Print {"me": NAME, "waiting": [...]} and nothing else on stdout.')
 @click.option("--now", "now", hidden=True, help="ISO time to measure waiting from (tests).")
-def inbox(place, me, now):
-    """Games waiting for you in PLACE (a folder of records or saved messages, an mbox, a
-    Maildir, or an IMAP folder imaps://USER@HOST/FOLDER, read-only): the oldest waiting first, with the opponent, the action count and how long
-    the action has waited. The newest record of each game counts."""
+def inbox(places, me, as_json, now):
+    """Games waiting for you in PLACE... (folders of records or saved messages, mboxes,
+    Maildirs, IMAP folders imaps://USER@HOST/FOLDER, all read-only): the oldest waiting
+    first, with the opponent, the action count, how long the action has waited, and
+    what to give move (a path, or a mailbox and --message ID). The newest record of each
+    game counts, wherever it is: name your Sent folder or your record files too, and the
+    games you answered are not listed."""
+    from ..errors import visible
+
+    moment = _moment(now)
+    newest: dict = {}
+    skipped = 0
+    for place in places:
+        for item in _place_items(place):
+            game = _one_game(item)
+            if game is None:
+                skipped += 1
+                continue
+            key = _identity(game)
+            if key not in newest or _later(game, item, *newest[key]):
+                newest[key] = (game, item)
+    waiting = [(game, item) for game, item in newest.values() if _my_turn(game, me)]
+    waiting.sort(key=lambda pair: pair[1].when or moment)
+    if as_json:
+        echo_json({"me": me, "waiting": [_inbox_row(game, item, moment) for game, item in waiting]})
+    else:
+        click.echo(visible(f"{len(waiting)} game(s) waiting for {me}") + (", oldest first" if waiting else ""))
+        for game, item in waiting:
+            click.echo(visible(_inbox_line(game, item, moment)))      # tags of others' records
+    if skipped:
+        where = shown(places[0]) if len(places) == 1 else "inbox"
+        click.echo(f"{where}: note: {skipped} file(s) or message(s) without a "
+                   "readable record were passed over", err=True)
+
+
+def _place_items(place: str) -> list:
+    """Every item of one PLACE; a place that cannot be read at all exits 2."""
     from ..mail import sniff
     from .. import sources
-    from ..errors import FileError, TomisError, visible
+    from ..errors import FileError, TomisError
 
     if not sniff.is_place(place) and not os.path.lexists(place):   # said as for every missing path
         error = FileError("no such file or folder")
         raise Failure(located(error, shown(place)), EXIT_USAGE)
-    moment = _moment(now)
-    newest: dict = {}
-    skipped = 0
     try:
-        items = list(sources.place_items(place, password=imap_password))
+        return list(sources.place_items(place, password=imap_password))
     except TomisError as error:
         raise Failure(located(error, shown(place)), EXIT_USAGE) from None
-    for item in items:
-        game = _one_game(item)
-        if game is None:
-            skipped += 1
-            continue
-        key = _identity(game)
-        if key not in newest or _later(game, item, *newest[key]):
-            newest[key] = (game, item)
-    waiting = [(game, item) for game, item in newest.values() if _my_turn(game, me)]
-    waiting.sort(key=lambda pair: pair[1].when or moment)
-    click.echo(visible(f"{len(waiting)} game(s) waiting for {me}") + (", oldest first" if waiting else ""))
-    for game, item in waiting:
-        click.echo(visible(_inbox_line(game, item, me, moment)))      # tags of others' records
-    if skipped:
-        click.echo(f"{shown(place)}: note: {skipped} file(s) or message(s) without a "
-                   "readable record were passed over", err=True)
 
 
 def _moment(now: str | None):
@@ -356,7 +410,7 @@ def _my_turn(game, me: str) -> bool:
     return game.tags.get(tag, "").strip().casefold() == me.strip().casefold()
 
 
-def _inbox_line(game, item, me: str, moment) -> str:
+def _inbox_line(game, item, moment) -> str:
     from ..outgoing import reply
 
     side = game.final.to_move
@@ -365,8 +419,35 @@ def _inbox_line(game, item, me: str, moment) -> str:
     about = f" ({event})" if event not in (None, "", "?") else ""
     waited = _duration(moment - item.when) if item.when else "since an unknown time"
     played = len(game.nodes)
-    return (f"  {shown(item.label)}: vs {opponent}{about}, you play "
+    return (f"  {_for_move(item)}: vs {opponent}{about}, you play "
             f"{('White', 'Black')[side]}, action {played + 1} after {played}, waiting {waited}")
+
+
+def _for_move(item) -> str:
+    """What ``tomis move`` takes for the item: its path, or the mailbox and ``--message``
+    (shell-quoted, since a Message-ID may hold any printable character)."""
+    import shlex
+
+    if item.message is None:
+        return shown(item.path or item.label)
+    return f"{shown(item.path)} --message {shlex.quote(item.message)}"
+
+
+def _inbox_row(game, item, moment) -> dict:
+    from ..outgoing import reply
+
+    side = game.final.to_move
+    event = game.tags.get("Event")
+    return {
+        "file": item.path, "message": item.message,
+        "white": game.tags.get("White"), "black": game.tags.get("Black"),
+        "event": event if event not in ("", "?") else None,
+        "you_play": ("white", "black")[side], "opponent": reply.players(game)[1 - side],
+        "actions": len(game.nodes),
+        "since": item.when.isoformat() if item.when else None,
+        "waiting_minutes": max(0, int((moment - item.when).total_seconds() // 60))
+        if item.when else None,
+    }
 
 
 def _duration(delta) -> str:
@@ -383,9 +464,14 @@ def _duration(delta) -> str:
 @message_option
 @click.command()
 @click.argument("file", type=click.Path(dir_okay=False, allow_dash=True))
-def extract(file):
+@click.option("-o", "--output", "output", type=OUTPUT_PATH, callback=refuse_a_non_file,
+              metavar="FILE",
+              help="Write the record to this file (new, or an earlier record of the same "
+                   "game) and the address to answer beside it (FILE.mail.json), instead of "
+                   "printing it.")
+def extract(file, output):
     """Print the record found in FILE (a saved message, a mailbox message, pasted mail) in
-    canonical form, e.g. to keep it: tomis extract reply.eml > game.tgn."""
+    canonical form, or keep it with -o game.tgn, which also remembers whom to answer."""
     from ..notation import record
 
     source = read_record(file)
@@ -395,7 +481,18 @@ def extract(file):
     for item in checked:
         if item.error is not None:
             raise source.failure(item.error)
-    echo_record(record.write_all([item.game for item in checked]))
+    text = record.write_all([item.game for item in checked])
+    if output is None or output == "-":
+        echo_record(text)
+        return
+    if len(checked) != 1:
+        raise click.BadParameter(f"{source.name} holds {len(checked)} games; -o keeps the "
+                                 "record of one game", param_hint="-o")
+    with pinned_and_locked(output) as pinned:
+        refuse_unless_earlier(output, pinned, checked[0].game)
+        write_over(output, text, pinned)
+    click.echo(f"{shown(output)}: record written", err=True)
+    remember_reply(output, source.origin)
 
 
 COMMANDS = (send, inbox, extract)     # added to the group in tomis/cli/__init__.py

@@ -11,8 +11,9 @@ from ..util.terminal import PLAIN
 from .base import EXIT_INVALID, EXIT_USAGE, Failure
 from .correspondence import after_action, parse_now, parse_then, start_clock
 from .files import (
-    INPUT_PATH, OUTPUT_PATH, load_game, located, new_game, no_game_error, pinned_and_locked,
-    read_record, read_text, refuse_a_non_file, shown, write_new, write_over,
+    INPUT_PATH, OUTPUT_PATH, is_mailbox, load_game, located, new_game, no_game_error,
+    output_option, pinned_and_locked, read_record, read_text, record_file_name,
+    refuse_a_non_file, refuse_unless_earlier, say_written_elsewhere, shown, write_new, write_over,
 )
 from .output import colour_options, digest_line, display, echo_position, echo_record
 
@@ -102,22 +103,31 @@ def _complete_action(ctx, _param, incomplete: str):
 @click.option("--then", "then", metavar="LINE", multiple=True,
               help='A binding line "THEIRS MINE [THEIRS MINE ...]": when the opponent plays '
                    "THEIRS, MINE is played at once; anything else cancels it. Repeatable.")
+@output_option("the new record")
 @colour_options
 def move(file, action, as_side, dry_run, since, mail_out, to, send, time, offer_draw, then,
-         color, ascii_only):
+         output, color, ascii_only):
     """Play ACTION in the game in FILE and write the record back.
 
     The whole record is checked first. The new record is written atomically under a file
     lock, in canonical form. Then the action, what it destroyed, the board and whose turn
     it is are printed, ready to paste into a reply. With FILE -, the record is read from
-    stdin, the new record goes to stdout and the summary to stderr.
+    stdin, the new record goes to stdout and the summary to stderr. FILE may be one
+    message of a mailbox (an mbox, a Maildir, an IMAP folder; --message): the new record
+    then goes to -o FILE or WHITE-vs-BLACK.tgn, never into the mailbox.
     """
     if since == "-":
         raise click.BadParameter("the record you sent must be a file you kept, not - (stdin)",
                                  param_hint="--since")
     from .mail import MoveMail
 
-    mailing = MoveMail(file, mail_out, to, send, dry_run)     # its usage errors come first
+    elsewhere = file != "-" and (output is not None or is_mailbox(file))
+    if output is not None and file == "-":
+        raise click.BadParameter("with FILE - the new record goes to stdout", param_hint="-o")
+    # Its usage errors come first; the record it remembers the address beside is the one
+    # written (for a mailbox without -o, known once the message is read).
+    mailing = MoveMail(output or file, mail_out, to, send, dry_run,
+                       check_sidecar=not elsewhere or output is not None)
     _refuse_swapped_arguments(file, action)
     extras = MoveExtras(parse_now(time, "--time") if time is not None else None, time is not None,
                         offer_draw, parse_then(then))
@@ -125,6 +135,8 @@ def move(file, action, as_side, dry_run, since, mail_out, to, send, time, offer_
     step.display = display(ascii_only, color)
     if file == "-" or dry_run:
         step.run()
+    elif elsewhere:
+        step.run_elsewhere(output)
     else:
         with pinned_and_locked(file) as step.pinned:
             step.run()
@@ -165,13 +177,25 @@ class MoveStep:
         self.played = 0         # the number of nodes once ACTION is played
         self.words: list[str] = []      # what the correspondence options did, for the summary
         self.display = None     # how to draw the board (a tomis.terminal.Display)
+        self.target = file      # where the new record is written
 
     def run(self) -> None:
         source = read_record(self.file, pinned=self.pinned)
-        if source.mailbox:
-            raise click.UsageError(f"{source.name} is a mailbox, and move writes the record "
-                                   f"back to FILE: save the message as a file first")
+        self.play_and_save(source, load_game(source))
+
+    def run_elsewhere(self, output: str | None) -> None:
+        """FILE is read and left alone (a mailbox, or -o given): the new record goes to
+        ``output``, else WHITE-vs-BLACK.tgn, which may only hold an earlier record of
+        this game."""
+        source = read_record(self.file)
         game = load_game(source)
+        self.target = output or record_file_name(game.record)
+        with pinned_and_locked(self.target) as self.pinned:
+            refuse_unless_earlier(self.target, self.pinned, game.record)
+            self.play_and_save(source, game)
+        say_written_elsewhere(self.file, self.target)
+
+    def play_and_save(self, source, game) -> None:
         self.check_since(game, source)
         self.check_turn(game)
         report = self.play(game)
@@ -249,7 +273,7 @@ class MoveStep:
         if self.file == "-":
             echo_record(new_text)
         else:
-            write_over(self.file, new_text, self.pinned)
+            write_over(self.target, new_text, self.pinned)
 
     def summarise(self, game, report, new_text: str) -> None:
         from ..pictures import render

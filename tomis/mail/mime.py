@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import FileError
 from ..util import textio
+from .quotes import record_start_line
 from .sniff import MAIL_HEADERS, starts_like_a_message
 
 if TYPE_CHECKING:
@@ -54,6 +55,7 @@ class Body:
     what: str                      # for notes: "the text/plain part", "the attachment a.tgn"
     first_line: int | None         # the saved file's line holding text line 1; None if decoded
     notes: list[str] = field(default_factory=list)
+    attachment: bool = False       # a .tgn file, which may hold several games
 
 
 def parse_message(data: bytes):
@@ -172,6 +174,94 @@ def origin_of(msg) -> Origin:
     return Origin(written("Message-ID"), references, reply_to, address("From"), subject, date)
 
 
+def body_and_origin(msg, name: str, data: bytes | None) -> tuple[Body, Origin]:
+    """The part to read and the message a reply answers.
+
+    A forwarded message (a ``message/rfc822`` part: mutt's mime_forward, Thunderbird's
+    "forward as attachment") is read, nested ones included, when the forwarder's own
+    text holds no record; an inline forward's header block ("Forwarded message", then
+    ``From:``) above the record names the sender. Either way the reply goes to the one
+    who wrote the record, not to the forwarder. The nesting is bounded by
+    :data:`MAX_CONTAINERS` (:func:`check_bounds`, on the outer message's bytes).
+    """
+    forwarded = _forwarded_part(msg)
+    try:
+        body = message_body(msg, name, data)
+    except FileError:
+        if forwarded is None:
+            raise
+        body = None
+    if forwarded is not None and (body is None or (
+            not body.attachment and record_start_line(body.text) is None)):
+        inner = forwarded.get_content()
+        body, origin = body_and_origin(inner, name, None)
+        sender = origin.sender or "an unknown sender"
+        body.notes.insert(0, f"read the message from {sender} forwarded in this one "
+                             f"(the reply goes to its sender)")
+        return body, origin
+    origin = origin_of(msg)
+    inline = _inline_forward(body, origin)
+    if inline is not None:
+        body.notes.insert(0, f"read the message from {inline.sender} forwarded inline in "
+                             f"this one (the reply goes to its sender)")
+        return body, inline
+    return body, origin
+
+
+def _forwarded_part(msg):
+    """The first ``message/rfc822`` part among the message's own parts, or None."""
+    if not msg.is_multipart():
+        return None
+    try:
+        for part in msg.iter_parts():
+            if part.get_content_type() == "message/rfc822":
+                return part
+    except _PARAMETER_FAULTS:
+        return None
+    return None
+
+
+# The line each client writes above an inline forward's header block.
+_FORWARD_MARK = re.compile(r"^(?:>\s?)*(?:-+ ?Forwarded [Mm]essage\b.*|Begin forwarded message:)\s*$")
+_FORWARD_FIELD = re.compile(r"^(?:>\s?)*(From|Reply-To|Subject|Date|To|Cc|Sent):\s*(.*)$",
+                            re.IGNORECASE)
+_FORWARD_BLOCK_LINES = 12      # a forwarded header block is a handful of lines
+
+
+def _inline_forward(body: Body, outer: Origin) -> Origin | None:
+    """The forwarded message's sender when ``body`` forwards a message inline above the
+    record ("---------- Forwarded message ---------", "Begin forwarded message:", mutt's
+    "----- Forwarded message from ... -----") and its header block names a ``From``."""
+    if body.attachment:
+        return None
+    start = record_start_line(body.text)
+    if start is None:
+        return None
+    lines = body.text.split("\n")[:start - 1]
+    marks = [index for index, line in enumerate(lines) if _FORWARD_MARK.match(line)]
+    if not marks:
+        return None
+    fields: dict[str, str] = {}
+    for line in lines[marks[-1] + 1:marks[-1] + 1 + _FORWARD_BLOCK_LINES]:
+        field = _FORWARD_FIELD.match(line)
+        if field:
+            fields.setdefault(field[1].lower(), " ".join(field[2].split()))
+    address = fields.get("reply-to") or fields.get("from")
+    if not address or "@" not in address:
+        return None
+    # No thread: the forwarded message's id is not in the text. Its date is the forward's,
+    # when the game reached this mailbox.
+    return Origin(None, (), address, _address_of(fields.get("from") or address),
+                  fields.get("subject") or None, outer.date)
+
+
+def _address_of(written: str) -> str | None:
+    """The addr-spec of ``Name <addr>`` or a bare address, as written."""
+    from email.utils import parseaddr
+
+    return parseaddr(written)[1] or None
+
+
 def message_body(msg, name: str, data: bytes | None = None) -> Body:
     """The part to read: a ``.tgn`` attachment, else the text/plain body, else the HTML one."""
     try:
@@ -192,7 +282,7 @@ def _message_body(msg, name: str, data: bytes | None) -> Body:
         if len(attachments) > 1:
             notes[0] += f" (the first of {len(attachments)} .tgn attachments)"
         return Body(_part_text(part, name), f"the attachment {filename_of(part)}",
-                    _verbatim_line(part, data), notes)
+                    _verbatim_line(part, data), notes, attachment=True)
     part = msg.get_body(preferencelist=("plain", "html"))
     if part is None:
         raise FileError("the message has no text part and no .tgn attachment")

@@ -4,6 +4,7 @@ rejoined, each place traced back to the text it came from (:func:`extract_record
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass
 
@@ -16,8 +17,22 @@ _TAG_OPEN = re.compile(r'\s*\[[A-Za-z][A-Za-z0-9_]*(?:\s*"|\s*$)')
 _TAG_FULL = re.compile(r'\s*\[[A-Za-z][A-Za-z0-9_]*\s*"(?:[^"\\\n]|\\.)*"\s*\]')
 _FIRST_MOVE = re.compile(r"\s*1\.\s*(?:\.\.)?\s*[BGFSTQM]")
 _QUOTE = re.compile(r"(?:> ?)+")
-# What may follow a result and still be record: another game, a comment, an action.
-_CONTINUES = re.compile(r'\[[A-Za-z]|\{|;|\d+\.|[BGFSTQM](?:@|[a-h][1-8])')
+# What may follow a result and still be record: another game, a comment, an action (a
+# line starting with an action or a move number is checked further: _is_movetext_line).
+_CONTINUES = re.compile(r'\[[A-Za-z]|\{|;|(?P<movetext>\d+\.|[BGFSTQM](?:@|[a-h][1-8]))')
+# One word of movetext (docs/NOTATION.md): a move number, an action with its destroyed
+# squares and glyph, a NAG, a draw offer, a result, variation brackets around any of them.
+# A line after a result that starts like an action or a move number continues the record
+# only when each of its words is one of these, or when it ends in a result: "B@h8. Draw?"
+# or "B@h8, and I offer a draw" is a reply's prose.
+_DIRECTION = r"(?:NE|NW|SE|SW|N|E|S|W)"
+_MOVETEXT_WORD = re.compile(
+    r"\(*(?:"
+    r"(?:\d+\.(?:\.\.)?)?(?:[BGFSTQM](?:@[a-h][1-8](?::" + _DIRECTION + r")?"
+    r"|[a-h][1-8](?:[-x>^][a-h][1-8]|=[AI]|:" + _DIRECTION + r"))"
+    r"(?:\([a-h1-8,]*\))?(?:!!|\?\?|!\?|\?!|!|\?)?)?"
+    r"|\$\d+|\(=\)|1-0|0-1|1/2-1/2|\*"
+    r")\)*")
 _SPACE = re.compile(r"\s*")
 # One pass in C over the movetext: comments and tags are consumed whole so that a result
 # token inside them does not count; a result counts only as a whole token. The leading
@@ -79,7 +94,7 @@ class Extracted:
         return piece.line, piece.column + (column - piece.start)
 
 
-def extract_record(text: str) -> Extracted:
+def extract_record(text: str, one_game: bool = False) -> Extracted:
     """Dig the game record(s) out of *text* (the output of :func:`decode`), e.g. a pasted email.
 
     Steps, each applied only when needed, so a plain record comes back unchanged
@@ -101,10 +116,13 @@ def extract_record(text: str) -> Extracted:
        mail text and is dropped. A last game without a result keeps everything after it, so
        the reader reports the problem rather than this function hiding it.
 
+    With ``one_game`` (a message's body, where each record is a message's), a record also
+    ends before another game's tags, and where the mail quoting changes depth.
+
     Line and column numbers of errors found in the result are mapped back to *text* with
     ``result.locate``. Never raises on any ``str``.
     """
-    if is_plain_record(text):
+    if not one_game and is_plain_record(text):
         return Extracted(text)
     lines = text.split("\n")
     start = _record_start(lines)
@@ -114,13 +132,15 @@ def extract_record(text: str) -> Extracted:
     keep_from = start if _has_mail_text(lines[:start]) else 0
 
     rows = [_strip_quote(lines[i], i + 1, quoted) for i in range(keep_from, len(lines))]
+    # Quoted, the record ends where the quoting does: the text below is another message's.
+    depths = [_quote_depth(line) for line in lines] if quoted or one_game else None
     notes = []
     if keep_from:
         notes.append(f"skipped {keep_from} line(s) of mail text before the record")
     if quoted:
         notes.append("removed mail quoting ('>') in front of the record's lines")
     rows = _rejoin_tags(rows, notes)
-    rows = _cut_tail(rows, notes)
+    rows = _cut_tail(rows, notes, depths, one_game)
 
     if not notes:
         return Extracted(text)
@@ -137,12 +157,13 @@ _OPEN_NOT_FULL_LINE = re.compile(
 
 # A result token followed by something that is neither more record nor the end: the
 # record's end as _record_end_offset finds it, but also inside comments and tag values
-# (where it means nothing), so no match proves there is no end and a match only means
+# (where it means nothing), or before a line that starts like an action (which may be
+# prose), so no match proves there is no end and a match only means
 # "look properly". The blanks are taken whole (captured in a look-ahead, then matched),
 # as _continues skips them, so that backing off a blank cannot fake a non-continuation.
 _MAYBE_RECORD_END = re.compile(
     r"(?<![^\s}])(?:1/2-1/2|1-0|0-1|\*)(?=[\s{;]|\Z)(?=(?P<blank>\s*))(?P=blank)"
-    r"(?!\Z|\[[A-Za-z]|\{|;|\d+\.|[BGFSTQM](?:@|[a-h][1-8]))")
+    r"(?!\Z|\[[A-Za-z]|\{|;)")
 
 
 def is_plain_record(text: str) -> bool:
@@ -198,6 +219,11 @@ def _has_mail_text(lines: list[str]) -> bool:
     return any(line.strip() and not line.lstrip().startswith(";") for line in lines)
 
 
+def _quote_depth(line: str) -> int:
+    """How many ``>`` quote ``line``."""
+    return line[:_quote_length(line)].count(">")
+
+
 def _quote_length(line: str) -> int:
     match = _QUOTE.match(line)
     return match.end() if match else 0
@@ -249,8 +275,24 @@ def _try_join(rows, index):
     return None
 
 
-def _cut_tail(rows, notes):
-    end = _record_end(rows)
+def _depth_changes(rows, depths) -> list[int] | None:
+    """Offsets in the joined rows where a non-blank row's quote depth (``depths``: one
+    per original line) differs from the previous non-blank row's; None without depths."""
+    if depths is None:
+        return None
+    changes, offset, last = [], 0, None
+    for content, pieces in rows:
+        if content.strip():
+            depth = depths[pieces[0].line - 1]
+            if last is not None and depth != last:
+                changes.append(offset)
+            last = depth
+        offset += len(content) + 1
+    return changes
+
+
+def _cut_tail(rows, notes, depths=None, one_game=False):
+    end = _record_end(rows, depths, one_game)
     if end is None:
         return rows
     row, column = end
@@ -260,24 +302,57 @@ def _cut_tail(rows, notes):
     return rows[:row] + [(content[:column], pieces), ("", [_Piece(1, pieces[-1].line + 1, 1)])]
 
 
-def _record_end(rows):
-    """(row, column) just after the result token that ends the record, or None to keep all."""
+def _record_end(rows, depths=None, one_game=False):
+    """(row, column) just after the result token that ends the record, or None to keep all.
+
+    ``depths`` (the quote depth of each line of the original) mark where quoting changes."""
     text = "\n".join(content for content, _ in rows)
-    end = _record_end_offset(text)
+    end = _record_end_offset(text, _depth_changes(rows, depths), one_game)
     if end is None:
         return None
     return text.count("\n", 0, end), end - (text.rfind("\n", 0, end) + 1)
 
 
-def _record_end_offset(text: str) -> int | None:
+def _record_end_offset(text: str, boundaries=None, one_game: bool = False) -> int | None:
     """The offset just after the result token that ends the record, or None to keep all."""
     for match in _SCAN.finditer(text):
-        if match.lastgroup == "result" and not _continues(text, match.end()):
+        if match.lastgroup == "result" and not _continues(text, match.end(), boundaries, one_game):
             return match.end()
     return None
 
 
-def _continues(text: str, at: int) -> bool:
-    """Does record text (a game, a comment, an action) follow *at*, or nothing at all?"""
-    at = _SPACE.match(text, at).end()
-    return at == len(text) or _CONTINUES.match(text, at) is not None
+def _continues(text: str, at: int, boundaries=None, one_game: bool = False) -> bool:
+    """Does record text (a game, a comment, an action) follow *at*, or nothing at all?
+
+    ``boundaries`` (sorted offsets) are where the text changes quote depth: a record
+    never runs on across one (a quoted record and the new one below it are two). With
+    ``one_game``, another game's tags do not continue it either.
+    """
+    after = _SPACE.match(text, at).end()
+    if after == len(text):
+        return True
+    if boundaries and bisect.bisect_right(boundaries, at) != bisect.bisect_right(boundaries, after):
+        return False
+    match = _CONTINUES.match(text, after)
+    if match is None or one_game and text[after] == "[":
+        return False
+    return match.group("movetext") is None or _is_movetext_line(text, after)
+
+
+_RESULTS = frozenset({"1-0", "0-1", "1/2-1/2", "*"})
+
+
+def _is_movetext_line(text: str, at: int) -> bool:
+    """Is the line from *at* on record text: movetext words only (up to a comment), or
+    ending in a result (a game of its own, maybe with a mistake the reader will name)?"""
+    end = text.find("\n", at)
+    line = text[at:] if end < 0 else text[at:end]
+    words = line.split()
+    if words and words[-1] in _RESULTS:
+        return True
+    for word in words:
+        if word[0] in "{;":
+            return True        # a comment's text is free
+        if _MOVETEXT_WORD.fullmatch(word) is None:
+            return False
+    return True

@@ -24,6 +24,7 @@ they count lines of the decoded text, and a note says so. It prints nothing.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -96,9 +97,9 @@ def read_source(path: str, message: str | None = None, stream=None,
         data = textio.read_bytes(path) if stream is None else textio.read_stream_bytes(stream, name)
         if MBOX_FROM.match(data):
             # Read through a stream: stdin, or a file opened to be written back (move).
-            raise FileError("this is an mbox mailbox: its messages are read by name with "
-                            "--message (show, moves, replay, validate, extract), and a record "
-                            "is never written into it; save the message as a file first")
+            raise FileError("this is an mbox mailbox: name its file as FILE, not stdin, and "
+                            "choose a message with --message N|ID; a record is never "
+                            "written into it")
         msg = _message(data)
         if msg is None:
             if message is not None:
@@ -155,9 +156,10 @@ def _imap_items(place: str, password):
         try:
             found = _from_message(parse_bounded(fetched.data), None, label, None)
         except TomisError as error:
-            yield Item(label, None, None, error)
+            yield Item(label, None, None, error, place, str(fetched.uid))
             continue
-        yield Item(label, found, aware(found.origin.date) if found.origin.date else None)
+        yield Item(label, found, aware(found.origin.date) if found.origin.date else None,
+                   path=place, message=str(fetched.uid))
 
 
 @dataclass
@@ -168,6 +170,8 @@ class Item:
     found: Source | None
     when: datetime | None          # the message's Date, else the file's last change
     error: TomisError | None = None
+    path: str | None = None        # the file, or the mailbox, a command reads it from
+    message: str | None = None     # what --message takes for it: a Message-ID, number or UID
 
 
 def place_items(place: str, password=None):
@@ -211,13 +215,13 @@ def _file_item(path: str) -> Item:
     try:
         found = read_source(path)
     except TomisError as error:
-        return Item(path, None, None, error)
+        return Item(path, None, None, error, path)
     when = found.origin.date if found.origin is not None else None
     if when is None:
         from datetime import datetime, timezone
 
         when = datetime.fromtimestamp(os.stat(path).st_mtime, timezone.utc)
-    return Item(path, found, aware(when))
+    return Item(path, found, aware(when), path=path)
 
 
 def _box_items(box, place: str):
@@ -230,33 +234,47 @@ def _box_items(box, place: str):
             msg = message_of(box, key)
             found = _from_message(msg, None, label, None)
         except TomisError as error:
-            yield Item(label, None, None, error)
+            yield Item(label, None, None, error, place)
             continue
         except (OSError, KeyError) as exc:      # removed or unreadable meanwhile
-            yield Item(label, None, None, FileError(f"cannot read this message: {exc}"))
+            yield Item(label, None, None, FileError(f"cannot read this message: {exc}"), place)
             continue
-        yield Item(label, found, aware(found.origin.date) if found.origin.date else None)
+        # A Message-ID names the message however the mailbox changes; a number otherwise.
+        wanted = _usable_id(found.origin.message_id) if found.origin else None
+        yield Item(label, found, aware(found.origin.date) if found.origin.date else None,
+                   path=place, message=wanted or str(number))
+
+
+_USABLE_ID = re.compile(r"<?([!-;=?-~]{1,250})>?")
+
+
+def _usable_id(message_id: str | None) -> str | None:
+    """A Message-ID without its angle brackets, when it is one plain token."""
+    match = _USABLE_ID.fullmatch(message_id or "")
+    return match[1] if match else None
 
 
 def _from_message(msg, data: bytes | None, name: str, label: str | None) -> Source:
-    from ..mail.mime import message_body, origin_of
+    from ..mail.mime import body_and_origin
 
-    body = message_body(msg, name, data)
+    body, origin = body_and_origin(msg, name, data)
     if label:
         body.notes.insert(0, f"read {label} of the mailbox")
-    found = _found(body, data, name, origin_of(msg))
+    found = _found(body, data, name, origin)
     found.mailbox = label is not None
     return found
 
 
 def _found(body: Body, data: bytes | None, name: str, origin: Origin | None) -> Source:
     from ..mail.webmail import repair, repair_note
-    from .regions import ExtractedPlaces, MailPlaces, choose_region, find_regions
+    from .regions import DifferentGames, ExtractedPlaces, MailPlaces, choose_region, find_regions
 
     # A record file edited by hand is read literally but for invisible characters (its
     # typos get the reader's own hints); text that came through mail gets every repair.
     repaired = repair(body.text, visible=origin is not None)
-    regions = find_regions(repaired.text)
+    # A message's text holds one game, in as many records as replies quote it.
+    one_game = origin is not None and not body.attachment
+    regions = find_regions(repaired.text, one_game)
     if origin is None and (len(regions) > 1 or regions[0].extracted.notes):
         repaired = repair(body.text)
         regions = find_regions(repaired.text)
@@ -273,7 +291,16 @@ def _found(body: Body, data: bytes | None, name: str, origin: Origin | None) -> 
     if body.first_line is not None and data is not None and origin is not None:
         raw = data.decode("utf-8", "replace").replace("\r\n", "\n").replace("\r", "\n")
     try:
-        region, choice_notes = choose_region(regions, locate_body)
+        try:
+            region, choice_notes = choose_region(regions, locate_body)
+        except DifferentGames:
+            # Different games one after the other, nothing between them: games sent in
+            # the text, read together as from a file (the reader checks each).
+            whole = find_regions(repaired.text) if one_game else []
+            if len(whole) != 1:
+                raise
+            regions, region, choice_notes = whole, whole[0], []
+            region.shown_shift = shift
     except RecordError as error:
         error.source_text = raw
         raise

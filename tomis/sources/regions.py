@@ -49,7 +49,7 @@ MAX_RECORDS_PER_MESSAGE = 100
 _DIGEST_TAG = re.compile(r'^\s*\[\s*Digest\s+"', re.MULTILINE)
 
 
-def find_regions(text: str) -> list[_Region]:
+def find_regions(text: str, one_game: bool = False) -> list[_Region]:
     """The records in ``text``: the first as :func:`quotes.extract_record` finds it, then one
     more after each result that mail text follows, as long as another record starts.
 
@@ -57,11 +57,12 @@ def find_regions(text: str) -> list[_Region]:
     minutes, issue 23): after the first record, the lines are split once, where a record
     may start is found once, and each further record is extracted from a window of lines just large enough that the result
     is the one the whole rest of the text would give (see :func:`_extract_window`). At most
-    :data:`MAX_RECORDS_PER_MESSAGE` records are kept.
+    :data:`MAX_RECORDS_PER_MESSAGE` records are kept. With ``one_game`` (a message's
+    text), each game and each quote level is a record of its own (quotes.extract_record).
     """
     # The first record as the whole text gives it; most texts hold one, and a 16 MiB
     # archive should not be split into lines to learn that (issue 16).
-    extracted = quotes.extract_record(text)
+    extracted = quotes.extract_record(text, one_game)
     regions = [_region(extracted, 0)]
     if not _was_cut(extracted) or regions[0].last <= 0:
         return regions
@@ -74,7 +75,7 @@ def find_regions(text: str) -> list[_Region]:
         if len(regions) == MAX_RECORDS_PER_MESSAGE:
             raise FileError(f"this text holds more than {MAX_RECORDS_PER_MESSAGE} records; "
                             "a reply never quotes that many: save the one you mean on its own")
-        extracted, cut = _extract_window(lines, offset, tag_lines)
+        extracted, cut = _extract_window(lines, offset, tag_lines, one_game)
         regions.append(_region(extracted, offset))
         if not cut or regions[-1].last <= offset:
             break
@@ -82,11 +83,16 @@ def find_regions(text: str) -> list[_Region]:
     return regions
 
 
+_LEADING_BLANKS = re.compile(r"\s*")
+
+
 def _region(extracted, offset: int) -> _Region:
     # The last row holding more than blanks (a cut leaves an empty row at the end),
     # counted in place: copies of a 16 MiB archive cost 16 MiB each (issue 16).
     content_rows = extracted.text.count("\n", 0, _content_end(extracted.text)) + 1
-    first = extracted.locate(1)[0] + offset
+    # Its first row holding more than blanks: blank lines kept before a record are not it.
+    first_row = extracted.text.count("\n", 0, _LEADING_BLANKS.match(extracted.text).end()) + 1
+    first = extracted.locate(min(first_row, content_rows))[0] + offset
     last = extracted.locate(content_rows)[0] + offset
     return _Region(extracted, offset, first, last)
 
@@ -99,7 +105,7 @@ def _starts_at_or_after(offset: int, tag_lines: list[int], move_lines: list[int]
     return bool(tag_lines and tag_lines[-1] >= offset or move_lines and move_lines[-1] >= offset)
 
 
-def _extract_window(lines: list[str], offset: int, tag_lines: list[int]):
+def _extract_window(lines: list[str], offset: int, tag_lines: list[int], one_game: bool):
     """``(extracted, cut)``: the record of ``lines[offset:]``, extracted from the fewest
     lines that give the same answer as all of them.
 
@@ -111,7 +117,7 @@ def _extract_window(lines: list[str], offset: int, tag_lines: list[int]):
     size = _FIRST_WINDOW
     while True:
         end = min(len(lines), offset + size)
-        extracted = quotes.extract_record("\n".join(lines[offset:end]))
+        extracted = quotes.extract_record("\n".join(lines[offset:end]), one_game)
         cut = _was_cut(extracted)
         if end == len(lines):
             return extracted, cut
@@ -144,6 +150,11 @@ def _first_difference(short, long) -> int | None:
         if str(a.action) != str(b.action):
             return index
     return None if len(short.nodes) <= len(long.nodes) else len(long.nodes)
+
+
+def extends(short, long) -> bool:
+    """Is record ``long`` the same game as ``short``, with ``short``'s actions its first ones?"""
+    return _same_game(short, long) and _first_difference(short, long) is None
 
 
 def choose_region(regions: list[_Region], locate_body) -> tuple[_Region, list[str]]:
@@ -211,12 +222,18 @@ def _pass_over_broken_quotes(read):
     return kept, notes
 
 
+class DifferentGames(RecordError):
+    """Two records of a text are not of one game (not two versions of one that diverge)."""
+
+
 def _divergence(region, game, newest_region, newest, index, locate_body) -> RecordError:
     """Both places, the earlier first; located at the differing action of ``newest``."""
     upper, lower = sorted((region, newest_region), key=lambda r: r.first)
+    kind = RecordError
     if index >= len(game.nodes) or index >= len(newest.nodes) or not _same_game(game, newest):
         where = newest_region.locate(newest.line, 1)
         what = "hold different games"
+        kind = DifferentGames
     else:
         action = newest.nodes[index].action
         where = newest_region.locate(action.line, action.column)
@@ -224,8 +241,8 @@ def _divergence(region, game, newest_region, newest, index, locate_body) -> Reco
         what = (f"diverge at action {index + 1}: {by_region[id(upper)]} at {upper.span} "
                 f"but {by_region[id(lower)]} at {lower.span}")
     line, column = locate_body(*where)
-    return RecordError(f"the records at {upper.span} and {lower.span} {what}; "
-                       f"keep the one you mean and delete the other", line, column)
+    return kind(f"the records at {upper.span} and {lower.span} {what}; "
+                f"keep the one you mean and delete the other", line, column)
 
 
 # --------------------------------------------------------------------------- the text handed on

@@ -9,6 +9,7 @@ answered the same way by ``tomis.outgoing``.
 from __future__ import annotations
 
 from importlib import import_module
+from importlib.util import find_spec
 
 
 def answered_by(package: str, *modules: str):
@@ -21,6 +22,11 @@ def answered_by(package: str, *modules: str):
         return [import_module(module, package) for module in modules]
 
     def __getattr__(name: str):
+        # A submodule not imported yet ("from . import settings" inside the package asks
+        # the package first): imported as itself, before the homes, which may be the
+        # very module whose import is under way.
+        if find_spec(f"{package}.{name}") is not None:
+            return import_module(f"{package}.{name}")
         for home in homes():
             if hasattr(home, name):
                 value = getattr(home, name)
