@@ -138,6 +138,7 @@ from .output import caret_lines, is_terminal  # noqa: E402
 from .play import HumanPlayer, Player, PlaySession, play  # noqa: E402
 from .pictures import export  # noqa: E402
 from .records import fmt, move, new  # noqa: E402
+from .referee import referee  # noqa: E402
 from .views import moves, replay, show  # noqa: E402
 
 # Every command that only reads a record can read one message of a mailbox (--message);
@@ -146,7 +147,7 @@ for _command in (show, moves, replay, export, validate, select, dedupe, stats, h
     message_option(_command)
 for _command in (new, move, fmt, show, moves, replay, export, validate, play, send, inbox,
                  extract, help_command, select, dedupe, stats, clock, claim, draw, resign,
-                 hint, analyse, engine, match):
+                 hint, analyse, engine, match, referee):
     cli.add_command(_command)
 del _command
 

@@ -1,0 +1,260 @@
+"""One refereed game: its row in the store, its record, its private lines and leave,
+and the changes a player's commands make to it.
+
+The record (:class:`tomis.record.Game`) is the public one: every action stamped with the
+time its message was stored (``[%ts]``), draw offers as ``(=)``, the ending commands the
+record already knows (``[%draw accept]``, ``[%claim]``). Conditional lines and leave
+periods live in their own tables and never enter it.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from datetime import date
+
+from .. import record as _record
+from ..board import SIDE_TITLES
+from ..clock import TIME_CONTROL_TAG, format_stamp, parse_time_control
+from ..errors import TomisError
+from . import clocks
+from .outgoing import Player
+
+DRAW = "1/2-1/2"
+WIN_FOR = ("1-0", "0-1")
+TERMINATION_TAG = "Termination"
+TIME_FORFEIT = "time forfeit"
+MAX_LEAVES = 20                  # periods a player may hold in one game
+
+
+class Refusal(TomisError):
+    """A command the game cannot take; the message is refused with this reason."""
+
+
+@dataclass
+class Game:
+    """A game as loaded from the store, changed in memory, saved in the same transaction."""
+
+    id: int
+    players: tuple[Player, Player]
+    record: _record.Game
+    over: bool
+    leave_days: int
+    thread: dict[str, list[str]]
+    reminded_ply: int
+    lines: list[list[tuple[str, ...]]] = field(default_factory=lambda: [[], []])
+    leaves: list[list[tuple[date, date]]] = field(default_factory=lambda: [[], []])
+
+    # ------------------------------------------------------------------ the store
+    @classmethod
+    def load(cls, connection, number: int) -> Game | None:
+        row = connection.execute(
+            "SELECT white_name, white_address, black_name, black_address, record, over, "
+            "leave_days, thread, reminded_ply FROM games WHERE id = ?", (number,)).fetchone()
+        if row is None:
+            return None
+        game = cls(number, (Player(row[0], row[1]), Player(row[2], row[3])),
+                   _record.read_game(row[4]), bool(row[5]), row[6], json.loads(row[7]) or {},
+                   row[8])
+        for side, actions in connection.execute(
+                "SELECT side, actions FROM lines WHERE game = ? ORDER BY id", (number,)):
+            game.lines[side].append(tuple(json.loads(actions)))
+        for side, first, last in connection.execute(
+                "SELECT side, first_day, last_day FROM leaves WHERE game = ? ORDER BY id",
+                (number,)):
+            game.leaves[side].append((date.fromisoformat(first), date.fromisoformat(last)))
+        return game
+
+    @classmethod
+    def insert(cls, connection, players: tuple[Player, Player], rec: _record.Game,
+               leave_days: int, created: int) -> Game:
+        cursor = connection.execute(
+            "INSERT INTO games (white_name, white_address, black_name, black_address, record, "
+            "leave_days, created) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (players[0].name, players[0].address, players[1].name, players[1].address,
+             _record.write(rec), leave_days, created))
+        return cls(cursor.lastrowid, players, rec, False, leave_days, {}, -1)
+
+    def save(self, connection) -> None:
+        connection.execute(
+            "UPDATE games SET record = ?, over = ?, thread = ?, reminded_ply = ? WHERE id = ?",
+            (_record.write(self.record), int(self.over), json.dumps(self.thread),
+             self.reminded_ply, self.id))
+        connection.execute("DELETE FROM lines WHERE game = ?", (self.id,))
+        connection.execute("DELETE FROM leaves WHERE game = ?", (self.id,))
+        for side in (0, 1):
+            connection.executemany("INSERT INTO lines (game, side, actions) VALUES (?, ?, ?)",
+                                   [(self.id, side, json.dumps(line)) for line in self.lines[side]])
+            connection.executemany(
+                "INSERT INTO leaves (game, side, first_day, last_day) VALUES (?, ?, ?, ?)",
+                [(self.id, side, first.isoformat(), last.isoformat())
+                 for first, last in self.leaves[side]])
+
+    # ------------------------------------------------------------------ facts
+    @property
+    def state(self):
+        return self.record.final
+
+    @property
+    def to_move(self) -> int | None:
+        return None if self.over else self.state.to_move
+
+    @property
+    def actions_played(self) -> int:
+        return len(self.record.nodes)
+
+    def offer_open(self) -> int | None:
+        """The side whose draw offer stands (its last action carries ``(=)``), or None."""
+        if self.over or not self.record.nodes or not self.record.nodes[-1].offer:
+            return None
+        return 1 - self.state.to_move
+
+    def clocks(self) -> clocks.Clocks | None:
+        """The referee's clocks, or None for a game without a TimeControl."""
+        from .. import correspondence
+
+        text = self.record.tags.get(TIME_CONTROL_TAG)
+        if text is None:
+            return None
+        facts = correspondence.read_facts(self.record)
+        first = self.record.start.ply
+        stamps = [((first + index) & 1, at) for index, at in enumerate(facts.stamps)
+                  if at is not None]
+        leaves = [[clocks.leave_interval(*period) for period in self.leaves[side]]
+                  for side in (0, 1)]
+        return clocks.run(parse_time_control(text), facts.start, stamps, self.to_move, leaves)
+
+    # ------------------------------------------------------------------ changes
+    def play(self, side: int, action: str, at: int, offer: bool = False):
+        """Play ``action`` for ``side`` stamped ``at``; the engine's report."""
+        if self.to_move != side:
+            raise Refusal(self._not_your_turn(side))
+        try:
+            report = _record.append(self.record, action)
+        except TomisError as error:
+            raise Refusal(f"{action} cannot be played: {error.message}. "
+                          f"{self.legal_near(action)}") from None
+        node = self.record.nodes[-1]
+        if TIME_CONTROL_TAG in self.record.tags:
+            node.comments.append(f"[%ts {format_stamp(at)}]")
+        node.offer = offer and not self.state.is_over
+        if self.state.is_over:
+            self.over = True
+        return report
+
+    def _not_your_turn(self, side: int) -> str:
+        if self.over:
+            return f"the game has ended ({self.record.result})"
+        return (f"it is not your turn: {SIDE_TITLES[self.to_move]} is to play action "
+                f"{self.actions_played + 1}")
+
+    def legal_near(self, text: str, limit: int = 24) -> str:
+        """The legal actions that share the square or piece of ``text``, in words."""
+        from ..rules import legal_actions
+
+        every = [str(action) for action in legal_actions(self.state)]
+        square = next((text[i:i + 2] for i in range(len(text) - 1)
+                       if text[i] in "abcdefgh" and text[i + 1] in "12345678"), None)
+        near = [a for a in every if square and square in a] or \
+            [a for a in every if a[:1] == text[:1]] or every
+        shown = " ".join(near[:limit]) + (" ..." if len(near) > limit else "")
+        return f"Legal actions{' near ' + square if square and square in shown else ''}: {shown}"
+
+    def accept_draw(self, side: int) -> None:
+        if self.offer_open() != 1 - side:
+            raise Refusal(f"there is no draw offer of {SIDE_TITLES[1 - side]} to accept: an "
+                          f"offer stands only until the next action (R23)")
+        self._comment("[%draw accept]")
+        _record.finish(self.record, DRAW)
+        self.over = True
+
+    def resign(self, side: int) -> None:
+        if self.over:
+            raise Refusal(self._not_your_turn(side))
+        _record.finish(self.record, WIN_FOR[1 - side])
+        self.over = True
+
+    def forfeit(self, side: int, at: int) -> None:
+        """``side``'s time ran out: the opponent wins, written as a claim at ``at``."""
+        self._comment(f"[%claim {format_stamp(at)}]")
+        self.record.tags[TERMINATION_TAG] = TIME_FORFEIT
+        _record.finish(self.record, WIN_FOR[1 - side])
+        self.over = True
+
+    def _comment(self, command: str) -> None:
+        (self.record.nodes[-1].comments if self.record.nodes else self.record.comments).append(command)
+
+    def remember(self, side: int, message_id: str | None) -> None:
+        """Add ``message_id`` to the thread of ``side``'s player."""
+        if message_id:
+            ids = self.thread.setdefault(str(side), [])
+            if message_id not in ids:
+                ids.append(message_id)
+            del ids[:-20]
+
+    def thread_of(self, side: int) -> tuple[str, ...]:
+        return tuple(self.thread.get(str(side), []))
+
+    # ------------------------------------------------------------------ conditional lines
+    def store_lines(self, side: int, lines: list[tuple[str, ...]]) -> None:
+        """Keep ``side``'s lines, each checked playable from the position now; the
+        opponent must be the one to act."""
+        from .. import conditional
+        from ..game import Position
+
+        if not lines:
+            return
+        if self.to_move != 1 - side:
+            raise Refusal("a conditional line starts with your opponent's next action, so it "
+                          "is sent with your own action (or while your opponent is to act)")
+        position = Position.from_state(self.state)
+        for line in lines:
+            try:
+                conditional.check_playable(position, line)
+            except TomisError as error:
+                raise Refusal(f"the conditional line 'if {' '.join(line)}' cannot be played: "
+                              f"{error.message}") from None
+        self.lines[side].extend(lines)
+
+    def answer_from_lines(self, side_moved: int, action: str) -> str | None:
+        """After ``side_moved`` played ``action``: the opponent's stored reply, if a line
+        fires. Lines that wait for another action are cancelled; those that fire keep
+        their rest (if it begins with the reply played)."""
+        owner = 1 - side_moved
+        matching = [line for line in self.lines[owner] if line[0] == action]
+        if not matching:
+            self.lines[owner] = []
+            return None
+        reply = matching[0][1]
+        self.lines[owner] = [line[2:] for line in matching if line[1] == reply and len(line) > 2]
+        return reply
+
+    # ------------------------------------------------------------------ leave
+    def add_leave(self, side: int, first: date, last: date, today: date) -> None:
+        """Take leave from ``first`` to ``last`` (UTC days, inclusive), future days only,
+        within the allowance of :attr:`leave_days` per calendar year."""
+        if self.over:
+            raise Refusal(f"the game has ended ({self.record.result})")
+        if last < first:
+            raise Refusal(f"leave {first} {last}: the last day comes before the first")
+        if first <= today:
+            raise Refusal(f"leave {first} {last}: leave is taken for future days only "
+                          f"(today is {today}, UTC)")
+        for old_first, old_last in self.leaves[side]:
+            if first <= old_last and old_first <= last:
+                raise Refusal(f"leave {first} {last} overlaps the leave already taken from "
+                              f"{old_first} to {old_last}")
+        if len(self.leaves[side]) >= MAX_LEAVES:
+            raise Refusal(f"at most {MAX_LEAVES} leave periods in one game")
+        periods = self.leaves[side] + [(first, last)]
+        for year in range(first.year, last.year + 1):
+            days = sum(_days_in_year(a, b, year) for a, b in periods)
+            if days > self.leave_days:
+                raise Refusal(f"leave {first} {last} would make {days} days of leave in {year}; "
+                              f"the allowance is {self.leave_days} days a calendar year")
+        self.leaves[side].append((first, last))
+
+
+def _days_in_year(first: date, last: date, year: int) -> int:
+    start, end = max(first, date(year, 1, 1)), min(last, date(year, 12, 31))
+    return max(0, (end - start).days + 1)
