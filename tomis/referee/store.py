@@ -23,6 +23,7 @@ from ..errors import FileError
 
 SCHEMA_VERSION = 1
 BUSY_TIMEOUT_MS = 20_000      # how long a writer waits for another before giving up (exit 75)
+WAIT_ENV = "TOMIS_REFEREE_WAIT"   # seconds, to change that wait (a slow disk, or a test)
 
 _SCHEMA = """
 CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -120,8 +121,18 @@ def create(path: str, settings: dict[str, str]) -> None:
         raise StoreError(f"cannot create the store {path}: {error}") from None
 
 
-def open_store(path: str, timeout_ms: int = BUSY_TIMEOUT_MS) -> sqlite3.Connection:
+def wait_ms() -> int:
+    """The lock wait: :data:`WAIT_ENV` seconds when set to a number, else the default."""
+    text = os.environ.get(WAIT_ENV, "")
+    try:
+        return max(0, min(int(float(text) * 1000), 600_000)) if text else BUSY_TIMEOUT_MS
+    except ValueError:
+        return BUSY_TIMEOUT_MS
+
+
+def open_store(path: str, timeout_ms: int | None = None) -> sqlite3.Connection:
     """An open store; a missing file or one that is no referee store is a StoreError."""
+    timeout_ms = wait_ms() if timeout_ms is None else timeout_ms
     if not os.path.isfile(path):
         raise StoreError(f"{path}: no such store (create one with tomis referee init)")
     try:

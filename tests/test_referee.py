@@ -1,0 +1,281 @@
+"""tomis referee: init, new, deliver and tick through the CLI in process (tests of real
+processes, many at once and killed, are in test_referee_processes.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from referee_support import ADDRESSES, Lab, START, attachment, body_of, run
+
+from tomis import record
+from tomis.referee import tokens
+
+
+@pytest.fixture
+def lab(tmp_path):
+    return Lab(tmp_path)
+
+
+def test_new_mails_both_players_from_their_token_addresses(lab):
+    first = lab.new_messages()
+    assert [str(m["To"]) for m in first] == ["Ana Lungu <ana@a.test>", "Bo Marin <bo@b.test>"]
+    secret = lab.query("SELECT value FROM settings WHERE key = 'secret'")[0][0]
+    for side, message in enumerate(first):
+        assert message["From"] == message["Reply-To"]
+        address = message["From"].addresses[0]
+        assert address.display_name == "Club Referee" and address.domain == "club.test"
+        local, token = address.username.split("+")
+        assert local == "ref" and len(address.username) <= 64 and token == token.lower()
+        assert tokens.read(secret, token) == tokens.Seat(lab.game, side)
+        assert message["Auto-Submitted"] == "auto-replied"
+        assert message["Subject"].startswith(f"[tomis #{lab.game}] ")
+        body = body_of(message)
+        assert body.startswith("-- reply above this line --")
+        assert "30d left" in body
+        game = record.read_game(attachment(message, ".tgn"))
+        assert game.tags["TimeControl"] == "30d+3d" and game.tags["White"] == "Ana Lungu"
+        assert attachment(message, ".png")[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "Your turn" in body_of(first[0]) and "Waiting for White" in body_of(first[1])
+
+
+def test_init_refuses_an_existing_store_and_bad_values(lab, tmp_path):
+    again = run("referee", "init", lab.db, "--address", "ref@club.test", "--send-by", "outbox:x")
+    assert again.exit_code == 1 and "already exists" in again.stderr
+    bad = run("referee", "init", tmp_path / "b.db", "--address", "ref+x@club.test")
+    assert bad.exit_code == 1 and "no '+'" in bad.stderr
+    long = run("referee", "init", tmp_path / "c.db", "--address", "r" * 40 + "@club.test")
+    assert long.exit_code == 1 and "too long for reply tokens" in long.stderr
+    smtp = run("referee", "init", tmp_path / "d.db", "--address", "ref@club.test",
+               "--send-by", "smtp")
+    assert smtp.exit_code == 2 and "--config" in smtp.stderr
+    assert not (tmp_path / "b.db").exists() and not (tmp_path / "d.db").exists()
+
+
+def test_tokens_are_signed():
+    secret = tokens.new_secret()
+    token = tokens.make(secret, tokens.Seat(7, 1))
+    assert len(token) == tokens.TOKEN_LENGTH and tokens.read(secret, token) == (7, 1)
+    assert tokens.read(tokens.new_secret(), token) is None
+    flipped = token[:-1] + ("a" if token[-1] != "a" else "b")
+    assert tokens.read(secret, flipped) is None
+    assert tokens.read(secret, token.upper() + "x") is None
+
+
+def test_an_action_reaches_both_players_with_the_chat_for_the_opponent(lab):
+    lab.new_messages()
+    lab.deliver(lab.reply(0, "B@e1\nGood luck, Bo!"), "2026-11-23T12:00Z")
+    to_ana, to_bo = lab.new_messages()
+    assert str(to_ana["To"]).endswith("<ana@a.test>") and str(to_bo["To"]).endswith("<bo@b.test>")
+    for message in (to_ana, to_bo):
+        assert "White played 1. B@e1 (action 1)" in body_of(message)
+        assert "B@e1 {[%ts 2026-11-23T12:00Z]}" in attachment(message, ".tgn")
+        assert "action 1 (B@e1)" in message["Subject"]
+    assert "| Good luck, Bo!" in body_of(to_bo) and "Good luck" not in body_of(to_ana)
+    assert "Your turn" in body_of(to_bo) and "Waiting for Black" in body_of(to_ana)
+    assert to_ana["In-Reply-To"] is not None and to_ana["In-Reply-To"].endswith("@player.test>")
+    assert lab.inbox() == [("done", "action 1 (B@e1)")]
+    # White had 30 days, used 2 hours, and gained 3 days.
+    assert "32d 22h left" in body_of(to_bo)
+
+
+# --------------------------------------------------------------------------- the new text
+
+from tomis.referee.commands import CommandError, read_commands  # noqa: E402
+from tomis.referee.inbound import new_text  # noqa: E402
+
+QUOTE_CASES = [
+    ("B@e1\n\nOn Mon, Ref <r@x> wrote:\n> Fe2-e3\n> old\n", "B@e1"),
+    ("On Mon, Ref <r@x> wrote:\n> F@a1\n\nB@e1\n", "B@e1"),
+    ("B@e1\nOn Mon, 23 Nov 2026 at 10:00, Club Referee\n<r@x> wrote:\n> F@a1\n", "B@e1"),
+    ("B@e1\n\nOn Mon, Ref wrote:\nF@a1 unquoted by a phone\n", "B@e1"),
+    ("B@e1\n-----Original Message-----\nFrom: r@x\nF@a1\n", "B@e1"),
+    ("B@e1\n\nFrom: Club Referee <r@x>\nSent: Monday\nTo: a\n\nF@a1\n", "B@e1"),
+    ("B@e1\n-- \nAna\nF@a1\n", "B@e1"),
+    ("B@e1\n-- reply above this line --\nF@a1\n", "B@e1"),
+    ("> F@a1\nB@e1\n> F@a2\nhi\n", "B@e1\nhi"),
+    ("From: the heart\nB@e1\n", "From: the heart\nB@e1"),
+]
+
+
+@pytest.mark.parametrize("text, expected", QUOTE_CASES)
+def test_only_the_new_text_of_a_reply_counts(text, expected):
+    assert new_text(text) == expected
+
+
+def test_commands_are_whole_lines_with_keywords_in_any_case():
+    commands = read_commands("Hello Bo\nB@e1 DRAW!\nIF G@a7 G@b1\nLeave 2027-01-02 2027-01-03\n"
+                             "Status.\nsee you")
+    assert commands.action == "B@e1" and commands.offer_draw and commands.status
+    assert commands.lines == [("G@a7", "G@b1")]
+    assert [(str(l.first), str(l.last)) for l in commands.leaves] == [("2027-01-02", "2027-01-03")]
+    assert commands.chat == ["Hello Bo", "see you"]
+    assert read_commands("if").clear_lines and read_commands("Resign.").resign
+    assert read_commands("I accept your offer").chat == ["I accept your offer"]
+    assert read_commands("accept!").accept
+
+
+@pytest.mark.parametrize("text, message", [
+    ("B@e1\nG@b1", "a second action, after B@e1"),
+    ("Fb1-b9", "expected a square like e4"),
+    ("if G@a7", "conditional line"),
+    ("leave 2027-02-30 2027-03-01", "not a date of the calendar"),
+])
+def test_a_bad_command_line_refuses_the_whole_message(text, message):
+    with pytest.raises(CommandError, match=message):
+        read_commands(text)
+
+
+# --------------------------------------------------------------------------- who may act
+
+def _unchanged(lab, before: str) -> None:
+    assert lab.record() == before
+
+
+def test_a_forged_from_changes_nothing_and_the_player_hears_of_it(lab):
+    before = lab.record()
+    lab.new_messages()
+    lab.deliver(lab.reply(0, "resign", sender="Mallory <mallory@evil.test>"), "2026-11-23T11:00Z")
+    _unchanged(lab, before)
+    (warning,) = lab.new_messages()
+    assert str(warning["To"]) == "Ana Lungu <ana@a.test>"
+    assert "mallory@evil.test" in body_of(warning) and "changed nothing" in body_of(warning)
+    assert lab.inbox()[0][0] == "rejected"
+
+
+def test_a_wrong_token_and_a_stranger_get_no_answer(lab):
+    before = lab.record()
+    lab.new_messages()
+    lab.deliver(lab.reply(0, "B@e1", to="ref+aaaaaaiaaaaaaaaaaaaaaaaa@club.test"), "2026-11-23T11:00Z")
+    lab.deliver(lab.reply(0, "B@e1", to="ref@club.test"), "2026-11-23T11:01Z")
+    lab.deliver(lab.reply(0, "B@e1", sender="Eve <eve@x.test>", to="other@club.test"),
+                "2026-11-23T11:02Z")
+    _unchanged(lab, before)
+    assert lab.new_messages() == []
+    assert [state for state, _ in lab.inbox()] == ["rejected"] * 3
+    assert all("stranger" in reason for _, reason in lab.inbox())
+
+
+def test_a_token_found_in_delivered_to_or_the_recipient_option_counts(lab):
+    token_address = lab.last_to(0)["Reply-To"].addresses[0].addr_spec
+    raw = lab.reply(0, "B@e1", to="ana-list@a.test")
+    lab.deliver(raw, "2026-11-23T11:00Z", "--recipient", token_address)
+    assert "B@e1" in lab.record()
+    raw = b"Delivered-To: " + lab.last_to(1)["Reply-To"].addresses[0].addr_spec.encode() + \
+        b"\r\n" + lab.reply(1, "B@d8", to="bo@b.test")
+    lab.deliver(raw, "2026-11-23T11:05Z")
+    assert "B@d8" in lab.record()
+
+
+def test_a_stale_token_is_refused_once_the_game_has_ended(lab):
+    old = lab.last_to(0)
+    lab.deliver(lab.reply(0, "resign"), "2026-11-23T11:00Z")
+    assert "0-1" in lab.record()
+    before = lab.record()
+    lab.new_messages()
+    from referee_support import ANA, reply_to
+    lab.deliver(reply_to(old, ANA, "B@e1"), "2026-11-23T11:05Z")
+    _unchanged(lab, before)
+    (told,) = lab.new_messages()
+    assert str(told["To"]).endswith("<ana@a.test>") and "has ended" in body_of(told)
+
+
+def test_a_replayed_message_changes_nothing_and_mails_nobody(lab):
+    raw = lab.reply(0, "B@e1")
+    lab.deliver(raw, "2026-11-23T11:00Z")
+    lab.new_messages()
+    before = lab.record()
+    lab.deliver(raw, "2026-11-23T11:30Z")
+    # the same Message-ID with other bytes (a mail server added a header) is the same message
+    lab.deliver(b"X-Spam-Score: 0\r\n" + raw, "2026-11-23T11:31Z")
+    _unchanged(lab, before)
+    assert lab.new_messages() == [] and len(lab.inbox()) == 1
+
+
+def test_the_same_bytes_without_a_message_id_are_taken_once(lab):
+    raw = lab.reply(0, "B@e1").replace(b"Message-ID:", b"X-Old-ID:")
+    lab.deliver(raw, "2026-11-23T11:00Z")
+    lab.deliver(raw, "2026-11-23T11:01Z")
+    assert len(lab.inbox()) == 1 and lab.record().count("B@e1") == 1
+
+
+@pytest.mark.parametrize("headers", [
+    {"Auto-Submitted": "auto-replied"},
+    {"Precedence": "bulk"},
+    {"Return-Path": "<>"},
+    {"X-Bounce": "yes", "Sender": "MAILER-DAEMON@a.test"},
+])
+def test_auto_replies_and_bounces_get_no_answer(lab, headers):
+    before = lab.record()
+    lab.new_messages()
+    lab.deliver(lab.reply(0, "B@e1", headers=headers), "2026-11-23T11:00Z")
+    _unchanged(lab, before)
+    assert lab.new_messages() == []
+    assert lab.inbox()[0][0] == "rejected" and "machine" in lab.inbox()[0][1]
+
+
+# --------------------------------------------------------------------------- refusals
+
+def test_an_illegal_action_is_refused_with_the_legal_actions_near_it(lab):
+    lab.deliver(lab.reply(0, "B@e1"), "2026-11-23T11:00Z")
+    before = lab.record()
+    lab.new_messages()
+    lab.deliver(lab.reply(1, "B@e1"), "2026-11-23T12:00Z")
+    _unchanged(lab, before)
+    (why,) = lab.new_messages()
+    body = body_of(why)
+    assert str(why["To"]).endswith("<bo@b.test>") and "not taken" in str(why["Subject"])
+    assert "B@e1 cannot be played" in body and "Legal actions" in body and "B@e8" in body
+    assert attachment(why, ".tgn") is None
+
+
+def test_two_actions_refuse_the_whole_message(lab):
+    before = lab.record()
+    lab.new_messages()
+    lab.deliver(lab.reply(0, "B@e1\nB@d1\nhello"), "2026-11-23T11:00Z")
+    _unchanged(lab, before)
+    (why,) = lab.new_messages()
+    assert "a second action" in body_of(why)
+
+
+def test_acting_out_of_turn_is_refused(lab):
+    lab.new_messages()
+    lab.deliver(lab.reply(1, "B@e8"), "2026-11-23T11:00Z")
+    (why,) = lab.new_messages()
+    assert "not your turn" in body_of(why) and "B@e8" not in lab.record()
+
+
+def test_explanations_are_limited_per_address(lab):
+    lab.new_messages()
+    for minute in range(8):
+        lab.deliver(lab.reply(1, "B@e8"), f"2026-11-23T11:{minute:02d}Z")
+    assert len(lab.new_messages()) == 5
+    lab.deliver(lab.reply(1, "B@e8"), "2026-11-24T11:10Z")
+    assert len(lab.new_messages()) == 1
+
+
+def test_an_oversized_message_is_kept_as_rejected(lab):
+    raw = lab.reply(0, "B@e1") + b"x" * (3 * 2**20)
+    result = run("referee", "deliver", lab.db, "--now", START, input=raw)
+    assert result.exit_code == 0
+    assert lab.inbox() == [("rejected", "larger than 2 MiB: kept in part")]
+    assert "B@e1" not in lab.record()
+
+
+def test_deliver_asks_the_mail_server_to_retry_when_it_cannot_store(tmp_path):
+    result = run("referee", "deliver", tmp_path / "missing.db", input=b"Subject: x\r\n\r\nhi\r\n")
+    assert result.exit_code == 75 and "try again later" in result.stderr
+
+
+def test_deliver_exits_75_while_another_process_holds_the_store(lab):
+    import sqlite3
+
+    holder = sqlite3.connect(lab.db, isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")
+    try:
+        result = run("referee", "deliver", lab.db, input=lab.reply(0, "B@e1"),
+                     env={"TOMIS_REFEREE_WAIT": "0.2"})
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert result.exit_code == 75
+    assert lab.inbox() == []
