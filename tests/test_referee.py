@@ -279,3 +279,165 @@ def test_deliver_exits_75_while_another_process_holds_the_store(lab):
         holder.close()
     assert result.exit_code == 75
     assert lab.inbox() == []
+
+
+# --------------------------------------------------------------------------- draws, resigning
+
+def test_a_draw_offered_with_an_action_and_accepted(lab):
+    lab.new_messages()
+    lab.deliver(lab.reply(0, "B@e1 draw"), "2026-11-23T11:00Z")
+    to_ana, to_bo = lab.new_messages()
+    assert "reply 'accept' to take it" in body_of(to_bo)
+    assert "it stands until the next action" in body_of(to_ana)
+    lab.deliver(lab.reply(1, "Accept."), "2026-11-23T12:00Z")
+    ended = lab.new_messages()
+    assert len(ended) == 2
+    game = record.read_game(lab.record())
+    assert game.result == "1/2-1/2" and "[%draw accept]" in lab.record()
+    assert all("1/2-1/2" in str(m["Subject"]) for m in ended)
+
+
+def test_accepting_without_an_offer_is_refused(lab):
+    lab.deliver(lab.reply(0, "B@e1"), "2026-11-23T11:00Z")
+    lab.new_messages()
+    lab.deliver(lab.reply(1, "accept"), "2026-11-23T12:00Z")
+    (why,) = lab.new_messages()
+    assert "no draw offer" in body_of(why) and record.read_game(lab.record()).result == "*"
+
+
+def test_either_player_may_resign_at_any_time(lab):
+    lab.new_messages()
+    lab.deliver(lab.reply(1, "resign"), "2026-11-23T11:00Z")
+    assert record.read_game(lab.record()).result == "1-0"
+    assert [("1-0" in str(m["Subject"])) for m in lab.new_messages()] == [True, True]
+
+
+# --------------------------------------------------------------------------- conditional lines
+
+def _play(lab, *moves, start_hour=11):
+    for number, action in enumerate(moves):
+        lab.deliver(lab.reply(number % 2, action), f"2026-11-23T{start_hour + number:02d}:00Z")
+
+
+def test_a_conditional_line_fires_when_the_opponent_plays_its_action(lab):
+    _play(lab, "B@e1", "B@d8")
+    lab.new_messages()
+    lab.deliver(lab.reply(0, "G@b1\nif G@g8 G@c2 G@c7 G@c3"), "2026-11-23T13:00Z")
+    to_ana, to_bo = lab.new_messages()
+    assert "Stored your conditional line: if G@g8 G@c2 G@c7 G@c3" in body_of(to_ana)
+    for message in (to_bo,):
+        text = body_of(message) + str(attachment(message, ".tgn"))
+        assert "G@c2" not in text and "if " not in text.replace("if THEIRS", "")
+    lab.deliver(lab.reply(1, "G@g8"), "2026-11-24T09:00Z")
+    to_ana, to_bo = lab.new_messages()
+    rec = record.read_game(lab.record())
+    assert [str(node.action) for node in rec.nodes][-2:] == ["G@g8", "G@c2"]
+    assert "[%if" not in lab.record() and "[%if" not in attachment(to_bo, ".tgn")
+    assert "White played 3. G@c2 (action 5)" in body_of(to_bo)
+    assert "Your conditional line answered G@g8 with G@c2" in body_of(to_ana)
+    assert "conditional" not in body_of(to_bo).split("Reply above the line")[0]
+    # the rest of the line waits for G@c7 ...
+    lab.deliver(lab.reply(1, "G@c7"), "2026-11-24T10:00Z")
+    assert [str(node.action) for node in record.read_game(lab.record()).nodes][-2:] == \
+        ["G@c7", "G@c3"]
+    # ... and both answers carry the time the opponent's message was stored
+    assert "G@c3 {[%ts 2026-11-24T10:00Z]}" in lab.record()
+
+
+def test_a_conditional_line_is_cancelled_by_another_action(lab):
+    _play(lab, "B@e1", "B@d8")
+    lab.deliver(lab.reply(0, "G@b1\nif G@g8 G@c2"), "2026-11-23T13:00Z")
+    lab.new_messages()
+    lab.deliver(lab.reply(1, "G@a8"), "2026-11-23T14:00Z")
+    to_ana, _ = lab.new_messages()
+    assert "they are cancelled" in body_of(to_ana) and "Your turn" in body_of(to_ana)
+    assert lab.query("SELECT COUNT(*) FROM lines") == [(0,)]
+    assert [str(n.action) for n in record.read_game(lab.record()).nodes][-1] == "G@a8"
+
+
+def test_if_alone_clears_the_lines_and_a_line_must_be_playable(lab):
+    lab.deliver(lab.reply(0, "B@e1\nif B@d8 G@b1"), "2026-11-23T11:00Z")
+    assert lab.query("SELECT actions FROM lines") == [('["B@d8", "G@b1"]',)]
+    lab.deliver(lab.reply(0, "if"), "2026-11-23T11:10Z")
+    assert lab.query("SELECT COUNT(*) FROM lines") == [(0,)]
+    lab.new_messages()
+    lab.deliver(lab.reply(0, "if B@d8 G@d8"), "2026-11-23T11:20Z")
+    (why,) = lab.new_messages()
+    assert "cannot be played" in body_of(why)
+    assert lab.query("SELECT COUNT(*) FROM lines") == [(0,)]
+
+
+# --------------------------------------------------------------------------- time
+
+def test_a_reminder_goes_once_a_turn_at_half_the_time_left(lab):
+    lab.new_messages()
+    run("referee", "tick", lab.db, "--now", "2026-12-08T09:59Z")
+    assert lab.new_messages() == []
+    run("referee", "tick", lab.db, "--now", "2026-12-08T10:00Z")
+    (reminder,) = lab.new_messages()
+    assert str(reminder["To"]).endswith("<ana@a.test>") and "reminder" in str(reminder["Subject"])
+    assert "runs out at 2026-12-23T10:00Z" in body_of(reminder)
+    run("referee", "tick", lab.db, "--now", "2026-12-09T10:00Z")
+    assert lab.new_messages() == []
+
+
+def test_time_running_out_ends_the_game_as_a_claim_would(lab):
+    lab.deliver(lab.reply(0, "B@e1"), "2026-11-23T11:00Z")
+    lab.new_messages()
+    run("referee", "tick", lab.db, "--now", "2026-12-23T11:00Z")   # Black's 30 days: not yet
+    assert [m for m in lab.new_messages() if "reminder" not in str(m["Subject"])] == []
+    result = run("referee", "tick", lab.db, "--now", "2026-12-23T11:01Z")
+    assert "time-outs 1" in result.stderr
+    ended = lab.new_messages()
+    assert len(ended) == 2 and all("time ran out" in str(m["Subject"]) for m in ended)
+    text = lab.record()
+    game = record.read_game(text)          # the record's own claim check agrees
+    assert game.result == "1-0" and game.tags["Termination"] == "time forfeit"
+    assert "[%claim 2026-12-23T11:01Z]" in text
+    assert run("validate", "-", input=attachment(ended[0], ".tgn")).exit_code == 0
+
+
+def test_a_message_after_the_deadline_ends_the_game_instead_of_acting(lab):
+    lab.new_messages()
+    lab.deliver(lab.reply(0, "B@e1"), "2026-12-24T10:00Z")
+    game = record.read_game(lab.record())
+    assert game.result == "0-1" and not game.nodes
+    subjects = [str(m["Subject"]) for m in lab.new_messages()]
+    assert sum("time ran out" in s for s in subjects) == 2 and any("not taken" in s for s in subjects)
+
+
+def test_leave_stops_the_clock(lab):
+    lab.deliver(lab.reply(0, "B@e1"), "2026-11-23T11:00Z")
+    lab.new_messages()
+    lab.deliver(lab.reply(1, "leave 2026-12-01 2026-12-10"), "2026-11-23T12:00Z")
+    to_ana, to_bo = lab.new_messages()
+    assert "takes leave from 2026-12-01 to 2026-12-10" in body_of(to_ana)
+    assert "on leave 2026-12-01 to 2026-12-10" in body_of(to_bo)
+    # 30 days from 11:00 on the 23rd, plus ten days of leave
+    assert "time runs out at 2027-01-02T11:00Z" in body_of(to_bo)
+    run("referee", "tick", lab.db, "--now", "2026-12-24T12:00Z")
+    assert record.read_game(lab.record()).result == "*"
+    run("referee", "tick", lab.db, "--now", "2027-01-02T11:01Z")
+    assert record.read_game(lab.record()).result == "1-0"
+
+
+@pytest.mark.parametrize("text, message", [
+    ("leave 2026-11-23 2026-11-25", "future days only"),
+    ("leave 2026-12-05 2026-12-01", "before the first"),
+    ("leave 2026-12-01 2027-02-20", "51 days of leave in 2027"),
+])
+def test_leave_is_refused_for_past_days_and_beyond_the_allowance(lab, text, message):
+    lab.new_messages()
+    lab.deliver(lab.reply(0, text), "2026-11-23T11:00Z")
+    (why,) = lab.new_messages()
+    assert message in body_of(why) and lab.query("SELECT COUNT(*) FROM leaves") == [(0,)]
+
+
+def test_leave_allowance_is_per_calendar_year(tmp_path):
+    lab = Lab(tmp_path, leave_days=10)
+    lab.deliver(lab.reply(0, "leave 2026-12-25 2027-01-05"), "2026-11-23T11:00Z")
+    assert lab.query("SELECT first_day, last_day FROM leaves") == [("2026-12-25", "2027-01-05")]
+    lab.new_messages()
+    lab.deliver(lab.reply(0, "leave 2026-12-19 2026-12-22"), "2026-11-23T11:05Z")
+    (why,) = lab.new_messages()
+    assert "10 days a calendar year" in body_of(why)
