@@ -1,10 +1,10 @@
 """Sending what the outbox holds: SMTP (the project's settings file), a sendmail
 program, or a folder of ``.eml`` files.
 
-Each queued message is claimed for a while (:data:`CLAIM_SECONDS`, host time) in its
-own small transaction, sent, then marked sent, so that several processes never send one
-message twice; one killed between sending and marking may leave it to be sent again
-(at least once, never lost). A failure stays queued with its reason for ``tick``.
+Each queued message is claimed for a while (:data:`CLAIM_SECONDS`, host time, or until
+the claiming process is gone) in its own small transaction, sent, then marked sent, so
+that several processes never send one message twice; one killed between sending and
+marking leaves it to be sent again (at least once, never lost). A failure stays queued with its reason for ``tick``.
 """
 
 from __future__ import annotations
@@ -77,18 +77,33 @@ def send_queued(connection, settings: dict[str, str], *, retry: bool) -> list[st
 
 
 def _claim(connection, retry: bool) -> Queued | None:
+    """Take the first unsent message no living process holds, for :data:`CLAIM_SECONDS`."""
     now = time.time()
     tried = "" if retry else "AND attempts = 0"
     with transaction(connection):
-        row = connection.execute(
-            "SELECT id, envelope_from, envelope_to, raw FROM outbox WHERE sent_at IS NULL "
-            f"AND (claimed_until IS NULL OR claimed_until < ?) {tried} ORDER BY id LIMIT 1",
-            (now,)).fetchone()
-        if row is None:
-            return None
-        connection.execute("UPDATE outbox SET claimed_until = ? WHERE id = ?",
-                           (now + CLAIM_SECONDS, row[0]))
-    return Queued(*row)
+        rows = connection.execute(
+            "SELECT id, envelope_from, envelope_to, raw, claimed_until, claimed_by FROM outbox "
+            f"WHERE sent_at IS NULL {tried} ORDER BY id").fetchall()
+        for row in rows:
+            if row[4] is None or row[4] < now or not _alive(row[5]):
+                connection.execute("UPDATE outbox SET claimed_until = ?, claimed_by = ? "
+                                   "WHERE id = ?", (now + CLAIM_SECONDS, os.getpid(), row[0]))
+                return Queued(*row[:4])
+    return None
+
+
+def _alive(pid: int | None) -> bool:
+    """Whether the process that claimed a message still runs (a killed one's claim lapses
+    at once; the store is on this host, as SQLite needs)."""
+    if pid is None or pid == os.getpid():
+        return pid is not None
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def _mark(connection, message_id: int, error: str | None) -> None:

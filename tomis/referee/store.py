@@ -59,6 +59,7 @@ CREATE TABLE outbox (
     raw BLOB NOT NULL,
     attempts INTEGER NOT NULL DEFAULT 0,
     claimed_until REAL,
+    claimed_by INTEGER,
     sent_at REAL,
     error TEXT
 );
