@@ -44,6 +44,9 @@ class Game:
     reminded_ply: int
     lines: list[list[tuple[str, ...]]] = field(default_factory=lambda: [[], []])
     leaves: list[list[tuple[date, date]]] = field(default_factory=lambda: [[], []])
+    # The PNG board of the last state drawn, (actions played, result) -> bytes: both
+    # players' messages after one change show the same board, drawn once.
+    png_cache: tuple | None = field(default=None, compare=False, repr=False)
 
     # ------------------------------------------------------------------ the store
     @classmethod

@@ -30,23 +30,28 @@ def load_config(settings: dict[str, str]) -> Config:
 def queue_letter(connection, config: Config, game, side: int, what: str, body: str, at: int,
                  *, attach: bool = True) -> None:
     """Queue ``body`` to ``side``'s player, with the record (and board) attached."""
-    png = None
-    report = game.record.nodes[-1].report if game.record.nodes else None
-    if attach:
-        from .outgoing import board_png
-
-        png = board_png(game.state, report)
     letter = Letter(
         to=game.players[side], token=tokens.make(config.secret, tokens.Seat(game.id, side)),
         subject=letters.subject(game, what), body=body, thread=game.thread_of(side),
         record_text=_public_record(game) if attach else None,
-        record_name=f"tomis-{game.id}.tgn", png=png)
+        record_name=f"tomis-{game.id}.tgn", png=_board(game) if attach else None)
     message = compose(config.referee, letter, at)
     connection.execute(
         "INSERT INTO outbox (game, queued_at, envelope_from, envelope_to, raw) "
         "VALUES (?, ?, ?, ?, ?)",
         (game.id, at, config.referee.address, game.players[side].address, message_bytes(message)))
     game.remember(side, message["Message-ID"])
+
+
+def _board(game) -> bytes | None:
+    """The board after the last change as PNG (None without the images extra), drawn once."""
+    from .outgoing import board_png
+
+    key = (game.actions_played, game.record.result)
+    if game.png_cache is None or game.png_cache[0] != key:
+        report = game.record.nodes[-1].report if game.record.nodes else None
+        game.png_cache = (key, board_png(game.state, report))
+    return game.png_cache[1]
 
 
 def _public_record(game) -> str:
