@@ -13,7 +13,8 @@ In one run, on one store (outbox:DIR, so no mail server is timed):
 - in process (no start-up): the store, process and send steps per action, with and
   without the PNG board, to show where the time goes.
 
-Nothing here asserts; the figures go to docs/REFEREE.md.
+Processes run with bytecode caching allowed (``_common.user_env``), as an installed
+tomis has its .pyc files. Nothing here asserts; the figures go to docs/REFEREE.md.
 """
 
 from __future__ import annotations
@@ -42,19 +43,27 @@ def actions() -> list[str]:
 
 def deliver_process(db: Path, raw: bytes, now: str) -> None:
     done = subprocess.run([sys.executable, "-m", "tomis", "referee", "deliver", str(db),
-                           "--now", now], input=raw, capture_output=True)
+                           "--now", now], input=raw, capture_output=True,
+                          env=_common.user_env())
     if done.returncode != 0:
         raise SystemExit(f"deliver exited {done.returncode}: {done.stderr.decode()}")
+
+
+def replies(lab: Lab, texts: list[str]) -> list[bytes]:
+    """Each text as a reply from White, Black, White, ... to the token address each player
+    got first (a token stays the same for the whole game), made before any timing."""
+    first = lab.messages()[:2]
+    return [reply_to(first[number % 2], (ANA, BO)[number % 2], text)
+            for number, text in enumerate(texts)]
 
 
 def sequential_actions(count: int) -> float:
     with tempfile.TemporaryDirectory() as folder:
         lab = Lab(Path(folder))
         moves = actions()[:count]
+        messages = replies(lab, moves)
         started = time.perf_counter()
-        for number, action in enumerate(moves):
-            side = number % 2
-            raw = reply_to(lab.last_to(side), (ANA, BO)[side], action)
+        for number, raw in enumerate(messages):
             deliver_process(lab.db, raw, f"2026-11-23T{10 + number // 60:02d}:{number % 60:02d}Z")
         elapsed = time.perf_counter() - started
         if record.read_game(lab.record()).nodes.__len__() != len(moves):
@@ -65,8 +74,7 @@ def sequential_actions(count: int) -> float:
 def concurrent_chat(count: int, jobs: int) -> float:
     with tempfile.TemporaryDirectory() as folder:
         lab = Lab(Path(folder), time_control=None)
-        messages = [reply_to(lab.last_to(n % 2), (ANA, BO)[n % 2], f"chat {n}")
-                    for n in range(count)]
+        messages = replies(lab, [f"chat {n}" for n in range(count)])
         shares = [messages[index::jobs] for index in range(jobs)]
         started = time.perf_counter()
         threads = [threading.Thread(target=lambda share=share: [
@@ -86,7 +94,7 @@ def startup_anchor(count: int) -> float:
     started = time.perf_counter()
     for _ in range(count):
         subprocess.run([sys.executable, "-m", "tomis", "--version"], capture_output=True,
-                       check=True)
+                       check=True, env=_common.user_env())
     return count / (time.perf_counter() - started)
 
 
@@ -102,9 +110,7 @@ def in_process(count: int, png: bool) -> float:
             connection, config = service.connect(str(lab.db))
             moves = actions()[:count]
             elapsed = 0.0
-            for number, action in enumerate(moves):
-                side = number % 2
-                raw = reply_to(lab.last_to(side), (ANA, BO)[side], action)
+            for number, raw in enumerate(replies(lab, moves)):
                 started = time.perf_counter()
                 service.store_message(connection, raw, False, None, 1795428000 + 60 * number)
                 service.after_storing(connection, config)
