@@ -10,7 +10,11 @@
    the empty board / the chess start): depths 1..``--perft-depth``, leaves counted in bulk
    at the last ply (the length of the generated list), as python-chess's own perft does.
    Tomis steps down with ``apply_unchecked`` (new immutable state per node); chess with
-   ``push``/``pop`` on one board.
+   ``push``/``pop`` on one board. With ``--full-apply`` every leaf is played too
+   (``apply_unchecked`` / ``push`` + ``pop``), so the count measures applying as well.
+3. Unchecked apply per action: every legal action of every sampled position played once
+   with ``apply_unchecked``, beside ``push`` + ``pop`` of every legal chess move, passes
+   alternating, fastest of ``--repeat``: microseconds per action and the ratio.
 
 Target (issue #6): Tomis generated actions/s >= python-chess generated moves/s.
 """
@@ -74,6 +78,20 @@ def tomis_perft(state, depth: int) -> int:
     return total
 
 
+def tomis_perft_full(state, depth: int) -> int:
+    """As tomis_perft, but every leaf action is applied too."""
+    actions = rules.legal_actions(state)
+    if depth == 1:
+        for action in actions:
+            rules.apply_unchecked(state, action)
+        return len(actions)
+    total = 0
+    for action in actions:
+        child, _ = rules.apply_unchecked(state, action)
+        total += tomis_perft_full(child, depth - 1)
+    return total
+
+
 def chess_perft(board, depth: int) -> int:
     if depth == 1:
         return board.legal_moves.count()
@@ -83,6 +101,37 @@ def chess_perft(board, depth: int) -> int:
         total += chess_perft(board, depth - 1)
         board.pop()
     return total
+
+
+def chess_perft_full(board, depth: int) -> int:
+    """As chess_perft, but every leaf move is pushed and popped too."""
+    total = 0
+    for move in board.legal_moves:
+        board.push(move)
+        if depth > 1:
+            total += chess_perft_full(board, depth - 1)
+        else:
+            total += 1
+        board.pop()
+    return total
+
+
+def apply_work(positions, legal) -> list:
+    """Each position with its legal actions (built untimed)."""
+    return [(position, legal(position)) for position in positions]
+
+
+def time_apply(pairs, play) -> float:
+    start = time.process_time()
+    for position, actions in pairs:
+        for action in actions:
+            play(position, action)
+    return time.process_time() - start
+
+
+def chess_push_pop(board, move) -> None:
+    board.push(move)
+    board.pop()
 
 
 def perft_table(name: str, roots, perft, depth: int, describe) -> tuple[int, float]:
@@ -100,6 +149,24 @@ def perft_table(name: str, roots, perft, depth: int, describe) -> tuple[int, flo
     return nodes_all, seconds_all
 
 
+def report_apply(tomis_flat, chess_flat, repeat: int) -> None:
+    """Section 3: unchecked apply per action beside push + pop, passes alternating."""
+    tomis_work = apply_work(tomis_flat, rules.legal_actions)
+    chess_work = apply_work(chess_flat, lambda board: list(board.legal_moves))
+    t_count = sum(len(actions) for _, actions in tomis_work)
+    c_count = sum(len(moves) for _, moves in chess_work)
+    t_best = c_best = float("inf")
+    for _ in range(repeat):
+        t_best = min(t_best, time_apply(tomis_work, rules.apply_unchecked))
+        c_best = min(c_best, time_apply(chess_work, chess_push_pop))
+    t_us = 1e6 * t_best / max(1, t_count)
+    c_us = 1e6 * c_best / max(1, c_count)
+    print(f"tomis apply_unchecked: {t_count} actions, {t_us:.2f} us/action (CPU)")
+    print(f"python-chess push + pop: {c_count} moves, {c_us:.2f} us/move (CPU)")
+    print(f"ratio apply speed tomis / chess (push + pop time / apply time): {c_us / t_us:.2f} "
+          f"(target >= 1.0)")
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=100, help="random games to sample (each side)")
@@ -110,6 +177,8 @@ def main(argv=None) -> int:
     parser.add_argument("--perft-positions", type=int, default=3)
     parser.add_argument("--seed", type=int, default=20261122)
     parser.add_argument("--no-chess", action="store_true")
+    parser.add_argument("--full-apply", action="store_true",
+                        help="perft applies every leaf too (apply_unchecked / push + pop)")
     args = parser.parse_args(argv)
 
     print(f"machine: {_common.machine()}")
@@ -145,19 +214,26 @@ def main(argv=None) -> int:
                 roots.append(game[min(len(game) - 1, (index + 1) * 60 // args.every)])
         return roots
 
+    if not args.no_chess:
+        report_apply(tomis_flat, chess_flat, args.repeat)
+
+    kind = "full-apply perft" if args.full_apply else "perft"
     t_nodes, t_secs = perft_table(
-        "tomis", roots_from(tomis_games[1:], rules.new_game()), tomis_perft, args.perft_depth,
+        "tomis", roots_from(tomis_games[1:], rules.new_game()),
+        tomis_perft_full if args.full_apply else tomis_perft, args.perft_depth,
         lambda s: f"ply {s.ply:3d} {s.edition_name:6s}")
     t_nps = _common.rate(t_nodes, t_secs)
-    print(f"tomis perft total: {t_nodes:,} nodes in {t_secs:.2f} s: {_common.fmt(t_nps)} nodes/s")
+    print(f"tomis {kind} total: {t_nodes:,} nodes in {t_secs:.2f} s: {_common.fmt(t_nps)} nodes/s")
     if not args.no_chess:
         import chess
         c_nodes, c_secs = perft_table(
-            "chess", roots_from(chess_games[1:], chess.Board()), chess_perft, args.perft_depth,
+            "chess", roots_from(chess_games[1:], chess.Board()),
+            chess_perft_full if args.full_apply else chess_perft, args.perft_depth,
             lambda b: f"ply {b.ply():3d}       ")
         c_nps = _common.rate(c_nodes, c_secs)
-        print(f"chess perft total: {c_nodes:,} nodes in {c_secs:.2f} s: {_common.fmt(c_nps)} nodes/s")
-        print(f"ratio perft nodes/s tomis / chess: {t_nps / c_nps:.2f}")
+        print(f"chess {kind} total: {c_nodes:,} nodes in {c_secs:.2f} s: {_common.fmt(c_nps)} nodes/s")
+        print(f"ratio {kind} nodes/s tomis / chess: {t_nps / c_nps:.2f}"
+              + (" (target >= 1.0)" if args.full_apply else ""))
     return 0
 
 

@@ -116,7 +116,7 @@ def main(argv=None) -> int:
         start = time.perf_counter()
         data = images.gif(game, delay=1.0, size=400)
         seconds = time.perf_counter() - start
-        print(f"GIF of a {len(game.nodes)}-action game (400 px, {len(game.nodes) + 1} frames): "
+        print(f"GIF of a {len(game.nodes)}-action game (400 px, {len(game.nodes) + 2} frames with captions): "
               f"{len(data):,} bytes, {seconds:.1f} s to make")
     except images.MissingExtra as error:
         print(f"PNG/GIF: {error}")

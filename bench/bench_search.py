@@ -19,8 +19,8 @@ Both editions alternate.
 3. levels: each level's time per action over the positions (median and largest),
    against the 1 s the default level must keep to.
 
-python-chess has no search of its own, so there is no anchor to run beside this one;
-sunfish's published figure (about 20,000 nodes/s) is quoted in docs/ENGINE.md instead.
+python-chess has no search of its own, so the anchor is an earlier commit run the same
+way in the same session, alternated with this one (docs/ENGINE.md, "Figures").
 """
 
 from __future__ import annotations

@@ -49,6 +49,11 @@ def import_before(rev: str, into: Path):
     (into / "child").mkdir()
     (into / "child" / "tomis").symlink_to(into / "tomis_before")
     sys.path.insert(0, str(into))
+    # The old module paths answer only under the name ``tomis``, so a commit that has the
+    # notation/ and rules/ packages is imported by their new paths.
+    if (into / "tomis_before" / "notation" / "record.py").exists():
+        return (importlib.import_module("tomis_before.notation.record"),
+                importlib.import_module("tomis_before.rules.core"))
     return (importlib.import_module("tomis_before.record"), importlib.import_module("tomis_before.rules"))
 
 

@@ -1,17 +1,21 @@
-"""What tests/test_mail.py and tests/test_mail_send.py share: the corpus, and running the
-CLI with an environment (the SMTP settings live in environment variables).
+"""What the mail tests share: the corpus, running the CLI with an environment (the SMTP
+settings live in environment variables), and a real SMTP server (aiosmtpd) on 127.0.0.1
+that keeps every envelope it receives.
 
 Not a test module (no test_ prefix); pytest puts tests/ on sys.path, so both import it.
 """
 
 from __future__ import annotations
 
+import socket
 from pathlib import Path
 
+import pytest
 from conftest import cli_runner
 
 MAIL = Path(__file__).resolve().parent / "data" / "mail"
 RECORDS = MAIL / "records"
+USER, PASSWORD = "ana", "s3cret-Tomis"
 
 
 def run(*args, env=None, input=None):
@@ -20,3 +24,64 @@ def run(*args, env=None, input=None):
 
     return cli_runner().invoke(cli, [str(a) for a in args], env=env, input=input,
                                catch_exceptions=False)
+
+
+class Inbox:
+    """An aiosmtpd handler that keeps what it receives, or refuses it with ``answer``."""
+
+    def __init__(self, answer: str | None = None):
+        self.envelopes = []
+        self.answer = answer
+
+    async def handle_DATA(self, server, session, envelope):
+        if self.answer:
+            return self.answer
+        self.envelopes.append(envelope)
+        return "250 OK: queued"
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def check_password(server, session, envelope, mechanism, auth_data):
+    from aiosmtpd.smtp import AuthResult, LoginPassword
+
+    ok = (isinstance(auth_data, LoginPassword)
+          and auth_data.login == USER.encode() and auth_data.password == PASSWORD.encode())
+    # handled=False: aiosmtpd then answers 535 itself (its default waits for us to answer).
+    return AuthResult(success=ok, handled=False)
+
+
+@pytest.fixture
+def server():
+    """Start a server; yields a function (answer=None, auth=False) -> (inbox, port)."""
+    controller_module = pytest.importorskip("aiosmtpd.controller")
+    started = []
+
+    def start(answer=None, auth=False):
+        inbox = Inbox(answer)
+        port = free_port()
+        options = {"authenticator": check_password, "auth_require_tls": False,
+                   "auth_required": True} if auth else {}
+        controller = controller_module.Controller(inbox, hostname="127.0.0.1", port=port,
+                                                  **options)
+        controller.start()
+        started.append(controller)
+        return inbox, port
+
+    yield start
+    for controller in started:
+        controller.stop()
+
+
+def environment(port: int, user: str | None = None, password: str | None = None,
+                starttls: str = "no") -> dict:
+    """The SMTP settings for the test server at ``port``; STARTTLS off unless told."""
+    env = {"TOMIS_SMTP_HOST": "127.0.0.1", "TOMIS_SMTP_PORT": str(port),
+           "TOMIS_SMTP_FROM": "Ana Lee <ana@example.org>", "TOMIS_SMTP_STARTTLS": starttls,
+           "TOMIS_MAIL_CONFIG": "/nonexistent/mail.ini",
+           "TOMIS_SMTP_USER": user, "TOMIS_SMTP_PASSWORD": password}
+    return env

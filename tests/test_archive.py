@@ -13,6 +13,7 @@ from click.testing import CliRunner
 
 import tomis
 from tomis import archive, record, rules
+import tomis.archive.walker  # noqa: F401  (patched below)
 from tomis.errors import TomisError
 from tomis.cli.output import ProgressLine, progress_wanted
 from tomis.select import ENDINGS, compile_position, board_text, ending_of, PatternError
@@ -433,6 +434,7 @@ def test_replay_jsonl_rows_for_a_range():
 
 # --------------------------------------------------------------------------- streaming
 
+@pytest.mark.slow
 def test_games_are_read_one_at_a_time(tmp_path, monkeypatch):
     # A probe that records how many games are alive at once: with streaming, one.
     import gc
@@ -526,7 +528,7 @@ def test_without_worker_processes_the_walk_runs_in_this_process(club, monkeypatc
     def refused(jobs):
         raise OSError("no semaphores here")
 
-    monkeypatch.setattr(archive, "_executor", refused)
+    monkeypatch.setattr(archive.walker, "_executor", refused)     # the module, not the package
     assert list(archive.walk(club["paths"], None, 2)) == list(archive.walk(club["paths"], None, 1))
 
 

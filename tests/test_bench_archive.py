@@ -34,6 +34,7 @@ def test_gen_archive_writes_valid_games(tmp_path):
     assert len({str(game.actions) for game in games}) == 7      # the pool, cycled
 
 
+@pytest.mark.slow
 def test_bench_archive_prints_every_figure(tmp_path):
     corpus = tmp_path / "corpus"
     run("gen_games.py", "--games", "3", "--max-actions", "60", "--out", str(corpus))

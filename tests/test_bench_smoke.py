@@ -75,3 +75,11 @@ def test_memory(corpus):
 def test_profile_engine():
     text = run("profile_engine.py", "--games", "2", "--top", "5", "--mode", "replay")
     assert "us/action" in text and "tottime" in text
+
+
+def test_mail_regions_beside_an_older_commit():
+    if subprocess.run(["git", "-C", str(BENCH.parent), "rev-parse", "HEAD"],
+                      capture_output=True).returncode != 0:
+        pytest.skip("not a git checkout")
+    text = run("bench_mail_regions.py", "--before", "HEAD", "--records", "3", "--chat", "2", "--repeat", "1")
+    assert "3 records, 2 chat lines after each" in text and "same records: True" in text

@@ -118,7 +118,7 @@ def test_completion_script_comes_out_for_each_shell(shell, marker):
 
 def test_bash_completion_completes_command_names():
     result = CliRunner().invoke(cli, [], prog_name="tomis", env={
-        "_TOMIS_COMPLETE": "bash_complete", "COMP_WORDS": "tomis va", "COMP_CWORD": "1"})
+        "_TOMIS_COMPLETE": "bash_complete", "COMP_WORDS": "tomis val", "COMP_CWORD": "1"})
     assert result.output.split() == ["plain,validate"]
 
 

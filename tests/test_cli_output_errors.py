@@ -1,5 +1,5 @@
 """Where a picture or a replay page cannot be written: one line naming the file, the
-reason and that nothing was written; exit 1."""
+reason and that nothing was written, in the words of every other writer; exit 1."""
 
 from __future__ import annotations
 
@@ -16,5 +16,5 @@ def test_an_output_in_a_missing_folder_is_one_line_and_nothing_is_written(tmp_pa
     result = invoke(*command, "-o", out)
     assert result.exit_code == 1
     assert result.stderr.splitlines() == [
-        f"{out}: cannot write the file: no such file or directory; nothing was written"]
+        f"{out}: cannot save: the folder does not exist; nothing was written"]
     assert not out.parent.exists()

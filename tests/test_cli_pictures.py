@@ -116,7 +116,7 @@ def test_export_gif_writes_frames(tmp_path):
     result = run("export", str(ROOT / "samples" / "pbem-in-progress.tgn"), "--gif", "-o", str(out), "--delay", "0.2")
     assert result.exit_code == 0, result.output
     with pil.open(out) as animation:
-        assert animation.n_frames == len(sample_game("pbem-in-progress.tgn").nodes) + 1
+        assert animation.n_frames == len(sample_game("pbem-in-progress.tgn").nodes) + 2   # and the result
 
 
 def test_an_unwritable_output_leaves_nothing(tmp_path):
@@ -125,3 +125,12 @@ def test_an_unwritable_output_leaves_nothing(tmp_path):
     assert result.exit_code == 1
     assert result.stderr.count("\n") == 1 and "nothing was written" in result.stderr
     assert not target.parent.exists()
+
+
+def test_show_legend_adds_the_key_to_a_picture_and_needs_one():
+    from conftest import SAMPLES_DIR, invoke
+
+    result = invoke("show", SAMPLES_DIR / "readme-win.tgn", "--svg", "--legend")
+    assert result.exit_code == 0 and 'class="legend"' in result.stdout
+    refused = invoke("show", SAMPLES_DIR / "readme-win.tgn", "--legend")
+    assert refused.exit_code == 2 and "--legend is for a picture" in refused.stderr

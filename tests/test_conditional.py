@@ -35,7 +35,7 @@ def test_parse_line_refusals_are_located_in_the_arguments(arguments, column, mes
 # --------------------------------------------------------------------------- playable when stored
 
 def test_a_legal_line_is_accepted():
-    after_base = tomis.Position().play("B@e1")
+    after_base = tomis.Position().play("B@e1").state      # the rules state, as a record holds it
     conditional.check_playable(after_base, ("B@d8", "G@b1", "G@g8", "G@f2"))
 
 
@@ -47,7 +47,7 @@ def test_a_legal_line_is_accepted():
     (("B@e1", "G@b1"), None),      # THEIRS itself illegal: Black's base cannot go on rank 1
 ])
 def test_an_illegal_action_anywhere_in_the_line_is_refused_with_the_engine_reason(line, message):
-    after_base = tomis.Position().play("B@e1")
+    after_base = tomis.Position().play("B@e1").state      # the rules state, as a record holds it
     with pytest.raises(RecordError) as caught:
         conditional.check_playable(after_base, line)
     text = caught.value.message
@@ -60,7 +60,7 @@ def test_an_illegal_action_anywhere_in_the_line_is_refused_with_the_engine_reaso
 
 def test_a_line_may_not_go_on_after_an_action_that_ends_the_game():
     game = tomis.read_game("samples/manual-win.tgn")
-    before_win = game.positions()[-3]            # after action 57, White's T@f1
+    before_win = game.positions()[-3].state      # after action 57, White's T@f1
     winning = str(game.actions[-1])
     reply_to = str(game.actions[-2])
     line = (reply_to, winning, "F@b8", "F@d8")   # the win comes in the middle of the line

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -160,7 +161,7 @@ def test_short_writes_are_completed(monkeypatch, game):
 
 
 @pytest.mark.parametrize("make, words", [
-    (lambda p: p.parent, "it is a folder"),
+    (lambda p: p.parent, "is a folder; name a file in it instead"),
     (lambda p: p.parent / "no" / "g.tgn", "the folder does not exist"),
 ])
 def test_atomic_write_refuses_impossible_targets(game, make, words):
@@ -204,7 +205,7 @@ def test_a_real_kill_before_the_rename_never_touches_the_original(game, step):
     assert game.read_bytes() == ORIGINAL.encode()
     # A killed process cannot clean up: at most its hidden temporary file remains.
     leftovers = [name for name in folder_entries(game) if name != "g.tgn"]
-    assert all(name.startswith(".g.tgn.") and name.endswith(".tmp") for name in leftovers)
+    assert all(re.fullmatch(r"\.g\.tgn\.tomis-[0-9a-f]{16}\.part", name) for name in leftovers)
 
 
 # --------------------------------------------------------------------------- create_new
@@ -255,7 +256,7 @@ def test_create_new_fallback_removes_a_half_written_file(monkeypatch, tmp_path):
 @pytest.mark.parametrize("step", ["write", "fsync", "link"])
 def test_create_new_failing_leaves_nothing(monkeypatch, tmp_path, step):
     fail_on_call(monkeypatch, step, OSError(errno.ENOSPC, "No space left"))
-    with pytest.raises(FileError, match="cannot save: the disk is full$"):
+    with pytest.raises(FileError, match="cannot save: the disk is full; nothing was written$"):
         create_new(tmp_path / "new.tgn", NEW)
     monkeypatch.undo()
     assert os.listdir(tmp_path) == []

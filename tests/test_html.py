@@ -22,7 +22,7 @@ def test_boards_in_the_page_are_the_svg_bytes():
         assert len(data["boards"][orientation]) == len(game.states)
         for number, rows in enumerate(data["boards"][orientation]):
             last = game.nodes[number - 1].report if number else None
-            drawn = svg.board(game.states[number], orientation=orientation, last=last)
+            drawn = svg.board(game.states[number], orientation=orientation, last=last, legend=True)
             assert "\n".join(data["lines"][i] for i in rows) + "\n" == drawn
 
 
@@ -57,3 +57,13 @@ def test_a_hostile_record_cannot_break_out_of_the_page():
     assert 'download="x&quot;.tgn"' in page
     assert "&lt;/script&gt;&lt;script&gt;alert(2)&lt;/script&gt; &lt;b&gt;bold&lt;/b&gt;" in page
     assert data_of(page)["positions"][-1] == "3b4/8/8/8/8/8/8/4B3 - w 0448221/0448221 - manual 3 0"
+
+
+def test_the_page_has_the_legend_unless_asked_not_to(tmp_path):
+    from conftest import SAMPLES_DIR, invoke
+
+    with_key, without = tmp_path / "a.html", tmp_path / "b.html"
+    assert invoke("export", SAMPLES_DIR / "readme-win.tgn", "--html", "-o", with_key).exit_code == 0
+    assert invoke("export", SAMPLES_DIR / "readme-win.tgn", "--html", "--no-legend", "-o", without).exit_code == 0
+    assert 'class="legend"' in with_key.read_text(encoding="utf-8")
+    assert 'class="legend"' not in without.read_text(encoding="utf-8")

@@ -46,8 +46,8 @@ def test_gif_has_a_frame_per_action_and_the_delay():
     data = images.gif(game, delay=0.5, size=200)
     animation = Image.open(io.BytesIO(data))
     assert data[:6] == b"GIF89a"
-    assert animation.n_frames == len(game.nodes) + 1      # the start, then one per action
-    assert animation.size == (200, 200)
+    assert animation.n_frames == len(game.nodes) + 2      # the start, one per action, the result
+    assert animation.size == (200, 200 + round(200 * images.CAPTION_HEIGHT))   # the board, its caption
     animation.seek(1)
     assert animation.info["duration"] == 500
     animation.seek(animation.n_frames - 1)
@@ -83,7 +83,7 @@ def test_gif_frames_after_the_first_store_only_what_changed():
         animation.seek(index)
         left, top, right, bottom = animation.dispose_extent
         extents.append((right - left) * (bottom - top))
-    assert extents[0] == 200 * 200
+    assert extents[0] == 200 * (200 + round(200 * images.CAPTION_HEIGHT))
     # a frame is as big as the span of what changed (old and new highlights included),
     # so some are large; together they hold far less than whole boards would
-    assert sum(extents[1:]) < 0.5 * 200 * 200 * (len(extents) - 1)
+    assert sum(extents[1:]) < 0.5 * extents[0] * (len(extents) - 1)

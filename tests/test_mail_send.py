@@ -10,76 +10,17 @@ from __future__ import annotations
 
 import email
 import email.policy
-import socket
 from pathlib import Path
 
 import pytest
-from mail_support import MAIL, RECORDS, run
+from mail_support import (  # noqa: F401 (server is a fixture)
+    MAIL, PASSWORD, RECORDS, USER, environment, free_port, run, server,
+)
 
-aiosmtpd_controller = pytest.importorskip("aiosmtpd.controller")
-aiosmtpd_smtp = pytest.importorskip("aiosmtpd.smtp")
+pytest.importorskip("aiosmtpd.controller")
 
 # The test server takes AUTH without TLS on purpose (loopback only); aiosmtpd warns.
 pytestmark = pytest.mark.filterwarnings("ignore:Requiring AUTH while not requiring TLS")
-
-USER, PASSWORD = "ana", "s3cret-Tomis"
-
-
-class Inbox:
-    """An aiosmtpd handler that keeps what it receives, or refuses it with ``answer``."""
-
-    def __init__(self, answer: str | None = None):
-        self.envelopes = []
-        self.answer = answer
-
-    async def handle_DATA(self, server, session, envelope):
-        if self.answer:
-            return self.answer
-        self.envelopes.append(envelope)
-        return "250 OK: queued"
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def check_password(server, session, envelope, mechanism, auth_data):
-    ok = (isinstance(auth_data, aiosmtpd_smtp.LoginPassword)
-          and auth_data.login == USER.encode() and auth_data.password == PASSWORD.encode())
-    # handled=False: aiosmtpd then answers 535 itself (its default waits for us to answer).
-    return aiosmtpd_smtp.AuthResult(success=ok, handled=False)
-
-
-@pytest.fixture
-def server():
-    """Start a server; yields a function (answer=None, auth=False) -> (inbox, port)."""
-    started = []
-
-    def start(answer=None, auth=False):
-        inbox = Inbox(answer)
-        port = free_port()
-        options = {"authenticator": check_password, "auth_require_tls": False,
-                   "auth_required": True} if auth else {}
-        controller = aiosmtpd_controller.Controller(inbox, hostname="127.0.0.1", port=port,
-                                                    **options)
-        controller.start()
-        started.append(controller)
-        return inbox, port
-
-    yield start
-    for controller in started:
-        controller.stop()
-
-
-def environment(port: int, user: str | None = None, password: str | None = None,
-                starttls: str = "no") -> dict:
-    env = {"TOMIS_SMTP_HOST": "127.0.0.1", "TOMIS_SMTP_PORT": str(port),
-           "TOMIS_SMTP_FROM": "Ana Lee <ana@example.org>", "TOMIS_SMTP_STARTTLS": starttls,
-           "TOMIS_MAIL_CONFIG": "/nonexistent/mail.ini",
-           "TOMIS_SMTP_USER": user, "TOMIS_SMTP_PASSWORD": password}
-    return env
 
 
 def game_file(tmp_path: Path, stage: str = "ladder-1.tgn") -> Path:

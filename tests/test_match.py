@@ -81,6 +81,7 @@ def test_match_of_two_tiny_levels_writes_valid_records_and_a_correct_table(tmp_p
     assert lines[5].startswith("SPRT Elo0 0 Elo1 50: LLR ")
 
 
+@pytest.mark.slow
 def test_same_seed_same_match(tmp_path):
     settings = MatchSettings(parse_player("level:2"), parse_player("level:3"), games=2, seed=5)
     first = [o.record for o in run_match(settings)[1]]
@@ -223,3 +224,25 @@ def test_match_output_holds_every_finished_game_as_it_goes(tmp_path, monkeypatch
     assert seen == [1, 2]
     checked = record.read(out.read_text(), str(out))
     assert len(checked) == 2 and all(item.error is None for item in checked)
+
+
+@pytest.mark.parametrize("score, expected", [
+    (Score(losses=100), "Elo difference \u2264 -570 (A lost all 100 game(s); 95 % interval at most -570.0)"),
+    (Score(wins=100), "Elo difference \u2265 +570 (A won all 100 game(s); 95 % interval at least +570.0)"),
+    (Score(losses=2), "Elo difference \u2264 +291 (A lost all 2 game(s); 95 % interval at most +290.5)"),
+], ids=["all-lost", "all-won", "two-lost"])
+def test_a_one_sided_match_prints_its_bound_never_inf(score, expected):
+    from tomis.cli.engine import score_table
+
+    lines = score_table("A", "B", score, None)
+    assert expected in lines
+    assert not any("inf" in line for line in lines)
+
+
+def test_match_records_name_both_players_as_programs(tmp_path):
+    out = tmp_path / "m.tgn"
+    result = invoke("match", "level:1", "level:1", "--games", "2", "--max-actions", "20", "-o", out)
+    assert result.exit_code == 0, result.output
+    games = [item.game for item in record.read(out.read_text(), str(out))]
+    assert all((g.tags["WhiteType"], g.tags["BlackType"]) == ("program", "program") for g in games)
+    assert "inf" not in result.stdout

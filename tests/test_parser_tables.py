@@ -63,7 +63,9 @@ def test_same_tokens_as_lark_on_every_record(path):
 
 def test_rejects_what_lark_rejects():
     for text in ["1. Fa2-a3 Fz9", "[Event \"x\"] 1. B@e1", "1. B@e1 {open", "1. B@e1 [Event \"late\"] *",
-                 "1. B@e1 ) *", "", "*"]:
+                 "1. B@e1 ) *", "", "*",
+                 # a character no terminal matches: in the middle, first and last
+                 "1. B@e1 % B@e8 *", "%1. B@e1 *", "1. B@e1 *%", "1. B@e1\n\n  &\n*"]:
         assert (table_tokens(text) is None) == (lark_tokens(text) is None), text
 
 

@@ -12,6 +12,8 @@ import pytest
 from conftest import invoke, written
 from tomis import record, safefile
 from tomis.cli import HumanPlayer, PlaySession
+from tomis.cli.turns import Quit, Save, read_turn
+from tomis.notation import parse_action
 
 
 # --------------------------------------------------------------------------- through the CLI
@@ -62,7 +64,7 @@ def test_play_save_that_fails_does_not_keep_the_other_file_locked(tmp_path):
     session = PlaySession(None, colour=False)
     with session.locks:
         session.open(None, None, None)
-        session.do_save(str(taken))             # refused: save never replaces a file
+        session.do_save(Save(str(taken)))       # refused: save never replaces a file
         assert session.file is None
         with safefile.locked(taken):            # so another tomis may still change it
             pass
@@ -89,7 +91,8 @@ def test_play_save_as_never_replaces_another_file(tmp_path):
 # --------------------------------------------------------------------------- players
 
 class ScriptedPlayer:
-    """A Player (tomis.cli.play.Player) that plays lines from a list and notes each call."""
+    """A Player (tomis.cli.play.Player) that plays lines from a list, read as a person's
+    would be into actions and commands, and notes each call."""
 
     def __init__(self, name, lines, answers=(), calls=None):
         self.name = name
@@ -99,7 +102,7 @@ class ScriptedPlayer:
 
     def turn(self, game):
         self.calls.append((self.name, "turn", game.position.action_number))
-        return self.lines.pop(0) if self.lines else None
+        return read_turn(self.lines.pop(0)) if self.lines else None
 
     def confirm(self, question, game):
         self.calls.append((self.name, "confirm", question))
@@ -168,7 +171,7 @@ def test_a_human_player_reads_lines_through_ask_with_the_prompts_of_tomis_play()
 
     white = HumanPlayer("White", ask=ask)
     game = Game()
-    assert white.turn(game) == "B@e1"
+    assert white.turn(game) == parse_action("B@e1")
     assert white.confirm("do you accept a draw?", game) is True
     assert white.confirm("do you accept a draw?", game) is False
     assert white.confirm("do you accept a draw?", game) is None         # end of input
@@ -176,4 +179,85 @@ def test_a_human_player_reads_lines_through_ask_with_the_prompts_of_tomis_play()
     assert prompts == ["White (action 1)> "] + ["White, do you accept a draw? [yes/no] "] * 3
     game.resign("white")
     replies.append("quit")
-    assert white.turn(game) == "quit" and prompts[-1] == "game over (0-1)> "
+    assert white.turn(game) == Quit() and prompts[-1] == "game over (0-1)> "
+
+
+# --------------------------------------------------------------------------- at the board
+
+def test_between_people_undo_n_takes_back_n_actions_and_redo_plays_them_again(tmp_path):
+    path = tmp_path / "h.tgn"
+    result = invoke("play", path, input="B@e1\nB@d8\nG@b1\nundo 2\nredo\nquit\n")
+    assert result.exit_code == 0, result.stderr
+    game = record.read_game(path.read_text(encoding="utf-8"))
+    assert [str(node.action) for node in game.nodes] == ["B@e1", "B@d8"]
+    assert "took back action 3, White's G@b1" in result.stdout
+    assert "took back action 2, Black's B@d8" in result.stdout
+    # Two people without names stay "?" (nobody is guessed); the date is today's (UTC).
+    from tomis.cli.files import today_tag
+
+    assert (game.tags["White"], game.tags["Black"]) == ("?", "?")
+    assert game.tags["Date"] == today_tag() and "WhiteType" not in game.tags
+
+
+def test_a_new_move_forgets_what_undo_took_back(tmp_path):
+    path = tmp_path / "f.tgn"
+    result = invoke("play", path, input="B@e1\nundo\nB@f1\nredo\nquit\n")
+    assert result.exit_code == 0, result.stderr
+    assert "nothing to redo" in result.stderr
+    assert [str(n.action) for n in record.read_game(path.read_text()).nodes] == ["B@f1"]
+
+
+def test_history_lists_the_actions_numbered(tmp_path):
+    result = invoke("play", input="history\nB@e1\nB@d8\nG@b1\nhistory\nquit\ny\n")
+    assert result.exit_code == 0, result.stderr
+    assert "no actions yet" in result.stdout
+    assert "1. B@e1 B@d8 2. G@b1\n" in result.stdout
+
+
+def test_compact_mode_shows_each_action_in_at_most_twelve_lines(tmp_path):
+    path = tmp_path / "c.tgn"
+    result = invoke("play", path, "--compact", input="B@e1\nB@d8\ncompact\nG@b1\nquit\n")
+    assert result.exit_code == 0, result.stderr
+    blocks = result.stdout.split("> ")       # the prompts cut the output per action
+    after_b_d8 = blocks[2].splitlines()[:-1]     # up to the next prompt's line
+    assert after_b_d8[0] == "Black played 1... B@d8 (action 2); combat destroyed nothing"
+    assert len(after_b_d8) <= 12 and after_b_d8[-1] == "Action 3: White to act"
+    assert "compact board off" in result.stdout
+    assert len(blocks[4].splitlines()) > 12 and "White reserve" in blocks[4]     # full again
+
+
+def test_flip_turns_the_board_round(tmp_path):
+    result = invoke("play", input="flip\nflip\nquit\n")
+    assert result.exit_code == 0, result.stderr
+    start, flipped, back = result.stdout.split("> ")[:3]     # before and after each flip
+    forward, backward = "a     b     c     d     e     f     g     h", "h     g     f     e     d     c     b     a"
+    assert forward in start and backward not in start
+    assert backward in flipped and forward not in flipped
+    assert forward in back and backward not in back
+
+
+def test_clock_hint_and_help_at_the_board(tmp_path):
+    path = tmp_path / "k.tgn"
+    assert invoke("new", path, "--time-control", "30d+3d").exit_code == 0
+    result = invoke("play", path, input="clock\nhint\nhelp\nlevel 2\nundo x\nquit\n")
+    assert result.exit_code == 0, result.stderr
+    assert "TimeControl 30d+3d" in result.stdout and "White: 30d left" in result.stdout
+    assert "hint: 1. B@" in result.stdout and "expected line: 1. B@" in result.stdout
+    for word in ("hint", "history", "clock", "flip", "compact", "level N", "undo [N]", "redo [N]"):
+        assert f"\n  {word} " in result.stdout, word
+    assert "the computer plays neither side" in result.stderr
+    assert "undo N takes a number of actions from 1, not 'x'" in result.stderr
+    no_clock = invoke("play", input="clock\nquit\n")
+    assert "this game has no clock" in no_clock.stderr
+
+
+def test_new_dates_the_record_today_and_never_guesses_names(tmp_path):
+    from tomis.cli.files import today_tag
+
+    path = tmp_path / "n.tgn"
+    assert invoke("new", path).exit_code == 0
+    game = record.read_game(path.read_text(encoding="utf-8"))
+    assert game.tags["Date"] == today_tag() and (game.tags["White"], game.tags["Black"]) == ("?", "?")
+    dated = tmp_path / "d.tgn"
+    assert invoke("new", dated, "--date", "2026.01.02").exit_code == 0
+    assert record.read_game(dated.read_text(encoding="utf-8")).tags["Date"] == "2026.01.02"

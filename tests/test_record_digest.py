@@ -84,3 +84,21 @@ def test_the_digest_is_checked_on_reading_but_not_kept_as_a_tag():
     assert record.read_game(record.write(game)) == game
 
 
+
+
+@pytest.mark.parametrize("name", ["every-action.tgn", "annotated-variations.tgn", "correspondence-cup.tgn"])
+def test_reading_checks_the_digest_without_looking_through_the_comments_again(name, monkeypatch):
+    # Whether the main line uses correspondence play is learnt while its comments are
+    # read; the digest check must not scan them a second time to find out.
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parent.parent / "samples" / name).read_text(encoding="utf-8")
+    assert '[Digest "' in text
+    expected = [checked.game for checked in record.read(text)]
+
+    def second_scan(game):
+        raise AssertionError("the comments were scanned again")
+
+    monkeypatch.setattr(digest, "_may_use_correspondence", second_scan)
+    checked = record.read(text)
+    assert [c.error for c in checked] == [None] * len(expected)      # every Digest tag matched

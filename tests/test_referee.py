@@ -442,29 +442,3 @@ def test_leave_allowance_is_per_calendar_year(tmp_path):
     (why,) = lab.new_messages()
     assert "10 days a calendar year" in body_of(why)
 
-
-# --------------------------------------------------------------------------- layers
-
-def test_the_referee_package_imports_no_cli_and_no_module_of_it_imports_in_a_circle():
-    import ast
-    from pathlib import Path
-
-    import tomis.referee
-
-    folder = Path(tomis.referee.__file__).parent
-    imports = {}
-    for path in folder.glob("*.py"):
-        found = set()
-        for node in ast.walk(ast.parse(path.read_text())):
-            if isinstance(node, ast.ImportFrom):
-                module = ("." * node.level) + (node.module or "")
-                assert "cli" not in module.split("."), f"{path.name} imports {module}"
-                if node.level == 1 and node.module:
-                    found.add(node.module.split(".")[0])
-        imports[path.stem] = found
-
-    def reaches(start, goal, seen=()):
-        return any(name == goal or (name not in seen and reaches(name, goal, (*seen, name)))
-                   for name in imports.get(start, ()))
-
-    assert [name for name in imports if reaches(name, name)] == []

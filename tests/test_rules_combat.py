@@ -119,3 +119,107 @@ def test_oracle_itself_sees_a_two_frigate_kill_R18():
     assert oracle_resolve(units, [None] * 8, False) == ([36], [])
     codes, gates = engine_form(units, [None] * 8)
     assert combat.resolve(codes, gates, combat.MANUAL) == ([36], [])
+
+
+# ---------------------------------------------------------------------------
+# The apply path keeps each position's attack tables up to date action by action
+# (combat.lift_unit / land_unit) instead of rebuilding them. After every legal action of
+# every position met, they must equal tables built from scratch, and the play must equal
+# the play from the same position read back from its string (tables built afresh).
+
+from conftest import act, board                      # noqa: E402
+from tomis import rules                              # noqa: E402
+from tomis.board import parse_square                 # noqa: E402
+from tomis.position import from_string, to_string    # noqa: E402
+from hypothesis import HealthCheck                   # noqa: E402
+
+
+def assert_same_play(state, action):
+    after, report = rules.apply_unchecked(state, action)
+    assert after.attacks == combat.new_tables(after.units, after.edition), f"{action} at ply {state.ply}"
+    full = combat.attack_tables(after.units, after.edition)
+    assert [combat.side_ap(after.attacks, side) for side in (WHITE, BLACK)] == list(full)
+    fresh = from_string(to_string(state))                   # no tables, not settled
+    fresh.history = state.history
+    again, again_report = rules.apply_unchecked(fresh, action)
+    assert report == again_report, f"{action} at ply {state.ply}"
+    assert after == again and after.hash == again.hash and after.history == again.history
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(["manual", "readme"]), st.lists(st.integers(0, 10**6), min_size=20, max_size=160))
+def test_R15_R18_kept_tables_agree_with_fresh_ones_on_every_legal_action(edition, picks):
+    state = rules.new_game(edition)
+    for pick in picks:
+        actions = rules.legal_actions(state)
+        if not actions:
+            break
+        if state.ply >= rules.OPENING_PLIES:
+            for action in actions:
+                assert_same_play(state, action)
+        state, _ = rules.apply_unchecked(state, actions[pick % len(actions)])
+
+
+def test_R15_R18_a_frigate_stepping_aside_opens_a_towers_ray_onto_an_enemy():
+    # The White tower on a4 is blocked by its own frigate on c4; e4's Black frigate is
+    # already attacked by White's frigate on d3. Moving c4 up opens the ray: 2 AP on e4.
+    state = board("""
+....b...
+........
+........
+........
+T.F.f...
+...F....
+........
+....B...
+""")
+    assert state.attacks is None              # a position from a string: built on first use
+    quiet, report = rules.apply(state, act("F@a1"))
+    assert report.destroyed == () and quiet.attacks is not None
+    black = rules.apply(quiet, act("F@a8"))[0]
+    after, report = rules.apply(black, act("Fc4-c5"))
+    assert [str(d) for d in report.destroyed] == ["frigate on e4"]
+    assert after.attacks == combat.new_tables(after.units, after.edition)
+
+
+def test_R15_a_rotation_shares_the_attack_tables_and_a_move_does_not():
+    state = board("""
+....b...
+........
+........
+........
+........
+........
+F.......
+....B...
+""", "d5wJ1N")
+    before, _ = rules.apply(state, act("F@b1"))
+    before, _ = rules.apply(before, act("F@a8"))
+    rotated, _ = rules.apply(before, act("Md5:S"))
+    assert rotated.attacks is before.attacks
+    moved, _ = rules.apply(rotated, act("Fa8-a7"))
+    assert moved.attacks is not rotated.attacks
+    assert rotated.attacks == combat.new_tables(rotated.units, rotated.edition)     # untouched
+    assert combat.side_ap(moved.attacks, BLACK)[parse_square("a6")] == 1
+
+
+def test_R18_losses_after_a_rotation_leave_the_position_before_it_whole():
+    # A position from a string is not known to be settled: the rotation (which changes no
+    # unit, so its successor starts out sharing the units and gates) is followed by a full
+    # resolution, and e4's Black frigate falls to d3's and f3's 2 AP. The parent keeps it.
+    state = board("""
+....b...
+........
+........
+........
+....f...
+...F.F..
+........
+....B...
+""", "d5wJ1N")
+    text = to_string(state)
+    rotated, report = rules.apply(state, act("Md5:S"))
+    assert [str(d) for d in report.destroyed] == ["frigate on e4"]
+    assert parse_square("e4") in state.units and parse_square("e4") not in rotated.units
+    assert to_string(state) == text and state.hash == from_string(text).hash
+    assert rotated.attacks == combat.new_tables(rotated.units, rotated.edition)

@@ -144,7 +144,7 @@ def test_a_decided_position_is_refused():
 def test_levels_are_one_to_eight_with_a_default():
     assert sorted(LEVELS) == list(range(1, 9))
     assert DEFAULT_LEVEL in LEVELS
-    assert ComputerPlayer(4).name == "computer (level 4)"
+    assert ComputerPlayer(4).name == "tomis level 4"
     with pytest.raises(ValueError, match="levels run from 1 to 8"):
         level_limits(9)
     # Stronger levels never search less: noise falls and the node budget grows.

@@ -264,3 +264,27 @@ def test_position_repr_svg_is_the_board_with_its_last_action():
         last = checked.game.nodes[number - 1].report if number else None
         assert positions[number]._repr_svg_() == svg.board(checked.game.states[number], last=last)
     assert "data-position" in tomis.Position()._repr_svg_()
+
+
+def test_a_legend_names_every_piece_shape_and_gate_state_under_the_board():
+    from xml.etree import ElementTree
+
+    from tomis import svg
+    from tomis.rules import new_game
+
+    plain = svg.board(new_game("manual"), size=400)
+    keyed = svg.board(new_game("manual"), size=400, legend=True)
+    ns = {"s": "http://www.w3.org/2000/svg"}
+    root = ElementTree.fromstring(keyed)
+    legend = root.find("s:g[@class='legend']", ns)
+    items = legend.findall("s:g[@class='legend-item']", ns)
+    assert [item.get("data-piece") for item in items[:5]] == ["base", "frigate", "sentry", "tower", "flagship"]
+    assert [item.get("data-gate") for item in items[5:8]] == ["inactive", "active", "jump"]
+    words = " ".join(text.text for text in legend.iter("{http://www.w3.org/2000/svg}text"))
+    assert words == "base frigate sentry tower flagship gate off gate on jump gate hollow: White solid: Black"
+    # As wide as without it, taller by the strip; and no unit or gate a reader would count.
+    extent = 8 * svg.SQUARE + 2 * svg.MARGIN
+    assert root.get("width") == "400" and root.get("height") == str(round(400 * (extent + svg.LEGEND_HEIGHT) / extent))
+    assert root.get("viewBox") == f"0 0 {extent} {extent + svg.LEGEND_HEIGHT}"
+    assert keyed.count('class="gate"') == plain.count('class="gate"') == 0
+    assert 'class="legend"' not in plain

@@ -113,3 +113,74 @@ def test_variations_nest_at_most_max_depth():
         1, column, f"game 1: variations nest at most {MAX_VARIATION_DEPTH} deep (MAX_VARIATION_DEPTH)")
     ok = "1. B@e1 " + "(1. B@a1 " * MAX_VARIATION_DEPTH + ")" * MAX_VARIATION_DEPTH + " *"
     assert error_of(ok) is None
+
+
+# --------------------------------------------------------------------------- replay and variation add
+
+def test_replay_shows_each_side_line_indented_after_the_action_it_replaces():
+    from conftest import SAMPLES_DIR, invoke
+
+    result = invoke("replay", SAMPLES_DIR / "annotated-variations.tgn", "--to", "14")
+    assert result.exit_code == 0, result.stderr
+    out = result.stdout
+    assert "\n    instead of action 2: 1... B@a8 $6 {the corner base is slow to defend} 2. G@b1\n" in out
+    assert ("\n    instead of action 13: 7. Fa1-a2 T@a8 {a calmer plan} (7... Fh8-g8 8. Fa2-b2)\n" in out)
+    # After the action's own board, before the next action.
+    assert out.index("instead of action 2:") < out.index("White played 2. G@b1 (action 3)")
+
+
+def test_replay_variations_steps_into_side_lines_with_boards():
+    from conftest import SAMPLES_DIR, invoke
+
+    result = invoke("replay", SAMPLES_DIR / "annotated-variations.tgn", "--from", "13", "--to", "13",
+                    "--variations")
+    assert result.exit_code == 0, result.stderr
+    out = result.stdout
+    assert "\n    variation instead of action 13:\n    White played 7. Fa1-a2 (action 13)\n" in out
+    assert "\n        variation instead of action 14:\n        Black played 7... Fh8-g8 (action 14)\n" in out
+    assert "\n         8 | " in out          # the nested line's board, indented twice
+    assert out.count("end of the variation") == 2
+
+
+def test_variation_add_writes_a_checked_canonical_side_line(tmp_path):
+    from conftest import SAMPLES_DIR, invoke
+
+    path = tmp_path / "v.tgn"
+    path.write_bytes((SAMPLES_DIR / "annotated-variations.tgn").read_bytes())
+    result = invoke("variation", "add", path, "--at", "3", "2. G@c1 G@g8")
+    assert result.exit_code == 0, result.stderr
+    text = path.read_text(encoding="utf-8")
+    game = record.read_game(text)
+    side = game.nodes[2].variations[0]
+    assert [str(node.action) for node in side.nodes] == ["G@c1", "G@g8"]
+    assert side.start == game.states[2]             # from the position before action 3
+    assert invoke("fmt", "--check", path).exit_code == 0        # written canonical
+    assert "2. G@b1\n(2. G@c1 G@g8) 2... G@g8" in text
+
+
+@pytest.mark.parametrize("args, where, message", [
+    (["--at", "3", "2. G@d1"], "<actions>:1:4:", "(R6)"),
+    (["--at", "3", "2. G@b1"], "<actions>:1:1:", "the main line already plays these actions"),
+    (["--at", "2", "B@a8 G@b1"], "<actions>:1:1:", "a variation of the record already plays"),
+    (["--at", "3", "2. Zz9"], "<actions>:1:4:", ""),
+], ids=["illegal", "main-line", "repeat", "unreadable"])
+def test_variation_add_refuses_and_leaves_the_file_as_it_was(tmp_path, args, where, message):
+    from conftest import SAMPLES_DIR, invoke
+
+    path = tmp_path / "v.tgn"
+    path.write_bytes((SAMPLES_DIR / "annotated-variations.tgn").read_bytes())
+    before = path.read_bytes()
+    result = invoke("variation", "add", path, *args)
+    assert result.exit_code == 1
+    assert result.stderr.startswith(where) and message in result.stderr
+    assert len(result.stderr.splitlines()) == 1
+    assert path.read_bytes() == before
+
+
+def test_variation_add_at_an_action_the_game_lacks_is_a_usage_error(tmp_path):
+    from conftest import SAMPLES_DIR, invoke
+
+    path = tmp_path / "v.tgn"
+    path.write_bytes((SAMPLES_DIR / "annotated-variations.tgn").read_bytes())
+    result = invoke("variation", "add", path, "--at", "19", "B@a1")
+    assert result.exit_code == 2 and "the game has actions 1 to 18" in result.stderr

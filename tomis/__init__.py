@@ -19,11 +19,15 @@ from typing import TYPE_CHECKING
 
 __version__ = "0.1.0"
 
+from . import _oldpaths
+
+_oldpaths.install(__name__)          # ``import tomis.record`` and the other paths from before the layers
+
 # name -> the module that defines it
 _EXPORTS = {
     "Position": "game", "Game": "game", "Node": "game", "LastAction": "game", "Removed": "game",
     "Unit": "game", "GateInfo": "game", "read_games": "game", "read_game": "game",
-    "Action": "actions",
+    "Action": "rules.actions",
     "TomisError": "errors", "NotationError": "errors", "IllegalActionError": "errors",
     "PositionError": "errors", "RecordError": "errors", "FileError": "errors",
 }
@@ -31,7 +35,7 @@ _EXPORTS = {
 __all__ = ["__version__", *_EXPORTS]
 
 if TYPE_CHECKING:      # for type checkers and editors; at run time __getattr__ does it lazily
-    from .actions import Action
+    from .rules.actions import Action
     from .errors import (
         FileError, IllegalActionError, NotationError, PositionError, RecordError, TomisError,
     )

@@ -26,15 +26,15 @@ import os
 from collections.abc import Iterator
 from typing import IO, NamedTuple, Union
 
-from . import record as _record
-from .actions import Action
-from .board import (
+from .notation import record as _record
+from .rules.actions import Action
+from .rules.board import (
     DIRECTION_NAMES, PIECE_NAMES, SIDE_NAMES, SQUARE_NAMES, parse_square,
 )
 from .errors import FileError, PositionError, RecordError, TomisError
-from .notation import parse_action
-from .position import from_string, to_json, to_string
-from .rules import EDITIONS, Report, State, apply, legal_actions, new_game
+from .notation.syntax import parse_action
+from .rules.position import from_string, to_json, to_string
+from .rules.core import EDITIONS, Report, State, apply, legal_actions, new_game
 
 __all__ = [
     "Position", "Game", "Node", "LastAction", "LateAction", "Removed", "Unit", "GateInfo",
@@ -299,7 +299,7 @@ class Position:
 
     def __str__(self) -> str:
         """The text diagram ``tomis show --ascii`` draws."""
-        from .render import board     # only for scripts that print a board
+        from .pictures.render import board     # only for scripts that print a board
         return board(self._state)
 
     def __repr__(self) -> str:
@@ -307,7 +307,7 @@ class Position:
 
     def _repr_svg_(self) -> str:
         """The board as SVG (:func:`tomis.svg.board`), with the last action: notebooks show this."""
-        from .svg import board        # only for a notebook or a script that draws
+        from .pictures.svg import board        # only for a notebook or a script that draws
         return board(self, last=self._last)
 
     def __eq__(self, other) -> bool:
@@ -460,7 +460,7 @@ class Game:
         """
         from datetime import datetime, timezone
 
-        from . import clock, correspondence
+        from .notation import clock, correspondence
 
         facts = correspondence.read_facts(self._record)
         if facts.control is None:
@@ -473,7 +473,7 @@ class Game:
     @property
     def flag_falls(self) -> list[LateAction]:
         """The actions played after their side's time ran out (a claim is then allowed)."""
-        from .clock import format_stamp
+        from .notation.clock import format_stamp
 
         return [LateAction(fall.number, SIDE_NAMES[fall.side], format_stamp(fall.deadline))
                 for fall in self._record.flag_falls]
@@ -481,7 +481,7 @@ class Game:
     @property
     def digest(self) -> str:
         """The Digest of the history (docs/SECURITY.md), as ``str(game)`` writes it."""
-        from .digest import game_digest
+        from .notation.digest import game_digest
         return game_digest(self._record)
 
     @property
@@ -529,7 +529,7 @@ class Game:
         game has ended or when it was read with an error.
         """
         self._refuse_if_broken()
-        _record.append(self._record, action if isinstance(action, str) else str(action))
+        _record.append(self._record, action)
         return self.position
 
     def undo(self) -> Action | None:
@@ -618,7 +618,7 @@ def _public_nodes(nodes, first: int) -> tuple[Node, ...]:
 
 def _drop_ending_commands(rec: _record.Game) -> None:
     """Take back what an accepted draw or a claim on time wrote (docs/NOTATION.md)."""
-    from .correspondence import TERMINATION_TAG, TIME_FORFEIT, ending_command
+    from .notation.correspondence import TERMINATION_TAG, TIME_FORFEIT, ending_command
 
     comments = rec.nodes[-1].comments if rec.nodes else rec.comments
     if comments and ending_command(comments[-1]):

@@ -35,10 +35,11 @@ from __future__ import annotations
 import functools
 import os
 import re
+from bisect import bisect_left
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from . import textio
+from .util import textio
 from .errors import FileError, RecordError, TomisError
 
 if TYPE_CHECKING:
@@ -69,7 +70,7 @@ class Origin:
 
     message_id: str | None = None
     references: tuple[str, ...] = ()
-    reply_to: str | None = None        # Reply-To, else From: where an answer goes
+    reply_to: str | None = None        # Reply-To, else From, as written: where an answer goes
     sender: str | None = None          # From
     subject: str | None = None
     date: datetime | None = None
@@ -396,35 +397,82 @@ class _Region:
 
 
 _TAIL_NOTE = "ignored the text after the last result"
+_FIRST_WINDOW = 256            # lines; doubled while a record runs past it
+MAX_RECORDS_PER_MESSAGE = 100
 _DIGEST_TAG = re.compile(r'^\s*\[\s*Digest\s+"', re.MULTILINE)
 
 
 def find_regions(text: str) -> list[_Region]:
     """The records in ``text``: the first as :func:`textio.extract_record` finds it, then one
-    more after each result that mail text follows, as long as another record starts."""
-    lines: list[str] | None = None          # split only when a second record is looked for
-    regions: list[_Region] = []
-    offset = 0
-    while True:
-        part = text if offset == 0 else "\n".join(lines[offset:])
-        if regions and textio.record_start_line(part) is None:
+    more after each result that mail text follows, as long as another record starts.
+
+    One pass over the text, not one per record (a message of many small records took
+    minutes, issue 23): after the first record, the lines are split once, where a record
+    may start is found once, and each further record is extracted from a window of lines just large enough that the result
+    is the one the whole rest of the text would give (see :func:`_extract_window`). At most
+    :data:`MAX_RECORDS_PER_MESSAGE` records are kept.
+    """
+    # The first record as the whole text gives it; most texts hold one, and a 16 MiB
+    # archive should not be split into lines to learn that (issue 16).
+    extracted = textio.extract_record(text)
+    regions = [_region(extracted, 0)]
+    if not _was_cut(extracted) or regions[0].last <= 0:
+        return regions
+    lines = text.split("\n")
+    tag_lines, move_lines = textio.record_start_lines(lines)
+    offset = regions[0].last
+    while offset < len(lines):
+        if regions and not _starts_at_or_after(offset, tag_lines, move_lines):
             break
-        extracted = textio.extract_record(part)
-        cut = any(note.startswith(_TAIL_NOTE) for note in extracted.notes)
-        # The last row holding more than blanks (a cut leaves an empty row at the end),
-        # counted in place: copies of a 16 MiB archive cost 16 MiB each (issue 16).
-        content_rows = extracted.count("\n", 0, _content_end(extracted)) + 1
-        first = extracted.locate(1)[0] + offset
-        last = extracted.locate(content_rows)[0] + offset
-        regions.append(_Region(extracted, offset, first, last))
-        if not cut or last <= offset:
+        if len(regions) == MAX_RECORDS_PER_MESSAGE:
+            raise FileError(f"this text holds more than {MAX_RECORDS_PER_MESSAGE} records; "
+                            "a reply never quotes that many: save the one you mean on its own")
+        extracted, cut = _extract_window(lines, offset, tag_lines)
+        regions.append(_region(extracted, offset))
+        if not cut or regions[-1].last <= offset:
             break
-        if lines is None:
-            lines = text.split("\n")
-        offset = last
-        if offset >= len(lines):
-            break
+        offset = regions[-1].last
     return regions
+
+
+def _region(extracted, offset: int) -> _Region:
+    # The last row holding more than blanks (a cut leaves an empty row at the end),
+    # counted in place: copies of a 16 MiB archive cost 16 MiB each (issue 16).
+    content_rows = extracted.count("\n", 0, _content_end(extracted)) + 1
+    first = extracted.locate(1)[0] + offset
+    last = extracted.locate(content_rows)[0] + offset
+    return _Region(extracted, offset, first, last)
+
+
+def _was_cut(extracted) -> bool:
+    return any(note.startswith(_TAIL_NOTE) for note in extracted.notes)
+
+
+def _starts_at_or_after(offset: int, tag_lines: list[int], move_lines: list[int]) -> bool:
+    return bool(tag_lines and tag_lines[-1] >= offset or move_lines and move_lines[-1] >= offset)
+
+
+def _extract_window(lines: list[str], offset: int, tag_lines: list[int]):
+    """``(extracted, cut)``: the record of ``lines[offset:]``, extracted from the fewest
+    lines that give the same answer as all of them.
+
+    A window of whole lines, doubled until the extraction ends at a result inside it (the
+    text after that result, up to the next line's end, decides the cut, and it is the same
+    in the window as in the whole), and, when the record it found starts without a tag,
+    until no tag line lies beyond (a tag line anywhere is preferred as the start).
+    """
+    size = _FIRST_WINDOW
+    while True:
+        end = min(len(lines), offset + size)
+        extracted = textio.extract_record("\n".join(lines[offset:end]))
+        cut = _was_cut(extracted)
+        if end == len(lines):
+            return extracted, cut
+        next_tag = bisect_left(tag_lines, offset)
+        tag_settled = next_tag == len(tag_lines) or tag_lines[next_tag] < end
+        if cut and tag_settled:
+            return extracted, cut
+        size *= 2
 
 
 def _content_end(text: str) -> int:
@@ -436,7 +484,7 @@ def _content_end(text: str) -> int:
 
 
 def _same_game(one, other) -> bool:
-    from .position import to_string
+    from .rules.position import to_string
 
     names = ("White", "Black", "Event", "Site", "Round", "Date")
     return (to_string(one.start) == to_string(other.start)
@@ -456,7 +504,7 @@ def choose_region(regions: list[_Region], locate_body) -> tuple[_Region, list[st
 
     ``locate_body(line, column)`` maps a body place to the saved file's (for messages).
     """
-    from . import record
+    from .notation import record
 
     if len(regions) == 1:
         return regions[0], []
@@ -689,19 +737,70 @@ def mailbox_messages(box) -> list[tuple[str, object]]:
 
 def message_of(box, key):
     """One message of a mailbox, refused when larger than a file may be."""
-    data = box.get_bytes(key)
-    if len(data) > textio.MAX_FILE_BYTES:
-        raise FileError(f"this message is larger than {textio.MAX_FILE_BYTES // 2**20} MiB; "
-                        "a game record is never that big")
-    return _parse(data)
+    return _parse(box.get_bytes(key))
 
 
 def _parse(data: bytes):
-    """The standard library's parser, with the modern policy (EmailMessage, get_body)."""
+    """The standard library's parser, with the modern policy (EmailMessage, get_body), on
+    a message within :func:`check_bounds`."""
     import email
     import email.policy
 
+    check_bounds(data)
     return email.message_from_bytes(data, policy=email.policy.default)
+
+
+# The shape of a message tomis reads (issue 23). The standard library parses nesting and
+# nested comments by recursion and some long shapes in quadratic time, so a message is
+# measured on its bytes, by regular expressions, before it is parsed; a real reply is far
+# inside every bound. Beyond one: a one-line FileError (exit 2).
+MAX_PARTS = 1_000              # lines starting "--" and a word: every MIME part has one
+MAX_CONTAINERS = 50            # multipart/* and message/* parts (nesting is at most this deep)
+MAX_HEADER_LINES = 10_000      # lines of one header field, folds included
+MAX_HEADER_BYTES = 256 * 1024  # bytes of one header field, folds included
+MAX_COMMENT_DEPTH = 20         # ( ) nested in one header field
+
+_BOUNDARY_LINE = re.compile(rb"^--[^\s-]", re.MULTILINE)
+_FIELD = re.compile(rb"^[!-9;-~]+:[^\n]*(?:\n[ \t][^\n]*)*", re.MULTILINE)
+_CONTENT_TYPE = re.compile(rb"^content-type:[^\n]*(?:\n[ \t][^\n]*)*", re.MULTILINE | re.IGNORECASE)
+_CONTAINER = re.compile(rb"multipart|message", re.IGNORECASE)
+
+
+def check_bounds(data: bytes) -> None:
+    """Refuse, with a :class:`FileError`, a message beyond the limits above."""
+    if len(data) > textio.MAX_FILE_BYTES:
+        raise FileError(f"this message is larger than {textio.MAX_FILE_BYTES // 2**20} MiB; "
+                        "a game record is never that big")
+    if len(_BOUNDARY_LINE.findall(data)) > MAX_PARTS:
+        raise _beyond(f"more than {MAX_PARTS:,} MIME parts")
+    containers = sum(1 for field in _CONTENT_TYPE.finditer(data)
+                     if _CONTAINER.search(field.group()))
+    if containers > MAX_CONTAINERS:
+        raise _beyond(f"more than {MAX_CONTAINERS} multipart or message parts (nested mail)")
+    for field in _FIELD.finditer(data):
+        text = field.group()
+        if len(text) > MAX_HEADER_BYTES or text.count(b"\n") >= MAX_HEADER_LINES:
+            name = text[:text.index(b":")].decode("ascii")[:40]
+            raise _beyond(f"a header field ({name}) longer than {MAX_HEADER_BYTES // 1024} KiB "
+                          f"or {MAX_HEADER_LINES:,} lines")
+        if text.count(b"(") > MAX_COMMENT_DEPTH and _comment_depth(text) > MAX_COMMENT_DEPTH:
+            raise _beyond(f"comments nested more than {MAX_COMMENT_DEPTH} deep in a header field")
+
+
+def _comment_depth(field: bytes) -> int:
+    depth = deepest = 0
+    for byte in field:
+        if byte == 0x28:                       # (
+            depth += 1
+            deepest = max(deepest, depth)
+        elif byte == 0x29 and depth:           # )
+            depth -= 1
+    return deepest
+
+
+def _beyond(what: str) -> FileError:
+    return FileError(f"this message has {what}; tomis reads no message of that shape "
+                     "(docs/SECURITY.md, limits)")
 
 
 def _pick(box, wanted: str | None, name: str):
@@ -803,7 +902,12 @@ def _aware(when: datetime) -> datetime:
 
 
 def origin_of(msg) -> Origin:
-    """The headers a reply needs; a malformed header is simply absent."""
+    """The headers a reply needs; a malformed header is simply absent.
+
+    The ids and the address to answer are the sender's words as written (unfolded),
+    before the email package decodes any encoded word (a message id never holds one);
+    tomis.mailout checks each before it reaches a header.
+    """
     def header(name: str):
         try:
             return msg.get(name)
@@ -815,12 +919,17 @@ def origin_of(msg) -> Origin:
         addresses = getattr(value, "addresses", ()) if value is not None else ()
         return addresses[0].addr_spec if addresses else None
 
+    def written(name: str) -> str | None:
+        for key, value in msg.raw_items():
+            if key.lower() == name.lower():
+                return " ".join(str(value).split()) or None
+        return None
+
     date = getattr(header("Date"), "datetime", None)
-    message_id = str(header("Message-ID") or "").strip() or None
-    references = tuple(str(header("References") or "").split())
+    references = tuple((written("References") or "").split())
     subject = str(header("Subject") or "").strip() or None
-    sender = address("From")
-    return Origin(message_id, references, address("Reply-To") or sender, sender, subject, date)
+    reply_to = written("Reply-To") or written("From")
+    return Origin(written("Message-ID"), references, reply_to, address("From"), subject, date)
 
 
 def _from_message(msg, data: bytes | None, name: str, label: str | None) -> Found:
@@ -834,14 +943,24 @@ def _from_message(msg, data: bytes | None, name: str, label: str | None) -> Foun
 
 def message_body(msg, name: str, data: bytes | None = None) -> Body:
     """The part to read: a ``.tgn`` attachment, else the text/plain body, else the HTML one."""
+    try:
+        return _message_body(msg, name, data)
+    except _PARAMETER_FAULTS:
+        # The email package's own parser fails on some malformed MIME headers while it
+        # chooses parts (issue 23): say so in one line.
+        raise FileError("a Content-Type or Content-Disposition header of the message does not "
+                        "parse (RFC 2045, 2183, 2231); save the record as a file") from None
+
+
+def _message_body(msg, name: str, data: bytes | None) -> Body:
     attachments = [part for part in msg.iter_attachments()
-                   if (part.get_filename() or "").lower().endswith(RECORD_SUFFIX)]
+                   if (filename_of(part) or "").lower().endswith(RECORD_SUFFIX)]
     if attachments:
         part = attachments[0]
-        notes = [f"took the record from the attachment {part.get_filename()}"]
+        notes = [f"took the record from the attachment {filename_of(part)}"]
         if len(attachments) > 1:
             notes[0] += f" (the first of {len(attachments)} .tgn attachments)"
-        return Body(_part_text(part, name), f"the attachment {part.get_filename()}",
+        return Body(_part_text(part, name), f"the attachment {filename_of(part)}",
                     _verbatim_line(part, data), notes)
     part = msg.get_body(preferencelist=("plain", "html"))
     if part is None:
@@ -855,8 +974,8 @@ def message_body(msg, name: str, data: bytes | None = None) -> Body:
         notes.append("the message has no text/plain part; read the text of its HTML part "
                      "(line numbers count lines of that text)")
         first_line = None
-    elif str(part.get_param("format", "")).lower() == "flowed":
-        text = unflow(text, str(part.get_param("delsp", "")).lower() == "yes")
+    elif str(param_of(part, "format", "")).lower() == "flowed":
+        text = unflow(text, str(param_of(part, "delsp", "")).lower() == "yes")
         notes.append("undid format=flowed line wrapping (RFC 3676); line numbers count "
                      "lines of the unwrapped text")
         first_line = None
@@ -865,14 +984,35 @@ def message_body(msg, name: str, data: bytes | None = None) -> Body:
                      "not of the saved file")
     if "\ufffd" in text:
         notes.append(f"some bytes of the message do not fit its declared charset "
-                     f"{part.get_content_charset()!r} and were replaced by U+FFFD")
+                     f"{param_of(part, 'charset')!r} and were replaced by U+FFFD")
     return Body(text, f"the text/{kind} part", first_line, notes)
+
+
+# What the email package's parameter parser (RFC 2231 continuations) raises on some
+# malformed values, e.g. ``Content-Disposition: =;filename*0*;filename*`` (issue 23).
+_PARAMETER_FAULTS = (IndexError, ValueError, TypeError, LookupError, AttributeError)
+
+
+def filename_of(part) -> str | None:
+    """A part's file name, or None when it has none or its parameters do not parse."""
+    try:
+        return part.get_filename()
+    except _PARAMETER_FAULTS:
+        return None
+
+
+def param_of(part, name: str, default=None):
+    """A ``Content-Type`` parameter, or ``default`` when absent or unreadable."""
+    try:
+        return part.get_param(name, default)
+    except _PARAMETER_FAULTS:
+        return default
 
 
 def _part_text(part, name: str, first_line: int | None = None) -> str:
     """A part's decoded text: its declared charset, or strict UTF-8 when it declares none
     (RFC 2045 says US-ASCII then; UTF-8 is its superset and what clients mean)."""
-    charset = part.get_param("charset")
+    charset = param_of(part, "charset")
     if charset is None or part.get_content_maintype() != "text":
         data = part.get_payload(decode=True) or b""
         try:
@@ -966,31 +1106,28 @@ def unflow(text: str, delsp: bool = False) -> str:
     of the same quote depth; space-stuffing is removed; ``-- `` (a signature) never flows.
     Quote marks are written back as ``>`` per level and one space."""
     out: list[str] = []
-    paragraph: str | None = None
+    # The open paragraph as its pieces, joined once: adding each line to one string made a
+    # long flowed body quadratic (issue 23).
+    paragraph: list[str] = []
     depth_open = 0
 
     def flush():
-        nonlocal paragraph
-        if paragraph is not None:
-            out.append((">" * depth_open + " " if depth_open else "") + paragraph)
-            paragraph = None
+        if paragraph:
+            out.append((">" * depth_open + " " if depth_open else "") + "".join(paragraph))
+            paragraph.clear()
 
     for line in text.split("\n"):
         depth = len(line) - len(line.lstrip(">"))
         content = line[depth:]
         if content.startswith(" "):
             content = content[1:]
-        if paragraph is not None and depth != depth_open:
+        if paragraph and depth != depth_open:
             flush()
-        if paragraph is None:
-            paragraph, depth_open = content, depth
-        else:
-            paragraph += content
+        if not paragraph:
+            depth_open = depth
         flowed = content.endswith(" ") and content != "-- "
-        if flowed:
-            if delsp:
-                paragraph = paragraph[:-1]
-        else:
+        paragraph.append(content[:-1] if flowed and delsp else content)
+        if not flowed:
             flush()
     flush()
     return "\n".join(out)
@@ -999,10 +1136,29 @@ def unflow(text: str, delsp: bool = False) -> str:
 def html_to_text(html: str) -> str:
     """The text of an HTML body, a line per block, quoted blocks marked ``> ``."""
     parser = _html_text_class()()
-    parser.feed(html)
+    parser.feed(_tags_only(html))
     parser.close()
     parser.end_line()
     return "\n".join(parser.lines) + "\n"
+
+
+# A "<" that opens no whole tag before the next "<" (issue 23): html.parser took minutes
+# on 200 KB of "<p" and raised AssertionError on "<![", so such a "<" is text.
+_NOT_A_TAG = re.compile(r"<(?!(?:[A-Za-z/?]|![A-Za-z])[^<>]*>)")
+
+
+def _tags_only(html: str) -> str:
+    """``html`` with complete comments dropped and every other stray ``<`` written ``&lt;``;
+    linear: an unclosed comment ends the search for comments."""
+    pieces, at = [], 0
+    while (start := html.find("<!--", at)) >= 0:
+        end = html.find("-->", start + 4)
+        if end < 0:
+            break
+        pieces.append(html[at:start])
+        at = end + 3
+    pieces.append(html[at:])
+    return _NOT_A_TAG.sub("&lt;", "".join(pieces))
 
 
 def _html_text_class():

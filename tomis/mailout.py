@@ -2,12 +2,18 @@
 
 A layer above :mod:`tomis.record`, :mod:`tomis.render` and :mod:`tomis.mail`, below the
 CLI; it prints and prompts nothing (the password comes in as an argument). Messages are
-built with :class:`email.message.EmailMessage` and sent with
-:meth:`smtplib.SMTP.send_message`.
+built with :class:`email.message.EmailMessage` under ``email.policy.SMTP`` and sent with
+:meth:`smtplib.SMTP.sendmail`, to the envelope tomis computed from ``To`` and ``Cc``.
+
+Every header value comes from checked data (docs/SECURITY.md, finding 1): a message id
+only when it is one RFC 5322 ``msg-id`` (:func:`msg_id`), an address only when the email
+package's two parsers agree it is exactly one plain address (:func:`one_address`,
+:func:`addresses`), no control character anywhere, and the bytes written are read back
+to prove they hold the headers composed and no other (:func:`message_bytes`).
 
 - :func:`compose`: subject ``Tomis: Ana vs Bo — action 3 (G@b1)``, the board and the
   record in the text body, the record attached as a ``.tgn`` file, ``In-Reply-To`` and
-  ``References`` when the record came from a message.
+  ``References`` when the record came from a message (:func:`thread_of` checks its ids).
 - :class:`Sidecar`: what is remembered about a game's mail beside its record
   (``ladder.tgn.mail.json``): the opponent's address and the thread. Never the password,
   never inside the record.
@@ -21,6 +27,7 @@ built with :class:`email.message.EmailMessage` and sent with
 from __future__ import annotations
 
 import configparser
+import email.policy
 import json
 import os
 import re
@@ -30,7 +37,7 @@ from dataclasses import dataclass, field
 from email.message import EmailMessage
 from email.utils import format_datetime, localtime, make_msgid
 
-from .errors import FileError, TomisError
+from .errors import FileError, TomisError, one_line
 
 SIDECAR_SUFFIX = ".mail.json"
 MAILER = "tomis"                # X-Mailer of the messages tomis writes (and alone resends)
@@ -42,6 +49,17 @@ PASSWORD_ENV = "TOMIS_SMTP_PASSWORD"
 CONFIG_ENV = "TOMIS_MAIL_CONFIG"
 _YES = ("1", "yes", "true", "on")
 _NO = ("0", "no", "false", "off")
+# SMTP's line ends; the email package refuses a header value holding a line break itself.
+POLICY = email.policy.SMTP
+MAX_MSG_ID = 250                # characters of one message id, brackets included
+MAX_REFERENCES = 20             # ids in a reply's References: the first and the latest
+MAX_ADDRESS = 254               # characters of one addr-spec (RFC 5321's path, less <>)
+MAX_NAME_IN_SUBJECT = 100       # characters of a player's name in the Subject
+MAX_SIDECAR_BYTES = 64 * 1024   # tomis writes a few hundred bytes there
+# Headers that choose recipients besides To and Cc; tomis never writes them, and a
+# message holding one is not sent (smtplib would deliver to a Bcc).
+FOREIGN_RECIPIENTS = ("bcc", "resent-to", "resent-cc", "resent-bcc", "resent-from",
+                      "resent-sender")
 
 
 class MailError(TomisError):
@@ -61,20 +79,28 @@ def players(game) -> tuple[str, str]:
 def subject(game) -> str:
     """``Tomis: White vs Black — action N (ACTION)`` for the last action of ``game``.
 
-    A control character in a name is shown escaped (``\\x1d``): a header is one line.
+    The names come from the record, which the opponent wrote. A control character in a
+    name is shown escaped (``\\x1d``): a header is one line. ``=?`` is written ``= ?``:
+    the email package (and every mail program) would decode an RFC 2047 encoded word
+    in the Subject, and one can decode to anything, a line break and a header included.
+    A name is cut at :data:`MAX_NAME_IN_SUBJECT` characters.
     """
-    from .errors import one_line
-
-    white, black = (one_line(name) for name in players(game))
+    white, black = (_subject_name(name) for name in players(game))
     if not game.nodes:
         return f"Tomis: {white} vs {black} — new game"
     return f"Tomis: {white} vs {black} — action {len(game.nodes)} ({game.nodes[-1].action})"
 
 
+def _subject_name(name: str) -> str:
+    shown = one_line(name).replace("=?", "= ?")
+    return shown if len(shown) <= MAX_NAME_IN_SUBJECT else shown[:MAX_NAME_IN_SUBJECT - 1] + "…"
+
+
 def body_text(game, record_text: str) -> str:
     """What the opponent reads: the last action and its combat, the board, the Digest, the
     record. Plain ASCII diagram: it survives every mail client."""
-    from . import digest, render
+    from .notation import digest
+    from .pictures import render
 
     lines = []
     if game.nodes:
@@ -90,25 +116,51 @@ def compose(game, record_text: str, *, sender: str, to: str, attachment_name: st
             date=None) -> EmailMessage:
     """A complete RFC 5322 message carrying ``game`` (its text ``record_text``).
 
-    Raises :class:`MailError` when ``sender`` is not one address or ``to`` not a list of
-    addresses (``Name <local@domain>`` or ``local@domain``).
+    Raises :class:`MailError` when ``sender`` is not one address, ``to`` not a list of
+    addresses (``Name <local@domain>`` or ``local@domain``), or an id of the thread not
+    a message id (:func:`thread_of` drops those before they come here).
     """
-    message = EmailMessage()
-    message["From"] = addresses(sender, "the sender", single=True)
-    message["To"] = addresses(to, "the address to send to")
-    message["Subject"] = subject(game)
-    message["Date"] = format_datetime(date or localtime())
-    message["Message-ID"] = make_msgid(domain=_domain(sender))
+    message = EmailMessage(policy=POLICY)
+    _put(message, "From", addresses(sender, "the sender", single=True))
+    _put(message, "To", addresses(to, "the address to send to"))
+    _put(message, "Subject", subject(game))
+    _put(message, "Date", format_datetime(date or localtime()))
+    _put(message, "Message-ID", _checked_id(make_msgid(domain=_domain(sender)), "its own id"))
     if in_reply_to:
-        message["In-Reply-To"] = in_reply_to
-        thread = [ref for ref in references if ref != in_reply_to] + [in_reply_to]
-        message["References"] = " ".join(thread)
-    message["X-Mailer"] = MAILER
+        _put(message, "In-Reply-To", _checked_id(in_reply_to, "In-Reply-To"))
+        thread = [_checked_id(ref, "References") for ref in references if ref != in_reply_to]
+        _put(message, "References", " ".join(_bounded(thread + [in_reply_to])))
+    _put(message, "X-Mailer", MAILER)
     body = body_text(game, record_text)
     message.set_content(body, cte=_transfer_encoding(body))
     message.add_attachment(record_text, subtype="plain", filename=attachment_name,
                            cte=_transfer_encoding(record_text))
     return message
+
+
+def _put(message: EmailMessage, name: str, value: str) -> None:
+    """Set one header and prove the email package read it as given: it decodes encoded
+    words while parsing a value, so what it holds, not what was passed, must be one
+    clean line."""
+    message[name] = value
+    held = str(message[name])
+    if not held.isprintable() or message[name].defects:
+        raise MailError(f"the {name} header would read {_clipped(held)!r}; "
+                        "no message was composed")
+
+
+def _checked_id(text: str, what: str) -> str:
+    if msg_id(text) is None:
+        raise MailError(f"{what} {_clipped(text)!r} is not a message id (RFC 5322)")
+    return text
+
+
+def _bounded(thread: list[str]) -> list[str]:
+    """At most MAX_REFERENCES ids: the thread's first and its latest, as RFC 5322
+    suggests trimming (the first names the thread, the latest its branch)."""
+    if len(thread) <= MAX_REFERENCES:
+        return thread
+    return thread[:1] + thread[len(thread) - MAX_REFERENCES + 1:]
 
 
 def _transfer_encoding(text: str) -> str:
@@ -117,23 +169,81 @@ def _transfer_encoding(text: str) -> str:
     return "7bit" if text.isascii() else "quoted-printable"
 
 
-_ADDR_SPEC = re.compile(r"[^@\s<>()\[\],;:\"]+@[^@\s<>()\[\],;:\"]+")
+# A plain addr-spec: a dot-atom local part (no quoted string, no encoded word, ASCII: a
+# non-ASCII address needs SMTPUTF8, which tomis does not speak) at a host name.
+_ATEXT = r"[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]"
+_DOT_ATOM_TEXT = rf"{_ATEXT}+(?:\.{_ATEXT}+)*"
+_HOST = r"[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*"
+_ADDR_SPEC = re.compile(rf"{_DOT_ATOM_TEXT}@{_HOST}")
+# RFC 5322's msg-id without CFWS: "<" dot-atom-text "@" (dot-atom-text / no-fold-literal) ">".
+_MSG_ID = re.compile(rf"<{_DOT_ATOM_TEXT}@(?:{_DOT_ATOM_TEXT}|\[[!-Z^-~]*\])>")
+
+
+def msg_id(text) -> str | None:
+    """``text`` when it is exactly one RFC 5322 msg-id of at most MAX_MSG_ID characters,
+    else None. One holding ``=?`` is refused too: it matches the grammar (``=`` and
+    ``?`` are atext), but the email package decodes the encoded word inside it."""
+    if not isinstance(text, str) or len(text) > MAX_MSG_ID or "=?" in text:
+        return None
+    return text if _MSG_ID.fullmatch(text) else None
+
+
+def _plain_addr_spec(addr: str) -> bool:
+    return len(addr) <= MAX_ADDRESS and "=?" not in addr and bool(_ADDR_SPEC.fullmatch(addr))
+
+
+def _parsed(text: str) -> list[tuple[str, str]] | None:
+    """(display name, addr-spec) of each address in ``text``; None unless the email
+    package's header parser and its older ``getaddresses`` find the same addresses,
+    each a plain addr-spec."""
+    from email.utils import getaddresses
+
+    try:
+        header = POLICY.header_factory("To", text)
+        legacy = getaddresses([text])
+    except Exception:            # whatever the email package raises on hostile text
+        return None
+    pairs = [(address.display_name, address.addr_spec) for address in header.addresses]
+    if not pairs or [addr for _name, addr in legacy] != [addr for _name, addr in pairs]:
+        return None
+    return pairs if all(_plain_addr_spec(addr) for _name, addr in pairs) else None
 
 
 def addresses(text: str, what: str, single: bool = False) -> str:
     """``text`` as a header value of mail addresses, each checked; a MailError names the
-    one that is not an address (a line break never reaches a header)."""
-    from email.utils import formataddr, getaddresses
+    one that is not an address (a control character never reaches a header)."""
+    from email.utils import formataddr
 
-    shown = " ".join(text.split())
-    pairs = getaddresses([shown]) if not any(c in text for c in "\r\n") else [("", "")]
-    # An address must be ASCII: a non-ASCII one needs SMTPUTF8, which tomis does not speak
-    # (and the email package refuses to write it); a display name may be anything.
-    if not pairs or (single and len(pairs) > 1) or not all(
-            addr.isascii() and _ADDR_SPEC.fullmatch(addr) for _name, addr in pairs):
-        raise MailError(f"{what} {text!r} is not {'a mail address' if single else 'a list of mail addresses'} "
+    return ", ".join(formataddr(pair) for pair in address_pairs(text, what, single))
+
+
+def address_pairs(text: str, what: str, single: bool = False) -> list[tuple[str, str]]:
+    """(display name, addr-spec) of each address of ``text``, or a MailError: a control
+    character anywhere, before or after the email package decodes a name, refuses it."""
+    pairs = _parsed(text) if isinstance(text, str) and text.isprintable() else None
+    if pairs is None or (single and len(pairs) > 1) or not all(
+            name.isprintable() for name, _addr in pairs):
+        raise MailError(f"{what} {_clipped(text)!r} is not "
+                        f"{'a mail address' if single else 'a list of mail addresses'} "
                         "like Ana <ana@example.org>")
-    return ", ".join(formataddr(pair) for pair in pairs)
+    return pairs
+
+
+def one_address(text: str, what: str) -> str:
+    """The addr-spec of ``text`` (a header of a received message) when it holds exactly
+    one plain address; its display name is not kept. A MailError otherwise."""
+    pairs = _parsed(text) if isinstance(text, str) else None
+    if pairs is None or len(pairs) != 1:
+        raise MailError(f"{what} {_clipped(text)!r} is not one mail address; "
+                        "give --to ADDRESS")
+    return pairs[0][1]
+
+
+def _clipped(text, limit: int = 120) -> str:
+    """Hostile text to quote (with ``!r``, which shows control characters escaped): not
+    a screenful of it."""
+    text = str(text)
+    return text if len(text) <= limit else text[:limit] + "..."
 
 
 def _domain(address: str) -> str | None:
@@ -148,14 +258,53 @@ def _domain(address: str) -> str | None:
 
 
 def attachment_name(record_path: str) -> str:
-    """The record's own file name when it is a .tgn file, else ``game.tgn``."""
+    """The record's own file name when it is a .tgn file, else ``game.tgn``. A name
+    holding an encoded word (``=?``) is not used either: the email package decodes it
+    in the Content-Disposition header, and a saved attachment may bear any name."""
     base = os.path.basename(record_path)
-    return base if base.lower().endswith(".tgn") and base.isprintable() else "game.tgn"
+    usable = base.lower().endswith(".tgn") and base.isprintable() and "=?" not in base
+    return base if usable else "game.tgn"
 
 
 def message_bytes(message: EmailMessage) -> bytes:
-    """The message as a mail program saves it (``.eml``), CRLF line ends as on the wire."""
-    return message.as_bytes(policy=message.policy.clone(linesep="\r\n"))
+    """The message as a mail program saves it (``.eml``), CRLF line ends as on the wire.
+
+    Read back before it leaves: every part must hold exactly the headers it was given.
+    An email package without the check on written headers that Python added in 2024
+    (gh-121650; not in 3.11.7, say) writes a header value holding a line break as it is,
+    which would add a header of the sender's choosing; this refuses that.
+    """
+    data = message.as_bytes(policy=POLICY)
+    if _header_names(message) != _header_names(email.message_from_bytes(data, policy=POLICY)):
+        raise MailError("the message would not hold the headers it was given "
+                        "(a line break in a value?); it was neither written nor sent")
+    return data
+
+
+def _header_names(message: EmailMessage) -> list[list[str]]:
+    """The header names of each part, in order."""
+    return [[name.lower() for name in part.keys()] for part in message.walk()]
+
+
+def thread_of(message_id: str | None, references) -> Thread:
+    """The ids a reply to a message may carry: its Message-ID when that is one msg-id
+    (else no thread at all), and those of its References that are."""
+    if not message_id:
+        return Thread(None, ())
+    if msg_id(message_id) is None:
+        return Thread(None, (), dropped_id=_clipped(message_id))
+    kept = [ref for ref in references if msg_id(ref) is not None]
+    return Thread(message_id, tuple(_bounded(kept)), dropped_references=len(references) - len(kept))
+
+
+@dataclass(frozen=True)
+class Thread:
+    """What a reply threads on, and what was left out of it (for a note)."""
+
+    in_reply_to: str | None
+    references: tuple[str, ...]
+    dropped_id: str | None = None          # the message's own id, shown, when not one
+    dropped_references: int = 0
 
 
 # --------------------------------------------------------------------------- sidecar
@@ -174,33 +323,58 @@ class Sidecar:
 
     @classmethod
     def load(cls, record_path: str) -> Sidecar:
-        """The remembered facts; an absent file is an empty sidecar, a broken one an error."""
+        """The remembered facts; an absent file is an empty sidecar. Anyone may have
+        written the file, so anything tomis would not have written there is a FileError
+        naming it: a value that is not an address or a message id, the wrong type, more
+        than MAX_SIDECAR_BYTES, JSON nested too deep."""
         path = cls.path_for(record_path)
         try:
-            with open(path, encoding="utf-8") as stream:
-                data = json.load(stream)
+            with open(path, "rb") as stream:
+                data = stream.read(MAX_SIDECAR_BYTES + 1)
         except FileNotFoundError:
             return cls()
-        except (OSError, ValueError) as exc:
-            error = FileError(f"cannot read what was remembered about this game's mail: {exc}")
-            error.path = path
-            raise error from None
-        if not isinstance(data, dict):
-            data = {}
-        refs = data.get("references")
-        return cls(_text(data.get("to")), _text(data.get("in_reply_to")),
-                   [r for r in refs if isinstance(r, str)] if isinstance(refs, list) else [])
+        except OSError as exc:
+            raise _sidecar_error(path, f"cannot read it: {exc.strerror or exc}") from None
+        if len(data) > MAX_SIDECAR_BYTES:
+            raise _sidecar_error(path, f"it is larger than {MAX_SIDECAR_BYTES // 1024} KiB, "
+                                 "which tomis never writes there")
+        try:
+            facts = json.loads(data.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+            raise _sidecar_error(path, f"it is not JSON: {exc}") from None
+        try:
+            return cls._checked(facts)
+        except MailError as exc:
+            raise _sidecar_error(path, exc.message) from None
+
+    @classmethod
+    def _checked(cls, facts) -> Sidecar:
+        if not isinstance(facts, dict):
+            raise MailError("it holds no JSON object")
+        to, in_reply_to = facts.get("to"), facts.get("in_reply_to")
+        refs = facts.get("references", [])
+        if to is not None:
+            to = addresses(to, '"to"')
+        if in_reply_to is not None:
+            in_reply_to = _checked_id(in_reply_to, '"in_reply_to"')
+        if not isinstance(refs, list):
+            raise MailError(f'"references" {_clipped(refs)!r} is not a list of message ids')
+        return cls(to or None, in_reply_to or None,
+                   [_checked_id(ref, 'an id in "references"') for ref in refs])
 
     def save(self, record_path: str) -> None:
-        from . import safefile
+        from .util import safefile
 
         text = json.dumps({"to": self.to, "in_reply_to": self.in_reply_to,
                            "references": self.references}, indent=2) + "\n"
         safefile.atomic_write(self.path_for(record_path), text)
 
 
-def _text(value) -> str | None:
-    return value if isinstance(value, str) and value else None
+def _sidecar_error(path: str, why: str) -> FileError:
+    error = FileError(f"what is remembered about this game's mail cannot be used: {why} "
+                      "(delete the file, or mend it, and answer with --to ADDRESS)")
+    error.path = path
+    return error
 
 
 # --------------------------------------------------------------------------- sending
@@ -269,8 +443,49 @@ def _yes_no(value: str, name: str) -> bool:
     raise MailError(f"{name} must be yes or no, not {value!r}")
 
 
-def send(message: EmailMessage, settings: SmtpSettings, password: str | None) -> None:
-    """Hand ``message`` to the SMTP server; every failure is one :class:`MailError` line."""
+def envelope(message: EmailMessage) -> tuple[str, list[str]]:
+    """The sender and the recipients SMTP is told: From, and the message's own To and Cc.
+
+    A message that names other recipients (Bcc, Resent-*), or holds From, To or Cc twice,
+    is refused: tomis writes none of those, so sending it would send what someone else
+    chose. Every address goes through :func:`address_pairs`, as when composing.
+    """
+    def headers(name: str) -> list[str]:
+        try:
+            return [str(value) for value in message.get_all(name, [])]
+        except Exception:        # whatever the email package raises on a hostile header
+            raise MailError(f"the {name} header cannot be read") from None
+
+    names = [name.lower() for name in message.keys()]
+    for name in FOREIGN_RECIPIENTS:
+        if name in names:
+            raise MailError(f"the message holds a {_title(name)} header, which tomis never "
+                            "writes: nothing was sent")
+    for name in ("from", "to", "cc"):
+        if names.count(name) > 1:
+            raise MailError(f"the message holds {names.count(name)} {_title(name)} headers, "
+                            "where tomis writes one: nothing was sent")
+    try:
+        [sender] = headers("From") or [""]
+        from_addr = address_pairs(sender, "the From header", single=True)[0][1]
+        to_addrs = [addr for name in ("To", "Cc") for text in headers(name)
+                    for _name, addr in address_pairs(text, f"the {name} header")]
+    except MailError as error:
+        raise MailError(f"{error.message}: nothing was sent") from None
+    if not to_addrs:
+        raise MailError("the message has no To: nothing was sent")
+    return from_addr, to_addrs
+
+
+def _title(name: str) -> str:
+    return "-".join(part.capitalize() for part in name.split("-"))
+
+
+def send(message: EmailMessage, settings: SmtpSettings, password: str | None) -> list[str]:
+    """Hand ``message`` to the SMTP server, addressed to :func:`envelope`'s recipients
+    (returned); every failure is one :class:`MailError` line."""
+    sender, recipients = envelope(message)
+    data = message_bytes(message)
     if not settings.host:
         raise MailError(f"no SMTP server: set {ENV['host']} or host = in [smtp] of "
                         f"{settings.source}")
@@ -283,7 +498,9 @@ def send(message: EmailMessage, settings: SmtpSettings, password: str | None) ->
                 smtp.ehlo()
             if settings.user:
                 smtp.login(settings.user, password or "")
-            refused = smtp.send_message(message)
+            # sendmail with an explicit envelope: send_message would read Bcc and
+            # Resent-* headers itself.
+            refused = smtp.sendmail(sender, recipients, data)
     except smtplib.SMTPNotSupportedError as exc:
         raise MailError(f"the SMTP server {where} does not offer {_what_unsupported(exc)}") from None
     except smtplib.SMTPAuthenticationError as exc:
@@ -304,6 +521,7 @@ def send(message: EmailMessage, settings: SmtpSettings, password: str | None) ->
         raise MailError(f"cannot talk to the SMTP server {where}: {exc}") from None
     if refused:
         raise MailError(f"the SMTP server {where} refused some recipients: {_refusals(refused)}")
+    return recipients
 
 
 def _answer(exc) -> str:

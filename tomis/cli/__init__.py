@@ -1,114 +1,72 @@
 """The ``tomis`` command line: the only package that prints, prompts or exits.
 
-This module holds the click group and the exit policy; each command family has its own
+This module holds the click group; :mod:`.base` the exit policy; each command family has its own
 module (:mod:`.records`: new, move, fmt; :mod:`.views`: show, moves, replay;
 :mod:`.check`: validate; :mod:`.play`: the play loop; :mod:`.mail`: send, inbox,
 extract and move's mail options; :mod:`.manual`: help and the man page;
-:mod:`.correspondence`: clock, claim, draw, resign), over :mod:`.files` (reading
+:mod:`.correspondence`: clock, claim, draw, resign; :mod:`.variations`: variation), over :mod:`.files` (reading
 and writing records) and :mod:`.output` (colour, JSON, caret lines).
 
-Only click is imported at module level here and in those modules, so ``tomis --help``
-starts as fast as a bare click app; the library, the record reader and lark load inside
-the commands that need them.
+The group is lazy (click's documented ``LazyGroup`` pattern): a command's module is
+imported only when that command runs, or when help lists it. Inside the command
+modules, only click and their siblings load at module level; the library, the record
+reader and lark load inside the commands that need them. This is the one reason for
+the function-level imports under ``tomis/``: start-up time (docs/PERFORMANCE.md).
 
-Exit codes: 0 ok; 1 an invalid game, an illegal action or a file we could not write or
-lock; 2 a usage error (click's own) or an input file we could not read; 130 Ctrl-C.
-Every error is one ``path:line:column: message`` line on stderr (``path: message`` when
-it concerns the file as a whole); when stderr is a terminal, the offending source line
-and a caret follow it.
+Exit codes (:mod:`.base`): 0 ok; 1 an invalid game or illegal action; 2 usage; 130 Ctrl-C.
 """
 
 from __future__ import annotations
 
-import os
-import sys
+from importlib import import_module
 
 import click
 
-EXIT_INVALID = 1
-EXIT_USAGE = 2
-EXIT_INTERRUPTED = 130        # 128 + SIGINT, what shells report for a program stopped by Ctrl-C
+from .base import EXIT_INVALID, EXIT_USAGE, Failure, TomisGroup
+
+# command name -> "module:function" in this package. A new command family is a module
+# here defining click commands, named below.
+COMMANDS = {
+    "new": "records:new", "move": "records:move", "fmt": "records:fmt",
+    "show": "views:show", "moves": "views:moves", "replay": "views:replay",
+    "export": "pictures:export", "validate": "check:validate", "play": "play:play",
+    "send": "mail:send", "inbox": "mail:inbox", "extract": "mail:extract",
+    "help": "manual:help_command", "select": "archive:select", "dedupe": "archive:dedupe",
+    "stats": "archive:stats", "clock": "correspondence:clock", "claim": "correspondence:claim",
+    "draw": "correspondence:draw", "resign": "correspondence:resign", "hint": "engine:hint",
+    "analyse": "engine:analyse", "engine": "engine:engine", "match": "engine:match",
+    "variation": "variations:variation", "referee": "referee:referee",
+}
+
+# Every command that only reads a record can read one message of a mailbox (--message);
+# move and fmt write FILE back, so they take files only.
+TAKE_MESSAGE = frozenset({"show", "moves", "replay", "export", "validate", "select", "dedupe",
+                          "stats", "hint", "analyse"})
 
 
-class Failure(Exception):
-    """A TomisError on its way out, with its exit code and the text it was found in."""
+class LazyGroup(TomisGroup):
+    """A group that imports a command's module the first time the command is asked for."""
 
-    def __init__(self, error, code: int = EXIT_INVALID, text: str | None = None):
-        super().__init__(str(error))
-        self.error = error
-        self.code = code
-        self.text = text
+    def list_commands(self, ctx) -> list[str]:
+        return sorted(COMMANDS)
 
-
-class TomisGroup(click.Group):
-    """The one place where project errors become a located line and an exit code."""
-
-    def invoke(self, ctx):
-        from ..errors import TomisError
-
-        try:
-            return super().invoke(ctx)
-        except Failure as failure:
-            _print_error(failure.error, failure.text)
-            ctx.exit(failure.code)
-        except TomisError as error:
-            _print_error(error, None)
-            ctx.exit(EXIT_INVALID)
-        except click.Abort as abort:
-            # click.prompt turns Ctrl-C into Abort ("Aborted!", exit 1): say it as ours.
-            if isinstance(abort.__context__, KeyboardInterrupt):
-                _say_interrupted(abort.__context__)
-                ctx.exit(EXIT_INTERRUPTED)
-            raise
-        except (click.ClickException, click.exceptions.Exit):
-            raise
-        except KeyboardInterrupt as interrupt:
-            _say_interrupted(interrupt)
-            ctx.exit(EXIT_INTERRUPTED)
-        except BrokenPipeError:
-            # The reader went away (`tomis moves | head`): nothing left to say to it.
-            _silence_stdout()
-            ctx.exit(EXIT_INVALID)
-        except Exception as error:  # a bug of ours: one line, not a traceback, for users
-            if os.environ.get("TOMIS_DEBUG"):
-                raise
-            from ..errors import visible      # the error may quote the input
-
-            click.echo(f"tomis: internal error: {type(error).__name__}: {visible(str(error))} "
-                       "(please report it; TOMIS_DEBUG=1 shows the traceback)", err=True)
-            ctx.exit(EXIT_INVALID)
+    def get_command(self, ctx, name: str):
+        command = self.commands.get(name)
+        if command is None and name in COMMANDS:
+            command = self.commands[name] = _load(name)
+        return command
 
 
-def _say_interrupted(interrupt: KeyboardInterrupt) -> None:
-    """One line for Ctrl-C (click's own "Aborted!" came with exit 1).
-
-    The terminal has echoed ``^C`` where the cursor was; the line starts below it,
-    unless the line editor already moved there (``at_line_start``). ``note`` is what the
-    command wants said, e.g. where the game is saved.
-    """
-    if not getattr(interrupt, "at_line_start", False) and is_terminal(sys.stderr):
-        click.echo(err=True)
-    note = getattr(interrupt, "note", None)
-    click.echo("tomis: interrupted" + (f"; {note}" if note else ""), err=True)
+def _load(name: str) -> click.Command:
+    module, attribute = COMMANDS[name].split(":")
+    command = getattr(import_module(f".{module}", __name__), attribute)
+    if name in TAKE_MESSAGE and not any(p.name == "message" for p in command.params):
+        from .files import message_option
+        message_option(command)
+    return command
 
 
-def _silence_stdout() -> None:
-    """Point stdout at the null device so Python's exit-time flush cannot fail again."""
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, ValueError):
-        pass
-
-
-def _print_error(error, text: str | None) -> None:
-    click.echo(error.located(), err=True)
-    if text is not None and is_terminal(sys.stderr):
-        for line in caret_lines(text, error.line, error.column):
-            click.echo(line, err=True)
-
-
-@click.group(cls=TomisGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="tomis", prog_name="tomis")
 def cli():
     """Tomis: keep, check and play game records of the space board game.
@@ -124,32 +82,18 @@ def main(argv=None) -> None:
     cli.main(args=argv, prog_name="tomis")
 
 
-# The command modules come last: they take Failure and the exit codes from this module,
-# and import only click and each other at module level (the layers load inside commands).
-# A new command family is a module here defining click commands, imported and added below.
-from .archive import dedupe, select, stats  # noqa: E402
-from .check import validate  # noqa: E402
-from .correspondence import claim, clock, draw, resign  # noqa: E402
-from .engine import analyse, engine, hint, match  # noqa: E402
-from .files import message_option  # noqa: E402
-from .mail import extract, inbox, send  # noqa: E402
-from .manual import help_command  # noqa: E402
-from .output import caret_lines, is_terminal  # noqa: E402
-from .play import HumanPlayer, Player, PlaySession, play  # noqa: E402
-from .pictures import export  # noqa: E402
-from .records import fmt, move, new  # noqa: E402
-from .referee import referee  # noqa: E402
-from .views import moves, replay, show  # noqa: E402
+# Names scripts and tests take from tomis.cli, each from the module that defines it,
+# loaded on first use like the commands.
+_ELSEWHERE = {"caret_lines": "output", "is_terminal": "output", "Player": "play",
+              "HumanPlayer": "play", "PlaySession": "play", "message_option": "files"}
 
-# Every command that only reads a record can read one message of a mailbox (--message);
-# move and fmt write FILE back, so they take files only.
-for _command in (show, moves, replay, export, validate, select, dedupe, stats, hint, analyse):
-    message_option(_command)
-for _command in (new, move, fmt, show, moves, replay, export, validate, play, send, inbox,
-                 extract, help_command, select, dedupe, stats, clock, claim, draw, resign,
-                 hint, analyse, engine, match, referee):
-    cli.add_command(_command)
-del _command
 
-__all__ = ["cli", "main", "Failure", "TomisGroup", "EXIT_INVALID", "EXIT_USAGE",
+def __getattr__(name: str):
+    module = _ELSEWHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(import_module(f".{module}", __name__), name)
+
+
+__all__ = ["cli", "main", "Failure", "TomisGroup", "LazyGroup", "EXIT_INVALID", "EXIT_USAGE",
            "caret_lines", "Player", "HumanPlayer", "PlaySession"]

@@ -15,8 +15,8 @@ import sys
 
 import click
 
-from . import EXIT_INVALID, EXIT_USAGE
-from .files import INPUT_PATH
+from .base import EXIT_INVALID, EXIT_USAGE
+from .files import INPUT_PATH, OUTPUT_PATH, refuse_a_non_file
 from .output import ProgressLine, progress_wanted
 
 PARALLEL_MIN_BYTES = 256 << 10  # less input than this is checked faster in this process
@@ -32,7 +32,7 @@ QUIET = click.option("--quiet", "-q", is_flag=True, help="Print only the problem
 def walk_with_progress(files, probe, jobs, quiet: bool, verb: str):
     """(events, the stderr and the stdout to write to): the archive walk with its progress
     line, which either stream clears before it writes."""
-    from .. import archive
+    from ..archive import walker as archive
 
     sizes = [archive.file_size(path) for path in files]
     progress = archive.Progress(len(files), sum(sizes))
@@ -66,9 +66,9 @@ def _write_output(path: str | None, parts, out=None) -> None:
             out.write(part)
         out.flush()
         return
-    from .. import safefile
+    from .files import write_over
 
-    safefile.atomic_write(path, parts)
+    write_over(path, parts)
 
 
 # --------------------------------------------------------------------------- select
@@ -94,14 +94,14 @@ def _write_output(path: str | None, parts, out=None) -> None:
 @click.option("--position", metavar="PATTERN",
               help="A position reached: 8 ranks like a position string's units, with ? and * (docs/ARCHIVES.md).")
 @click.option("--invalid", is_flag=True, help="Select the games with an error, as written, instead.")
-@click.option("-o", "--output", "output", type=click.Path(dir_okay=False, allow_dash=True),
+@click.option("-o", "--output", "output", type=OUTPUT_PATH, callback=refuse_a_non_file, metavar="FILE",
               help="Write the selected games here (atomically) instead of stdout.")
 @QUIET
 @JOBS
 def select(files, tags, player, results, rules, min_actions, max_actions, endings, played,
            position, invalid, output, quiet, jobs):
     """Write the games of FILES that pass every filter, as canonical records."""
-    from ..select import SelectProbe
+    from ..archive.select import SelectProbe
 
     filters = _filters(tags, player, results, rules, min_actions, max_actions, endings, played,
                        position, invalid)
@@ -109,7 +109,7 @@ def select(files, tags, player, results, rules, min_actions, max_actions, ending
     counts = {"games": 0, "selected": 0, "skipped": 0, "files": 0, "worst": 0}
 
     def selected_texts():
-        from ..archive import FileEnd, GameOutcome
+        from ..archive.walker import FileEnd, GameOutcome
 
         for event in events:
             if isinstance(event, GameOutcome):
@@ -132,7 +132,7 @@ def select(files, tags, player, results, rules, min_actions, max_actions, ending
 
 
 def _filters(tags, player, results, rules, min_actions, max_actions, endings, played, position, invalid):
-    from ..select import (Filters, PatternError, compile_played, compile_position, regex_filter,
+    from ..archive.select import (Filters, PatternError, compile_played, compile_position, regex_filter,
                          tag_filter)
 
     try:
@@ -173,9 +173,9 @@ def _finish_output(output, parts, out=None) -> None:
 
 @click.command()
 @FILES
-@click.option("-o", "--output", "output", type=click.Path(dir_okay=False, allow_dash=True),
+@click.option("-o", "--output", "output", type=OUTPUT_PATH, callback=refuse_a_non_file, metavar="FILE",
               help="Write the unique games here (atomically) instead of stdout.")
-@click.option("--duplicates", "duplicates", type=click.Path(dir_okay=False),
+@click.option("--duplicates", "duplicates", type=OUTPUT_PATH, callback=refuse_a_non_file, metavar="FILE",
               help="Also write the duplicates to this file.")
 @QUIET
 @JOBS
@@ -187,7 +187,7 @@ def dedupe(files, output, duplicates, quiet, jobs):
     """
     import tempfile
 
-    from ..dedupe import DedupeProbe, Place, Seen
+    from ..archive.dedupe import DedupeProbe, Place, Seen
 
     if duplicates is not None and output is not None and os.path.abspath(duplicates) == os.path.abspath(output):
         raise click.UsageError("--duplicates and -o name the same file")
@@ -198,7 +198,7 @@ def dedupe(files, output, duplicates, quiet, jobs):
         if duplicates is not None else None
 
     def unique_texts():
-        from ..archive import FileEnd, GameOutcome
+        from ..archive.walker import FileEnd, GameOutcome
 
         for event in events:
             if isinstance(event, FileEnd):
@@ -247,8 +247,8 @@ def stats(files, as_json, quiet, jobs):
     """
     import json
 
-    from ..archive import FileEnd, GameOutcome
-    from ..stats import Stats, StatsProbe
+    from ..archive.walker import FileEnd, GameOutcome
+    from ..archive.stats import Stats, StatsProbe
 
     events, err, _out = walk_with_progress(files, StatsProbe(), jobs, quiet, "counting")
     figures = Stats()
@@ -281,8 +281,8 @@ def export_jsonl(path: str, output: str | None, game: int | None) -> int:
     game ``game`` only) as a JSON line, read one game at a time, to stdout or atomically
     to ``output``. Invalid games are named on stderr and left out; the exit code (1 if any).
     """
-    from .. import record
-    from ..jsonl import action_rows, row_line
+    from ..notation import record
+    from ..archive.jsonl import action_rows, row_line
     from .files import read_record
 
     source = read_record(path)

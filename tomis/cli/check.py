@@ -32,7 +32,7 @@ def validate(files, fmt, as_json, quiet, jobs):
     ``path: ok, N game(s)`` on stdout; --json gives {"files": [...]} (shape in the README);
     the other formats write one report on stdout (docs/ARCHIVES.md).
     """
-    from ..reports import make_report
+    from ..archive.reports import make_report
 
     if as_json and fmt not in (None, "json"):
         raise click.UsageError(f"--json and --format {fmt} ask for two reports; give one")

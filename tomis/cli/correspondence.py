@@ -30,7 +30,7 @@ def parse_now(text: str | None, option: str = "--now") -> int:
     """``text`` as a stamp, or this minute; a bad value is a usage error naming the option."""
     from datetime import datetime, timezone
 
-    from .. import clock
+    from ..notation import clock
     from ..errors import RecordError
 
     if text is None:
@@ -59,7 +59,7 @@ def clock(file, now):
 
 def _clocks(game, source):
     """The game's facts and clocks; a game without a TimeControl tag has no clock."""
-    from .. import correspondence
+    from ..notation import correspondence
     from ..errors import RecordError
 
     facts = correspondence.read_facts(game)
@@ -71,8 +71,8 @@ def _clocks(game, source):
 
 def clock_lines(game, facts, ran, now: int, name: str = "FILE") -> list[str]:
     """The clocks in words: the control, then one line per side, then who may claim."""
-    from .. import clock as _clock
-    from ..board import SIDE_TITLES
+    from ..notation import clock as _clock
+    from ..rules.board import SIDE_TITLES
 
     state = game.final
     over = game.result != "*" or state.is_over
@@ -104,7 +104,7 @@ def clock_lines(game, facts, ran, now: int, name: str = "FILE") -> list[str]:
 
 
 def _control_words(control) -> str:
-    from .. import clock as _clock
+    from ..notation import clock as _clock
 
     start = _clock.describe_duration(control.start)
     plus = _clock.describe_duration(control.increment)
@@ -153,7 +153,7 @@ class Ending:
 
 def _read_back(text: str) -> None:
     """The record about to be written must read back as valid: a bug here, never a bad file."""
-    from .. import record
+    from ..notation import record
 
     record.read_game(text)
 
@@ -188,9 +188,9 @@ def claim(file, as_side, now):
 
 
 def claim_game(game, source, side: int, at: int) -> str:
-    from .. import clock as _clock
-    from .. import correspondence, record
-    from ..board import SIDE_TITLES
+    from ..notation import clock as _clock
+    from ..notation import correspondence, record
+    from ..rules.board import SIDE_TITLES
     from ..errors import RecordError
 
     refuse_if_over(game, source)
@@ -230,8 +230,8 @@ def draw(file, accept, as_side):
 
 
 def accept_draw(game, source, side: int) -> str:
-    from .. import correspondence, record
-    from ..board import SIDE_TITLES
+    from ..notation import correspondence, record
+    from ..rules.board import SIDE_TITLES
     from ..errors import RecordError
 
     refuse_if_over(game, source)
@@ -258,8 +258,8 @@ def resign(file, as_side):
 
 
 def resign_game(game, source, side: int) -> str:
-    from .. import correspondence, record
-    from ..board import SIDE_TITLES
+    from ..notation import correspondence, record
+    from ..rules.board import SIDE_TITLES
 
     refuse_if_over(game, source)
     record.finish(game, correspondence.WIN_FOR[1 - side])
@@ -273,7 +273,7 @@ COMMANDS = (clock, claim, draw, resign)
 
 def start_clock(game, time_control: str, at: int) -> None:
     """``tomis new --time-control TC``: the tag, and the game's start stamp (docs/NOTATION.md)."""
-    from .. import clock as _clock
+    from ..notation import clock as _clock
     from ..errors import RecordError
 
     try:
@@ -286,7 +286,7 @@ def start_clock(game, time_control: str, at: int) -> None:
 
 def parse_then(lines: tuple[str, ...]) -> list[tuple[str, ...]]:
     """``--then`` values as lines of canonical texts, checked for form (before anything is played)."""
-    from .. import conditional
+    from ..notation import conditional
     from ..errors import NotationError
 
     parsed = []
@@ -301,7 +301,7 @@ def parse_then(lines: tuple[str, ...]) -> list[tuple[str, ...]]:
 
 def stamps_moves(game, time_given: bool) -> bool:
     """Whether ``tomis move`` stamps its actions: under a TimeControl always, else on --time."""
-    from ..clock import TIME_CONTROL_TAG
+    from ..notation.clock import TIME_CONTROL_TAG
 
     return time_given or TIME_CONTROL_TAG in game.tags
 
@@ -315,9 +315,8 @@ def after_action(game, at: int | None, offer: bool, lines: list[tuple[str, ...]]
     the same stamp. Returns what happened, in words, for the summary. Raises a
     :class:`~tomis.errors.TomisError` (nothing is written then).
     """
-    from .. import conditional, record
+    from ..notation import conditional, record
     from ..errors import TomisError
-    from ..game import Position
 
     node = game.nodes[-1]
     played = len(game.nodes)        # the mover's action; replies it fires come after it
@@ -326,7 +325,7 @@ def after_action(game, at: int | None, offer: bool, lines: list[tuple[str, ...]]
         node.comments.append(f"[%ts {_format(at)}]")
     if offer:
         node.offer = True
-    after = Position.from_state(game.final)
+    after = game.final
     for number, line in enumerate(lines, 1):
         try:
             conditional.check_playable(after, line)
@@ -353,7 +352,7 @@ def after_action(game, at: int | None, offer: bool, lines: list[tuple[str, ...]]
 
 def _refuse_backwards(game, at: int) -> None:
     """A new stamp may not be earlier than the last one (docs/NOTATION.md)."""
-    from .. import correspondence
+    from ..notation import correspondence
 
     facts = correspondence.read_facts(game)
     stamped = [s for s in (facts.start, *facts.stamps[:-1]) if s is not None]
@@ -365,8 +364,8 @@ def _refuse_backwards(game, at: int) -> None:
 
 def _late_note(game, index: int) -> list[str]:
     """A note when the action at ``index`` (1-based) came after its side's time ran out."""
-    from .. import clock as _clock
-    from .. import correspondence
+    from ..notation import clock as _clock
+    from ..notation import correspondence
 
     facts = correspondence.read_facts(game)
     if facts.control is None or any(stamp is None for stamp in facts.stamps):
@@ -377,13 +376,13 @@ def _late_note(game, index: int) -> list[str]:
     number = game.start.ply + index
     for fall in ran.flag_falls:
         if fall.number == number:
-            from ..correspondence import flag_fall_words
+            from ..notation.correspondence import flag_fall_words
             return [f"note: {flag_fall_words(fall)}"]
     return []
 
 
 def _follow(game):
-    from .. import conditional, correspondence
+    from ..notation import conditional, correspondence
 
     facts = correspondence.read_facts(game)
     first = game.start.ply + 1
@@ -392,12 +391,12 @@ def _follow(game):
 
 
 def _format(at: int) -> str:
-    from ..clock import format_stamp
+    from ..notation.clock import format_stamp
 
     return format_stamp(at)
 
 
 def _side_title(game, index: int) -> str:
-    from ..board import SIDE_TITLES
+    from ..rules.board import SIDE_TITLES
 
     return SIDE_TITLES[(game.start.ply + index - 1) & 1]

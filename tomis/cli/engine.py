@@ -12,8 +12,8 @@ import sys
 
 import click
 
-from . import EXIT_INVALID, Failure
-from .files import load_game, read_record, write_new, write_over
+from .base import EXIT_INVALID, Failure
+from .files import OUTPUT_PATH, load_game, read_record, refuse_a_non_file, write_new, write_over
 from .output import echo_json, echo_record
 
 # analyse: a played action whose score is this many centi-frigates below the best
@@ -81,7 +81,7 @@ def hint(file, seconds, depth, as_json):
     Without --time or --depth the search is a fixed 15,000 nodes (the same answer on any
     machine). Writes nothing.
     """
-    from ..board import SIDE_TITLES
+    from ..rules.board import SIDE_TITLES
     from ..engine.player import hint as search_hint, score_text
 
     if seconds is not None and depth is not None:
@@ -107,7 +107,7 @@ def hint(file, seconds, depth, as_json):
 @click.command()
 @click.argument("file", type=click.Path(dir_okay=False, allow_dash=True))
 @click.option("--time", "seconds", type=float, help="Seconds per search (two searches per action).")
-@click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True),
+@click.option("-o", "--output", type=OUTPUT_PATH, callback=refuse_a_non_file, metavar="FILE",
               help="Write the analysed record here (a new file; - for stdout).")
 def analyse(file, seconds, output):
     """Score every action of the game in FILE; mark mistakes in an analysed record.
@@ -118,7 +118,7 @@ def analyse(file, seconds, output):
     a fixed 4,000 nodes. A table goes to stdout; -o OUT writes the analysed record (still
     valid) to a new file, -o - to stdout (the table then goes to stderr).
     """
-    from .. import record
+    from ..notation import record
     from ..engine.player import score_text
 
     source = read_record(file)
@@ -235,7 +235,8 @@ def _parse_sprt(text: str | None):
 @click.option("--rules", type=click.Choice(["manual", "readme"]), default="manual", show_default=True)
 @click.option("--max-actions", type=click.IntRange(20, 10_000), default=400, show_default=True,
               help="Adjudicate a draw after this many actions.")
-@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write every game here (a new file).")
+@click.option("-o", "--output", type=OUTPUT_PATH, callback=refuse_a_non_file, metavar="FILE",
+              help="Write every game here (a new file).")
 def match(a, b, games, seconds, openings, seed, concurrency, sprt_text, rules, max_actions, output):
     """Play A against B: each is level:N or the command line of a UGI engine.
 
@@ -279,7 +280,7 @@ def _save_games(path: str, finished: list[str], text: str) -> None:
     """Add one finished game to ``path``, rewritten whole and atomically after every game:
     a match stopped early (Ctrl-C, a deadline) leaves a valid file of the games it
     finished, and a reader never sees half a game. The first game creates the file."""
-    from .. import record
+    from ..notation import record
 
     finished.append(record.write(record.read_game(text)))   # read back: only valid records
     whole = "\n".join(finished)                               # as record.write_all joins them
@@ -299,7 +300,7 @@ def score_table(a_name: str, b_name: str, score, bounds) -> list[str]:
         f"B: {b_name}",
         f"games {score.games}: A wins {score.wins}, draws {score.draws}, losses {score.losses}",
         f"score {score.points:g}/{score.games} = {100 * score.fraction:.1f} %",
-        f"Elo difference {_elo_text(diff)} (95 % interval {_elo_text(low)} to {_elo_text(high)})",
+        elo_line(diff, low, high, score.games),
     ]
     if bounds is not None:
         llr, lower, upper, verdict = sprt(score, *bounds)
@@ -310,48 +311,110 @@ def score_table(a_name: str, b_name: str, score, bounds) -> list[str]:
     return lines
 
 
-def _elo_text(value: float) -> str:
-    if math.isinf(value):
-        return "+inf" if value > 0 else "-inf"
-    return f"{value:+.1f}"
+def elo_line(diff: float, low: float, high: float, games: int) -> str:
+    """The Elo difference with its 95 % interval, never a bare infinity.
+
+    When every game went one way the estimate itself is infinite; what the games show
+    is the one-sided bound (docs/ENGINE.md: the exact binomial p**n = 2.5 %), so that
+    bound is printed, and the interval says which side stays open.
+    """
+    interval = f"95 % interval {_interval_text(low, high)}"
+    if math.isinf(diff):
+        # Rounded outward, so the printed bound still holds.
+        bound, sign, how = (math.floor(low), "\u2265", "won") if diff > 0 else (math.ceil(high), "\u2264", "lost")
+        return f"Elo difference {sign} {bound:+d} (A {how} all {games} game(s); {interval})"
+    return f"Elo difference {diff:+.1f} ({interval})"
+
+
+def _interval_text(low: float, high: float) -> str:
+    """``-12.0 to +80.5``, or an interval open on one side (too few games to close it)."""
+    if math.isinf(low) and math.isinf(high):
+        return "unbounded"
+    if math.isinf(low):
+        return f"at most {high:+.1f}"
+    if math.isinf(high):
+        return f"at least {low:+.1f}"
+    return f"{low:+.1f} to {high:+.1f}"
 
 
 # --------------------------------------------------------------------------- tomis play
 
 DRAW_ACCEPT = -50            # the computer accepts a draw when it stands this badly or worse
+DRAW_NODES = 2_000           # the search behind that judgement
 
 
 class ComputerOpponent:
-    """The computer as a :class:`~tomis.cli.play.Player`: at its turn, its action's notation.
+    """The computer as a :class:`~tomis.cli.play.Player`: at its turn, its action.
 
     The play loop shows its action and the board as it shows a human's. Once the game is
     over it has nothing to say, so the session ends (the game is saved already).
+    ``side`` (``"white"``/``"black"``) is the side it plays: a draw offer is judged from
+    there, whoever is to act.
     """
 
-    def __init__(self, level: int, seed: int = 0):
+    def __init__(self, level: int, seed: int = 0, side: str | None = None):
+        self.seed = seed
+        self.side = side
+        self.set_level(level)
+
+    def set_level(self, level: int) -> None:
+        """Play at ``level`` from the next action on (the same seed)."""
         from ..engine.player import ComputerPlayer
 
-        self.computer = ComputerPlayer(level, seed)
+        self.computer = ComputerPlayer(level, self.seed)
+        self.level = level
         self.name = self.computer.name
 
-    def turn(self, game) -> str | None:
+    def turn(self, game):
+        from .turns import Quit
+
         if game.is_over:
-            return "quit"
+            return Quit()
         action = self.computer.choose(game.position.state)
         click.echo(f"{self.name} plays {action}")
-        return str(action)
+        return action
 
     def confirm(self, question: str, game) -> bool | None:
-        """A draw offer: accepted when a short search finds this side clearly worse.
-        Asked anything once the game is over (quit without saving?), it agrees."""
+        """A draw offer: accepted when a short search finds this side clearly worse, and
+        the reason said. Asked anything once the game is over (quit without saving?), it
+        agrees."""
         if game.is_over:
             return True
-        from ..engine.player import hint
-        from ..engine.search import Limits
-
-        accept = hint(game.position.state, Limits(nodes=2_000)).score <= DRAW_ACCEPT
-        click.echo(f"{self.name} {'accepts' if accept else 'declines'}")
+        accept, reason = judge_draw(game.position.state, self.side)
+        click.echo(f"{self.name} {'accepts' if accept else 'declines'} the draw: {reason}")
         return accept
+
+
+def judge_draw(state, side: str | None) -> tuple[bool, str]:
+    """Whether ``side`` (default: the side to act) accepts a draw in ``state``, and why.
+
+    The search scores the position for the side to act; when the offer comes from that
+    side, the score is turned round, so the judgement is always the accepting side's own
+    (docs/ENGINE.md: it accepts when it stands at least half a frigate worse).
+    """
+    from ..rules.board import SIDE_NAMES
+    from ..engine.evaluate import frigates_text
+    from ..engine.player import hint, score_text
+    from ..engine.search import Limits
+
+    score = hint(state, Limits(nodes=DRAW_NODES)).score
+    if side is not None and SIDE_NAMES[state.to_move] != side:
+        score = -score
+    accept = score <= DRAW_ACCEPT
+    threshold = frigates_text(DRAW_ACCEPT)
+    if accept:
+        return True, f"it stands {score_text(score)}, at or below {threshold}"
+    return False, f"it stands {score_text(score)}; it accepts only at {threshold} or worse"
+
+
+def hint_lines(state, nodes: int = HINT_NODES) -> list[str]:
+    """The computer's suggestion for the side to act in ``state`` and its expected line."""
+    from ..engine.player import hint, score_text
+    from ..engine.search import Limits
+
+    result = hint(state, Limits(nodes=nodes))
+    return [f"hint: {line_text(state, [result.action])} ({score_text(result.score)})",
+            f"expected line: {line_text(state, result.pv)}"]
 
 
 def parse_level(text: str, option: str) -> int:

@@ -12,27 +12,33 @@ import sys
 
 import click
 
-from . import EXIT_INVALID, EXIT_USAGE, Failure
+from .base import EXIT_INVALID, EXIT_USAGE, Failure
 
 STDIN_NAME = "<stdin>"
 # A FILE to read. click is not asked to check it: a folder, like a missing or unreadable
 # file, is then reported by tomis in its one style ("games: is a folder, not a game
 # file", exit 2), not in click's usage message.
 INPUT_PATH = click.Path(allow_dash=True)
-# A file to write: a folder there is refused at once, before anything is done (so a move
-# is not saved and then its message refused), and in the words every command uses.
+# A file to write: whatever is there that is not a regular file (a folder, a FIFO, a
+# device, or a link to one) is refused at once, before anything is done (so a move is not
+# saved and then its message refused, and a long export is not made for nothing), and in
+# the words every writer uses (tomis.safefile.writable_target). Give it the callback
+# refuse_a_non_file.
 OUTPUT_PATH = click.Path(allow_dash=True)
 
 
-def refuse_a_folder(_ctx, _param, value):
-    """click callback for an OUTPUT_PATH option: a folder is no place to write a file."""
-    import os
-
+def refuse_a_non_file(_ctx, _param, value):
+    """click callback for an OUTPUT_PATH option: only a regular file or nothing may be
+    replaced (finding 6); anything else is one line and exit 1."""
+    from ..util import safefile
     from ..errors import FileError
 
-    if value not in (None, "-") and os.path.isdir(value):
-        error = FileError("is a folder; name a file in it instead")
-        raise Failure(located(error, shown(value)), EXIT_INVALID)
+    if value not in (None, "-"):
+        try:
+            safefile.writable_target(value)
+        except FileError as error:
+            error.path = shown(value)
+            raise Failure(error, EXIT_INVALID) from None
     return value
 
 
@@ -58,7 +64,7 @@ def read_text(path: str, pinned=None) -> str:
     With ``pinned`` (see :func:`pinned_and_locked`) the file opened then is read, not
     whatever the name holds now.
     """
-    from .. import textio
+    from ..util import textio
     from ..errors import FileError
 
     try:
@@ -115,7 +121,7 @@ class Source:
     def refuse_prose(self) -> None:
         """A text with nothing of a record in it (a letter, say) is "no game found", not a
         complaint about its first word: raise that located failure."""
-        from ..hints import looks_like_a_record, no_record_hint
+        from ..util.hints import looks_like_a_record, no_record_hint
 
         # isspace, not strip: strip would copy a 16 MiB archive to ask the question.
         if self.text and not self.text.isspace() and not looks_like_a_record(self.text):
@@ -197,7 +203,7 @@ def message_option(command):
 
 def load_game(source: Source):
     """The one game of the record as a :class:`tomis.Game`; a problem in it exits 1, located."""
-    from .. import record
+    from ..notation import record
     from ..game import Game
 
     return Game.from_record(source.read(record.read_game))
@@ -205,7 +211,7 @@ def load_game(source: Source):
 
 def load_games(source: Source) -> list:
     """Every game of the record as the reader checked it (``Checked`` items)."""
-    from .. import record
+    from ..notation import record
 
     return source.read(record.read)
 
@@ -227,7 +233,7 @@ def finite(_ctx, param, value):
 def pick_game(source: Source, number: int):
     """Game ``number`` (1-based) of the file as a :class:`tomis.Game`, refusing a number
     the file does not have."""
-    from .. import record
+    from ..notation import record
     from ..game import Game
 
     # One game at a time: a 16 MiB archive is never held whole to show one of its games.
@@ -249,18 +255,28 @@ def pick_game(source: Source, number: int):
 
 
 def no_game_error():
-    from .. import record       # the reader's own wording, so every command says the same
+    from ..notation import record       # the reader's own wording, so every command says the same
 
     return record.no_game_error()
 
 
+def today_tag() -> str:
+    """Today's date in UTC as the Date tag writes it: ``2026.11.22``."""
+    from datetime import datetime, timezone
+
+    return datetime.now(timezone.utc).strftime("%Y.%m.%d")
+
+
 def new_game(**fields):
-    """``tomis.Game(**fields)``; a value it refuses is a usage error naming the option."""
+    """``tomis.Game(**fields)``, dated today (UTC) unless ``date`` says otherwise; a value
+    it refuses is a usage error naming the option."""
     import re
 
     from ..errors import TomisError
     from ..game import Game
 
+    if fields.get("date") is None:
+        fields["date"] = today_tag()
     try:
         return Game(**fields)
     except TomisError as error:
@@ -274,20 +290,30 @@ def new_game(**fields):
 
 def write_new(path: str, text: str) -> None:
     """Create ``path`` holding ``text``; refuse to replace a file that exists."""
-    from .. import safefile
+    from ..util import safefile
 
-    safefile.create_new(path, text)
+    note_removed(path, safefile.create_new(path, text))
 
 
 def write_over(path: str, text, pinned=None) -> None:
-    """Replace ``path`` with ``text`` (a string, or pieces of one) atomically: readers see
-    the old text or the new, never half.
+    """Replace ``path`` with ``text`` (a string or bytes, or pieces of either) atomically:
+    readers see the old text or the new, never half.
 
     With ``pinned``, only if the name still holds the file that was read (finding 2).
     """
-    from .. import safefile
+    from ..util import safefile
 
-    safefile.atomic_write(path, text, pinned)
+    note_removed(path, safefile.atomic_write(path, text, pinned))
+
+
+def note_removed(path: str, removed: list[str]) -> None:
+    """Name on stderr each temporary file a killed tomis had left and this write removed,
+    so nobody wonders where it went (finding 7)."""
+    from ..errors import one_line
+
+    for temporary in removed:
+        click.echo(f"{shown(path)}: note: removed {one_line(temporary)}, a temporary "
+                   "file an interrupted tomis left behind", err=True)
 
 
 @contextlib.contextmanager
@@ -297,7 +323,7 @@ def locked(path: str, name: str | None = None):
     Temporary files a killed tomis left beside the file are removed as the lock is
     taken; each is named on stderr so nobody wonders where it went (finding 7).
     """
-    from .. import safefile
+    from ..util import safefile
     from ..errors import FileError, one_line
 
     with contextlib.ExitStack() as stack:
@@ -306,9 +332,7 @@ def locked(path: str, name: str | None = None):
         except FileError as error:
             error.path = name or error.path    # the name the user gave, not the one resolved
             raise
-        for temporary in swept:
-            click.echo(f"{shown(name or path)}: note: removed {one_line(temporary)}, a temporary "
-                       "file an interrupted tomis left behind", err=True)
+        note_removed(name or path, swept)
         yield
 
 
@@ -319,7 +343,7 @@ def pinned_and_locked(path: str):
     Opened before locking so that the lock is taken on the file that was opened; then
     checked again, since another tomis may have replaced it just before we locked.
     """
-    from .. import safefile
+    from ..util import safefile
 
     pinned = safefile.pin(path)
     try:
@@ -337,7 +361,7 @@ def _still_pinned(path: str, pinned):
     and our lock (its save replaces the file). Holding the lock, no tomis can be writing
     now, so a regular file at the same place is that save; anything else -- a link where
     there was none -- is refused as :meth:`Pinned.check` refuses it."""
-    from .. import safefile
+    from ..util import safefile
     from ..errors import FileError
 
     try:

@@ -14,7 +14,7 @@ import sys
 
 import click
 
-from . import EXIT_INVALID, EXIT_USAGE, Failure
+from .base import EXIT_INVALID, EXIT_USAGE, Failure
 from .files import (
     load_game, load_games, located, message_option, no_game_error, read_record, shown,
 )
@@ -51,6 +51,10 @@ class MoveMail:
                 mailout.addresses(self.to, "the address to send to")
             except mailout.MailError as error:
                 raise click.BadParameter(error.message, param_hint="--to") from None
+        if self.file != "-":
+            # Anyone may have written the remembered facts: refused before the move, so
+            # that a crafted file leaves the record as it was.
+            mailout.Sidecar.load(self.file)
         if self.mail_out is not None:
             folder = os.path.dirname(os.path.abspath(self.mail_out))
             if not os.path.isdir(folder):
@@ -81,7 +85,7 @@ class MoveMail:
             click.echo(f"{shown(self.mail_out)}: message to {address} written", err=True)
         if self.send:
             again = self.mail_out if self.mail_out is not None else self.file
-            send_now(message, address, lambda error: _not_sent(
+            send_now(message, lambda error: _not_sent(
                 self.file, error, "the message was NOT sent", f"tomis send {again}"))
 
 
@@ -104,12 +108,14 @@ def _not_sent(file: str, error, what: str, again: str) -> Failure:
 
 def compose_reply(record_path: str, game, record_text: str, origin, to: str | None):
     """The message for ``game`` and its address; remembers the address and thread beside
-    the record (not for stdin). Raises MailError when no address or sender is known."""
+    the record (not for stdin). Raises MailError when no address or sender is known, or
+    the message's Reply-To (else From) is not one address; says in a note which ids of
+    the message's thread were left out."""
     from .. import mailout
 
     settings = mailout.smtp_settings()
     sidecar = mailout.Sidecar() if record_path == "-" else mailout.Sidecar.load(record_path)
-    address = to or sidecar.to or (origin.reply_to if origin is not None else None)
+    address = to or sidecar.to or _origin_address(origin)
     if address is None:
         raise mailout.MailError("no address to send to: give --to ADDRESS (it is remembered "
                                 "for this game)")
@@ -117,7 +123,9 @@ def compose_reply(record_path: str, game, record_text: str, origin, to: str | No
         raise mailout.MailError(f"no sender address: set {mailout.ENV['from']} or from = in "
                                 f"[smtp] of {settings.source}")
     if origin is not None and origin.message_id:
-        sidecar.in_reply_to, sidecar.references = origin.message_id, list(origin.references)
+        thread = mailout.thread_of(origin.message_id, origin.references)
+        _say_what_was_dropped(record_path, thread)
+        sidecar.in_reply_to, sidecar.references = thread.in_reply_to, list(thread.references)
     sidecar.to = address
     message = mailout.compose(game, record_text, sender=settings.sender, to=address,
                               attachment_name=mailout.attachment_name(record_path),
@@ -128,27 +136,47 @@ def compose_reply(record_path: str, game, record_text: str, origin, to: str | No
     return message, address
 
 
+def _origin_address(origin) -> str | None:
+    from .. import mailout
+
+    if origin is None or origin.reply_to is None:
+        return None
+    return mailout.one_address(origin.reply_to, "the Reply-To of the message")
+
+
+def _say_what_was_dropped(record_path: str, thread) -> None:
+    if thread.dropped_id is not None:
+        click.echo(f"{shown(record_path)}: note: the message's Message-ID {thread.dropped_id!r} "
+                   "is not a message id (RFC 5322); the reply is written without In-Reply-To "
+                   "and References", err=True)
+    if thread.dropped_references:
+        click.echo(f"{shown(record_path)}: note: {thread.dropped_references} item(s) of the "
+                   "message's References are not message ids (RFC 5322) and were left out "
+                   "of the reply's", err=True)
+
+
 def write_message(path: str, message) -> None:
     """Atomically, like a record. The message is 7-bit ASCII (non-ASCII text is encoded by
     the email package), so safefile's UTF-8 text writer stores exactly its bytes."""
-    from .. import mailout, safefile
+    from .. import mailout
+    from ..util import safefile
 
     safefile.atomic_write(path, mailout.message_bytes(message).decode("ascii"))
 
 
-def send_now(message, address: str, failed, starttls: bool | None = None) -> None:
-    """Send with the configured server; ``failed(error)`` gives the Failure to raise;
-    ``starttls`` overrides the settings when not None."""
+def send_now(message, failed, starttls: bool | None = None) -> None:
+    """Send with the configured server, to the message's own To and Cc; ``failed(error)``
+    gives the Failure to raise; ``starttls`` overrides the settings when not None."""
     from .. import mailout
+    from ..errors import visible
 
     try:
         settings = mailout.smtp_settings(starttls=starttls)
-        mailout.send(message, settings, smtp_password(settings))
+        mailout.envelope(message)          # a message that cannot be sent asks no password
+        recipients = mailout.send(message, settings, smtp_password(settings))
     except mailout.MailError as error:
         raise failed(error) from None
-    from ..errors import visible
-
-    click.echo(visible(f"sent to {address}: {message['Subject']}"), err=True)
+    click.echo(visible(f"sent to {', '.join(recipients)}: {message['Subject']}"), err=True)
 
 
 def smtp_password(settings) -> str | None:
@@ -185,15 +213,12 @@ def send(file, to, starttls):
         source = read_record(file)
         game = load_game(source)           # a tomis.Game; the composer reads its record
         try:
-            message, address = compose_reply(file, game.record, str(game), source.origin, to)
+            message, _address = compose_reply(file, game.record, str(game), source.origin, to)
         except TomisError as error:
             raise Failure(located(error, shown(file)), EXIT_INVALID) from None
-    else:
-        if to is not None:
-            raise click.BadParameter("a written message keeps its own To: header", param_hint="--to")
-        address = str(message["To"])
-    send_now(message, address, lambda error: Failure(located(error, shown(file)), EXIT_INVALID),
-             starttls)
+    elif to is not None:
+        raise click.BadParameter("a written message keeps its own To: header", param_hint="--to")
+    send_now(message, lambda error: Failure(located(error, shown(file)), EXIT_INVALID), starttls)
 
 
 def _saved_message(path: str):
@@ -202,14 +227,15 @@ def _saved_message(path: str):
     A message some mail program wrote (the opponent's reply, say) is refused: sending it
     as it is would send someone else's mail again.
     """
-    from .. import mail, mailout, textio
+    from .. import mail, mailout
+    from ..util import textio
     from ..errors import FileError
 
     try:
         data = textio.read_bytes(path)
-    except FileError as error:
+        message = mail.parse_message(data)
+    except FileError as error:      # unreadable, or a message past a MIME limit
         raise Failure(located(error, shown(path)), EXIT_USAGE) from None
-    message = mail.parse_message(data)
     if message is None:
         return None
     if str(message.get("X-Mailer", "")) != mailout.MAILER:
@@ -270,7 +296,7 @@ def _moment(now: str | None):
 
 
 def _one_game(item):
-    from .. import record
+    from ..notation import record
 
     if item.found is None:
         return None
@@ -281,7 +307,7 @@ def _one_game(item):
 
 
 def _identity(game) -> tuple:
-    from ..position import to_string
+    from ..rules.position import to_string
 
     tags = tuple(game.tags.get(name) for name in ("White", "Black", "Event", "Site", "Round", "Date"))
     return tags + (to_string(game.start),)
@@ -335,7 +361,7 @@ def _duration(delta) -> str:
 def extract(file):
     """Print the record found in FILE (a saved message, a mailbox message, pasted mail) in
     canonical form, e.g. to keep it: tomis extract reply.eml > game.tgn."""
-    from .. import record
+    from ..notation import record
 
     source = read_record(file)
     checked = load_games(source)

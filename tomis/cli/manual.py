@@ -48,6 +48,9 @@ EXTRA_SECTIONS = [
         ("TOMIS_DEBUG", "When set, an internal error shows its Python traceback."),
         ("TOMIS_REFEREE_WAIT", "Seconds referee deliver waits for the store's lock before it "
                                "exits 75 so that the mail server tries again (default 20)."),
+        ("TOMIS_TEST_NO_TMPFILE, TOMIS_TEST_PAUSE_BEFORE_RENAME",
+         "For tests only (docs/SECURITY.md): named temporary files even where O_TMPFILE "
+         "works; a pause of so many seconds before a write's rename."),
     ]),
     ("FILES", [
         ("~/.local/state/tomis/history/", "What was typed in play, one file per game "

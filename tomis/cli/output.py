@@ -11,12 +11,12 @@ import sys
 
 import click
 
-from ..terminal import COLOR_CHOICES, is_terminal  # noqa: F401 -- is_terminal: the CLI's one test for a tty
+from ..util.terminal import COLOR_CHOICES, is_terminal  # noqa: F401 -- is_terminal: the CLI's one test for a tty
 
 
 def display(ascii_only: bool = False, choice: str = "auto", stream=None):
     """How to draw for ``stream`` (stdout by default): the policy of :mod:`tomis.terminal`."""
-    from ..terminal import display_for
+    from ..util.terminal import display_for
 
     return display_for(sys.stdout if stream is None else stream, choice, ascii_only=ascii_only)
 
@@ -41,7 +41,7 @@ def echo_position(text: str, shown, err: bool = False) -> None:
 
 def caret_lines(text: str, line: int | None, column: int | None) -> list[str]:
     """The source line an error points at and a caret under its column, indented, if both exist."""
-    from ..notation import caret_context     # only on the error path
+    from ..notation.syntax import caret_context     # only on the error path
 
     context = caret_context(text, line, column)
     if not context:
@@ -136,7 +136,7 @@ def legal_action_words(game, square: str | None) -> str:
     ``square``, under a line saying who acts; or how the game ended."""
     import textwrap
 
-    from .. import render
+    from ..pictures import render
 
     texts = [str(action) for action in game.legal_actions(square)]   # checks the square
     position = game.position

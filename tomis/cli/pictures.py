@@ -5,7 +5,8 @@
 :mod:`tomis.cli.views`) its picture options; :data:`export` is a command of its own.
 
 Output: with ``-o OUT`` the file is replaced atomically (readers see the old picture or
-the new, never half); without it an SVG goes to stdout, while PNG and GIF bytes refuse a
+the new, never half) by the writer every -o uses, which replaces only a regular file or
+nothing (:func:`tomis.safefile.writable_target`); without it an SVG goes to stdout, while PNG and GIF bytes refuse a
 terminal. Missing optional packages (``tomis[images]``) are one line and exit 1.
 """
 
@@ -17,7 +18,8 @@ import sys
 import click
 
 from .files import (
-    INPUT_PATH, OUTPUT_PATH, finite, game_option, pick_game, read_record, refuse_a_folder,
+    INPUT_PATH, OUTPUT_PATH, finite, game_option, pick_game, read_record, refuse_a_non_file,
+    write_over,
 )
 from .output import is_terminal
 
@@ -32,45 +34,15 @@ def _fail(message: str, code: int = 1):
     raise click.exceptions.Exit(code)
 
 
-def write_output(path: str, data: bytes) -> None:
-    """Replace ``path`` with ``data`` all at once; ``-`` is stdout."""
+def write_output(path: str, data) -> None:
+    """Replace ``path`` with ``data`` (bytes, or pieces of bytes as they are made) all at
+    once, through the one writer every -o uses (tomis.safefile); ``-`` is stdout."""
     if path == "-":
-        sys.stdout.buffer.write(data)
+        for piece in (data,) if isinstance(data, bytes) else data:
+            sys.stdout.buffer.write(piece)
         sys.stdout.buffer.flush()
         return
-    import tempfile     # not at module level: `tomis --help` should not pay for it
-
-    folder = os.path.dirname(os.path.abspath(path))
-    try:
-        if os.path.isdir(path):
-            raise IsADirectoryError(path)
-        mode = _mode_for(path)
-        handle, temp = tempfile.mkstemp(prefix=".tomis-", suffix=".part", dir=folder)
-        try:
-            with os.fdopen(handle, "wb") as stream:
-                stream.write(data)
-            os.chmod(temp, mode)         # mkstemp makes 0600; a picture is for sharing
-            os.replace(temp, path)
-        except BaseException:
-            os.unlink(temp)
-            raise
-    except OSError as error:
-        from ..errors import FileError
-
-        reason = (error.strerror or type(error).__name__).lower()
-        failure = FileError(f"cannot write the file: {reason}; nothing was written")
-        failure.path = path
-        raise failure from None
-
-
-def _mode_for(path: str) -> int:
-    """The replaced file's permission bits, or the usual ones for a new file (0666 less umask)."""
-    try:
-        return os.stat(path).st_mode & 0o7777
-    except FileNotFoundError:
-        umask = os.umask(0)
-        os.umask(umask)
-        return 0o666 & ~umask
+    write_over(path, data)
 
 
 def _binary_to(output: str | None, what: str) -> str:
@@ -86,11 +58,13 @@ def picture_options(command):
     options = [
         click.option("--svg", "picture", flag_value="svg", help="Draw the board as SVG."),
         click.option("--png", "picture", flag_value="png", help="Draw the board as PNG (needs tomis[images])."),
-        click.option("-o", "--output", type=OUTPUT_PATH, callback=refuse_a_folder,
+        click.option("-o", "--output", type=OUTPUT_PATH, callback=refuse_a_non_file,
                      help="Write the picture to OUT (default: stdout)."),
         click.option("--flip", is_flag=True, help="Black at the bottom."),
         click.option("--size", type=click.IntRange(min=16, max=MAX_SIZE), default=DEFAULT_SIZE,
                      show_default=True, help="Picture width and height in pixels."),
+        click.option("--legend", is_flag=True,
+                     help="Add a key under the board: the pieces' shapes, the gate states, the sides."),
     ]
     for option in reversed(options):
         command = option(command)
@@ -98,19 +72,19 @@ def picture_options(command):
 
 
 def show_picture(game, state, at: int | None, *, picture: str | None, output: str | None, flip: bool,
-                 size: int) -> bool:
+                 size: int, legend: bool = False) -> bool:
     """Draw ``state``, the position after action ``at`` of ``game`` (a :class:`tomis.Game`),
     when a picture was asked for; False otherwise."""
     if picture is None:
         if output is not None:
             raise click.UsageError("-o writes a picture: add --svg or --png")
         return False
-    from .. import svg
+    from ..pictures import svg
 
     nodes = game.record.nodes
     number = len(nodes) if at is None else at
     last = nodes[number - 1].report if number else None
-    options = dict(size=size, orientation="black" if flip else "white", last=last)
+    options = dict(size=size, orientation="black" if flip else "white", last=last, legend=legend)
     if picture == "svg":
         text = svg.board(state, **options)
         if output in (None, "-"):
@@ -118,7 +92,7 @@ def show_picture(game, state, at: int | None, *, picture: str | None, output: st
         else:
             write_output(output, text.encode("utf-8"))
         return True
-    from .. import images      # light: resvg and Pillow load only when a picture is made
+    from ..pictures import images      # light: resvg and Pillow load only when a picture is made
 
     target = _binary_to(output, "PNG")
     try:
@@ -135,13 +109,15 @@ def show_picture(game, state, at: int | None, *, picture: str | None, output: st
 @click.option("--gif", "kind", flag_value="gif", help="An animated GIF, one frame per action (needs tomis[images]).")
 @click.option("--jsonl", "kind", flag_value="jsonl",
               help="One JSON line per action of every game (or --game K), for scripts: docs/ARCHIVES.md.")
-@click.option("-o", "--output", type=OUTPUT_PATH, callback=refuse_a_folder,
+@click.option("-o", "--output", type=OUTPUT_PATH, callback=refuse_a_non_file,
               help="The file to write (- for stdout, not a terminal for a GIF; --jsonl: stdout if left out).")
 @game_option
 @click.option("--delay", type=click.FloatRange(min=0.02, max=MAX_GIF_DELAY), default=1.0, show_default=True,
               callback=finite, help="Seconds per action: GIF frame time, or the page's autoplay speed.")
+@click.option("--legend/--no-legend", default=True, show_default=True,
+              help="The key to the pieces' shapes under each board.")
 @click.pass_context
-def export(ctx, file, kind, output, game_number, delay):
+def export(ctx, file, kind, output, game_number, delay, legend):
     """Export a whole game as a replay page (--html) or an animated GIF (--gif), or every
     game's actions as JSON lines (--jsonl)."""
     if kind is None:
@@ -157,19 +133,19 @@ def export(ctx, file, kind, output, game_number, delay):
         raise click.UsageError("--html and --gif write a file: give -o OUT (- for stdout)")
     game = pick_game(read_record(file), game_number).record
     if kind == "html":
-        from .. import html
+        from ..pictures import html
 
-        text = html.page(game, delay=delay, name=_record_name(file, game_number))
+        text = html.page(game, delay=delay, name=_record_name(file, game_number), legend=legend)
         if output == "-":
             click.echo(text, nl=False)
         else:
             write_output(output, text.encode("utf-8"))
         return
-    from .. import images
+    from ..pictures import images
 
     target = _binary_to(output, "GIF")
     try:
-        data = images.gif(game, delay=delay, size=DEFAULT_SIZE)
+        data = images.gif_parts(game, delay=delay, size=DEFAULT_SIZE, legend=legend)   # written as it is made
     except images.MissingExtra as error:
         _fail(str(error))
     write_output(target, data)

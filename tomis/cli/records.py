@@ -7,12 +7,12 @@ from typing import NamedTuple
 
 import click
 
-from ..terminal import PLAIN
-from . import EXIT_INVALID, EXIT_USAGE, Failure
+from ..util.terminal import PLAIN
+from .base import EXIT_INVALID, EXIT_USAGE, Failure
 from .correspondence import after_action, parse_now, parse_then, start_clock, stamps_moves
 from .files import (
     INPUT_PATH, OUTPUT_PATH, load_game, located, new_game, no_game_error, pinned_and_locked,
-    read_record, read_text, refuse_a_folder, shown, write_new, write_over,
+    read_record, read_text, refuse_a_non_file, shown, write_new, write_over,
 )
 from .output import colour_options, display, echo_position, echo_record
 
@@ -39,7 +39,7 @@ THEN_PATH = "<then>"           # ... and in a --then line
               help="When the clocks start, a UTC time like 2026-11-23T10:15Z (default: now).")
 def new(file, white, black, rules, event, site, date, round_, position, time_control, start_time):
     """Start a new game record in FILE (never overwrites an existing file)."""
-    from .. import render
+    from ..pictures import render
 
     game = new_game(white=white, black=black, rules=rules, event=event, site=site,
                     date=date, round=round_, position=position)
@@ -64,7 +64,8 @@ def _complete_action(ctx, _param, incomplete: str):
     """
     from click.shell_completion import CompletionItem
 
-    from .. import record, textio
+    from ..notation import record
+    from ..util import textio
 
     try:
         text = textio.extract_record(textio.read_path(ctx.params["file"]))
@@ -86,7 +87,7 @@ def _complete_action(ctx, _param, incomplete: str):
 @click.option("--since", "since", type=click.Path(),
               help="The record you sent last: refuse unless FILE is exactly it plus the "
                    "opponent's new action(s) (play-by-email safety).")
-@click.option("--mail", "mail_out", type=OUTPUT_PATH, callback=refuse_a_folder,
+@click.option("--mail", "mail_out", type=OUTPUT_PATH, callback=refuse_a_non_file,
               help="Also write the reply as a ready-to-send message (.eml) to this file.")
 @click.option("--to", "to", metavar="ADDR",
               help="The opponent's address (remembered beside FILE for this game).")
@@ -134,7 +135,7 @@ def _refuse_swapped_arguments(file: str, action: str) -> None:
     import os
 
     from ..errors import FileError
-    from ..hints import swapped_arguments
+    from ..util.hints import swapped_arguments
 
     hint = None if os.path.lexists(file) else swapped_arguments("move", file, action)
     if hint is not None:
@@ -199,7 +200,7 @@ class MoveStep:
         """With ``--since``: the received record must extend the one we sent, exactly."""
         if self.since is None:
             return
-        from .. import digest
+        from ..notation import digest
         from ..errors import TomisError
 
         sent = load_game(read_record(self.since))
@@ -227,7 +228,7 @@ class MoveStep:
         """Play the action; what it did, as the engine reports it (for render)."""
         from ..errors import TomisError
 
-        from ..hints import shell_took_a_redirect
+        from ..util.hints import shell_took_a_redirect
 
         try:
             game.play(self.action)
@@ -250,7 +251,7 @@ class MoveStep:
             write_over(self.file, new_text, self.pinned)
 
     def summarise(self, game, report, new_text: str) -> None:
-        from .. import render
+        from ..pictures import render
         from ..errors import visible
 
         to_stderr = self.file == "-"
@@ -315,7 +316,7 @@ def format_file(path: str, check: bool) -> int:
 def _canonical(source):
     """The canonical text of every game, game by game (``record.write_all`` in pieces);
     the first invalid game, or a file without any, raises its located failure."""
-    from .. import record
+    from ..notation import record
 
     source.refuse_prose()
     count = 0
@@ -342,10 +343,13 @@ def _refuse_a_saved_message(source) -> None:
     """A saved message would only fail on its first header line; say what it is instead,
     and which command keeps its record."""
     from .. import mail
-    from ..errors import TomisError
+    from ..errors import FileError, TomisError
 
-    if mail.parse_message(source.raw.encode("utf-8")) is None:
-        return
+    try:
+        if mail.parse_message(source.raw.encode("utf-8")) is None:
+            return
+    except FileError as error:      # a message past a MIME limit (docs/SECURITY.md)
+        raise Failure(located(error, source.name), EXIT_USAGE) from None
     name = "-" if source.path == "-" else shown(source.path)    # the command reads stdin too
     raise source.failure(TomisError(
         f"a saved message, not a record file: fmt rewrites records only; keep its record "

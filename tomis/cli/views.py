@@ -43,13 +43,14 @@ def _state_at(game, at: int | None):
 @colour_options
 @game_option
 @picture_options
-def show(file, at, as_json, as_fen, color, ascii_only, game_number, picture, output, flip, size):
+def show(file, at, as_json, as_fen, color, ascii_only, game_number, picture, output, flip, size, legend):
     """Show the position of a game: board, reserves, unlocks, side to act, result.
 
     With --svg or --png, draw it as a picture instead (docs/PICTURES.md); with --fen,
     print only its position string.
     """
-    from .. import position, render
+    from ..rules import position
+    from ..pictures import render
     from ..errors import visible
 
     chosen = [f"--{name}" for name, wanted in (("json", as_json), ("fen", as_fen),
@@ -58,7 +59,9 @@ def show(file, at, as_json, as_fen, color, ascii_only, game_number, picture, out
         raise click.UsageError(f"{' and '.join(chosen)} are different outputs; choose one")
     game = pick_game(read_record(file), game_number)
     state = _state_at(game, at)
-    if show_picture(game, state, at, picture=picture, output=output, flip=flip, size=size):
+    if legend and picture is None:
+        raise click.UsageError("--legend is for a picture: add --svg or --png")
+    if show_picture(game, state, at, picture=picture, output=output, flip=flip, size=size, legend=legend):
         return
     if as_fen:
         click.echo(position.to_string(state))
@@ -100,7 +103,7 @@ def _check_square_option(square: str | None) -> None:
     """Refuse a --square that is no square before any file is read (a usage error)."""
     if square is None:
         return
-    from ..board import parse_square
+    from ..rules.board import parse_square
 
     try:
         parse_square(square)
@@ -120,10 +123,13 @@ def _check_square_option(square: str | None) -> None:
 @colour_options
 @click.option("--format", "fmt", type=click.Choice(["text", "jsonl"]), default="text", show_default=True,
               help="jsonl: one JSON object per action (docs/ARCHIVES.md), no boards.")
-def replay(file, game_number, first, last, step, delay, color, ascii_only, fmt):
+@click.option("--variations", "into_variations", is_flag=True,
+              help="Step into the side lines too, each action with its board, indented.")
+def replay(file, game_number, first, last, step, delay, color, ascii_only, fmt, into_variations):
     """Replay a game action by action, with the board and combat after each, and the
-    record's comments and annotation glyphs."""
-    from .. import render
+    record's comments and annotation glyphs. The side lines of an action follow it,
+    indented, in one line each (--variations: action by action, with boards)."""
+    from ..pictures import render
     from ..errors import visible
 
     if fmt == "jsonl" and (step or delay):
@@ -151,9 +157,13 @@ def replay(file, game_number, first, last, step, delay, color, ascii_only, fmt):
                                  for comment in game.record.comments) + "\n", shown)
     for number in range(first, last + 1):
         result = game.result if number == len(nodes) else "*"
-        lines = annotated_report(nodes[number - 1], number, render) + [
+        node = nodes[number - 1]
+        lines = annotated_report(node, number, render) + [
             render.position_text(states[number], color=shown.colour, arrows=shown.glyphs,
                                  result=result), ""]
+        for side_line in node.variations:
+            lines += (variation_steps(side_line, number, shown, render) if into_variations
+                      else [f"    instead of action {number}: {line_words(side_line)}", ""])
         echo_position("\n".join(lines), shown)
         if number < last and not pause():
             break
@@ -174,8 +184,49 @@ def annotated_report(node, number: int, render) -> list[str]:
     return lines
 
 
+def line_words(side_line) -> str:
+    """A side line in one line of notation: numbered actions with their glyphs, NAGs and
+    comments, and its own side lines in parentheses."""
+    words = [f"{{{comment}}}" for comment in side_line.comments]
+    for index, node in enumerate(side_line.nodes):
+        number = side_line.start.ply + index + 1
+        if number % 2:
+            words.append(f"{(number + 1) // 2}.")
+        elif index == 0 or side_line.nodes[index - 1].comments or side_line.nodes[index - 1].variations:
+            words.append(f"{number // 2}...")
+        words.append(f"{node.action}{node.glyphs}")
+        words += [f"${nag}" for nag in node.nags] + [f"{{{comment}}}" for comment in node.comments]
+        words += [f"({line_words(inner)})" for inner in node.variations]
+    return " ".join(words)
+
+
+def variation_steps(side_line, number: int, shown, render, depth: int = 1) -> list[str]:
+    """A side line action by action, each with its report and board, indented one step
+    per level of nesting."""
+    pad = "    " * depth
+    lines = [f"{pad}variation instead of action {number}:"]
+    lines += [f"{pad}{{{comment}}}" for comment in side_line.comments]
+    state = side_line.start
+    for index, node in enumerate(side_line.nodes):
+        acting = side_line.start.ply + index + 1
+        state = _after(state, node)
+        block = annotated_report(node, acting, render) + [
+            render.position_text(state, color=shown.colour, arrows=shown.glyphs), ""]
+        lines += [pad + line if line else line for line in "\n".join(block).split("\n")]
+        for inner in node.variations:
+            lines += variation_steps(inner, acting, shown, render, depth + 1)
+    lines.append(f"{pad}end of the variation")
+    return lines + [""]
+
+
+def _after(state, node):
+    from ..rules import apply
+
+    return apply(state, node.action)[0]
+
+
 def _replay_rows(game, game_number: int, first: int, last: int) -> None:
-    from ..jsonl import action_rows, row_line
+    from ..archive.jsonl import action_rows, row_line
 
     for row in action_rows(game.record, game_number, first, last):
         click.echo(row_line(row))
@@ -194,7 +245,7 @@ class _Pause:
         self.delay = delay
         self.ask = None
         if step:
-            from ..lineedit import LineEditor
+            from .lineedit import LineEditor
 
             self.ask = LineEditor(stdout=sys.stderr)
 

@@ -34,8 +34,8 @@ The terms (White's count minus Black's):
 
 from __future__ import annotations
 
-from ..board import BASE, BLACK, FLAGSHIP, FRIGATE, HOME_RANK, NEIGHBOURS, SENTRY, TOWER, WHITE
-from ..combat import INACTIVE, JUMP, UNIT_DEFENCE, attack_tables
+from ..rules.board import BASE, BLACK, FLAGSHIP, FRIGATE, HOME_RANK, NEIGHBOURS, SENTRY, TOWER, WHITE
+from ..rules.combat import INACTIVE, JUMP, UNIT_DEFENCE, attack_tables
 
 # The weights, in centi-frigates per unit of each term: tuning run 5 (bench/tune_eval.py,
 # 400 level-5 self-play games, the games cut at 200 actions left out), which beat the

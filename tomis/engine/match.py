@@ -27,10 +27,11 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 
 from ..errors import TomisError
-from ..notation import parse_action
-from ..record import ABANDONED, ADJUDICATION, RULES_INFRACTION, TERMINATION_TAG, TIME_FORFEIT
-from ..rules import apply_unchecked, legal_actions, new_game
+from ..notation.syntax import parse_action
+from ..notation.record import ABANDONED, ADJUDICATION, RULES_INFRACTION, TERMINATION_TAG, TIME_FORFEIT
+from ..rules.core import apply_unchecked, legal_actions, new_game
 from .levels import level_limits
+from .player import PROGRAM, TYPE_TAGS, program_name
 from .search import Limits, Search
 
 START_TIMEOUT = 10.0         # seconds a program may take to answer ugi / isready
@@ -53,7 +54,7 @@ class PlayerSpec:
 
     @property
     def name(self) -> str:
-        return f"tomis level {self.level}" if self.level is not None else self.text
+        return program_name(self.level) if self.level is not None else self.text
 
 
 def parse_player(text: str) -> PlayerSpec:
@@ -249,10 +250,12 @@ class GameOutcome:
 
 def play_game(task: GameTask) -> GameOutcome:
     """Play one game to its end; the record and the result."""
-    from .. import record
+    from ..notation import record
 
     game = record.new_record(white=task.white.name, black=task.black.name, rules=task.rules,
                              event=task.event, round=task.number)
+    for side in TYPE_TAGS.values():          # both players are programs, levels or UGI
+        game.tags[side] = PROGRAM
     for text in task.opening:
         record.append(game, text)
     players = [make_player(task.white, task.seed, task.seconds), make_player(task.black, task.seed, task.seconds)]
@@ -273,7 +276,7 @@ def play_game(task: GameTask) -> GameOutcome:
             except Forfeit as problem:
                 forfeit, failure = side, problem
                 break
-            record.append(game, str(action))
+            record.append(game, action)
     finally:
         for player in players:
             player.close()

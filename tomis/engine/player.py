@@ -1,11 +1,35 @@
-"""The computer as a player: pick an action at a level, or give a hint under a limit."""
+"""The computer as a player: pick an action at a level, or give a hint under a limit.
+
+Also how a record names the computer: ``tomis level N`` in the White or Black tag, and
+``[WhiteType "program"]``/``[BlackType "program"]`` (the PGN convention for a player
+that is a program), the same in ``tomis play`` and ``tomis match``.
+"""
 
 from __future__ import annotations
 
-from ..rules import State
+import re
+
+from ..rules.core import State
 from .levels import DEFAULT_LEVEL, level_limits
 from .evaluate import frigates_text
 from .search import MATE, MATE_BOUND, Limits, Search, SearchResult
+
+
+# The tag that says whether a side is a person or a program, and its value for a program.
+TYPE_TAGS = {"white": "WhiteType", "black": "BlackType"}
+PROGRAM = "program"
+_PROGRAM_NAME = re.compile(r"tomis level ([1-9][0-9]*)")
+
+
+def program_name(level: int) -> str:
+    """How records and messages name the computer at ``level``: ``tomis level 4``."""
+    return f"tomis level {level}"
+
+
+def program_level(name: str | None) -> int | None:
+    """The level a :func:`program_name` names, or None for any other name."""
+    found = _PROGRAM_NAME.fullmatch(name or "")
+    return int(found[1]) if found else None
 
 
 def score_text(score: int) -> str:
@@ -34,7 +58,7 @@ class ComputerPlayer:
 
     @property
     def name(self) -> str:
-        return f"computer (level {self.level})"
+        return program_name(self.level)
 
     def choose(self, state: State):
         """The action this level plays in ``state`` (which must be undecided)."""

@@ -31,10 +31,10 @@ import threading
 import time
 from dataclasses import dataclass, field
 
-from ..actions import GateJump, GateStrike, Jump, Move, Place
-from ..board import BASE, FLAGSHIP, FRIGATE, FRIGATE_ATTACKS, RAYS, SENTRY, SLIDER_DIRECTIONS, TOWER
-from ..combat import INACTIVE, JUMP, UNIT_DEFENCE, attack_tables
-from ..rules import OPENING_PLIES, State, apply_unchecked, iter_legal_actions
+from ..rules.actions import GateJump, GateStrike, Jump, Move, Place
+from ..rules.board import BASE, FLAGSHIP, FRIGATE, FRIGATE_ATTACKS, RAYS, SENTRY, SLIDER_DIRECTIONS, TOWER
+from ..rules.combat import INACTIVE, JUMP, UNIT_DEFENCE, attack_tables
+from ..rules.core import OPENING_PLIES, State, apply_unchecked, iter_legal_actions
 from .evaluate import evaluate
 
 MATE = 100_000               # a won game; MATE - n: won n plies from the root

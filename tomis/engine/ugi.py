@@ -34,9 +34,9 @@ import threading
 
 from .. import __version__
 from ..errors import TomisError
-from ..notation import parse_action
-from ..position import from_string
-from ..rules import EDITIONS, apply, new_game
+from ..notation.syntax import parse_action
+from ..rules.position import from_string
+from ..rules.core import EDITIONS, apply, new_game
 from .levels import DEFAULT_LEVEL, MAX_LEVEL, MIN_LEVEL, level_limits
 from .search import MAX_DEPTH, Limits, Search
 

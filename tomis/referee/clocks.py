@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, timezone
 from typing import Sequence
 
-from ..clock import DAY, TimeControl
+from ..notation.clock import DAY, TimeControl
 
 Interval = tuple[int, int]     # [start, end) in seconds since the epoch
 

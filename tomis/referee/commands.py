@@ -100,7 +100,7 @@ def _command(line: str, commands: Commands) -> bool:
 
 
 def _conditional(words: list[str], commands: Commands) -> None:
-    from ..conditional import parse_line
+    from ..notation.conditional import parse_line
 
     if not words:
         commands.clear_lines = True
@@ -118,7 +118,7 @@ def _day(text: str) -> date:
 
 
 def _action(word: str, offer: bool, commands: Commands) -> bool:
-    from ..actions import Action
+    from ..rules.actions import Action
 
     try:
         action = Action.parse(word)

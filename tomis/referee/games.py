@@ -13,9 +13,9 @@ import json
 from dataclasses import dataclass, field
 from datetime import date
 
-from .. import record as _record
-from ..board import SIDE_TITLES
-from ..clock import TIME_CONTROL_TAG, format_stamp, parse_time_control
+from ..notation import record as _record
+from ..rules.board import SIDE_TITLES
+from ..notation.clock import TIME_CONTROL_TAG, format_stamp, parse_time_control
 from ..errors import TomisError
 from . import clocks
 from .outgoing import Player
@@ -114,7 +114,7 @@ class Game:
 
     def clocks(self) -> clocks.Clocks | None:
         """The referee's clocks, or None for a game without a TimeControl."""
-        from .. import correspondence
+        from ..notation import correspondence
 
         text = self.record.tags.get(TIME_CONTROL_TAG)
         if text is None:
@@ -153,7 +153,7 @@ class Game:
 
     def legal_near(self, text: str, limit: int = 24) -> str:
         """The legal actions that share the square or piece of ``text``, in words."""
-        from ..rules import legal_actions
+        from ..rules.core import legal_actions
 
         every = [str(action) for action in legal_actions(self.state)]
         square = next((text[i:i + 2] for i in range(len(text) - 1)
@@ -202,18 +202,16 @@ class Game:
     def store_lines(self, side: int, lines: list[tuple[str, ...]]) -> None:
         """Keep ``side``'s lines, each checked playable from the position now; the
         opponent must be the one to act."""
-        from .. import conditional
-        from ..game import Position
+        from ..notation import conditional
 
         if not lines:
             return
         if self.to_move != 1 - side:
             raise Refusal("a conditional line starts with your opponent's next action, so it "
                           "is sent with your own action (or while your opponent is to act)")
-        position = Position.from_state(self.state)
         for line in lines:
             try:
-                conditional.check_playable(position, line)
+                conditional.check_playable(self.state, line)
             except TomisError as error:
                 raise Refusal(f"the conditional line 'if {' '.join(line)}' cannot be played: "
                               f"{error.message}") from None

@@ -1,11 +1,12 @@
 """A stored message read for the referee: who sent it, to which address, whether a
 machine wrote it, and the new text of the reply (quoted text taken away).
 
-Outside text is hostile: the message is parsed by the standard :mod:`email` package
-within limits (:data:`MAX_PARTS`, :data:`MAX_DEPTH`), header values are taken only
-when they validate (one address, a message id of the usual form), and nothing read
-here reaches an outgoing header unless it passed those checks. :func:`read_message` is
-the one door in.
+Outside text is hostile: the message is measured on its bytes first
+(:func:`tomis.mail.check_bounds`: parts, nesting, header fields) and only then parsed
+by the standard :mod:`email` package; header values are taken only when they validate
+(:mod:`tomis.mailout`'s checks: one plain address, an RFC 5322 message id), and nothing
+read here reaches an outgoing header unless it passed those checks.
+:func:`read_message` is the one door in.
 """
 
 from __future__ import annotations
@@ -14,16 +15,11 @@ import re
 from dataclasses import dataclass, field
 
 MAX_MESSAGE_BYTES = 2 * 2**20     # a reply is a few lines; 2 MiB leaves room for HTML and pictures
-MAX_PARTS = 50
-MAX_DEPTH = 8
 MAX_TEXT_CHARS = 100_000          # of the chosen text part
-MAX_ID_LENGTH = 250
 MAX_REFERENCES = 20
 REPLY_MARKER = "-- reply above this line --"
 RECIPIENT_HEADERS = ("Delivered-To", "X-Original-To", "To", "Cc")
 
-_MSG_ID = re.compile(r"<[!#-'*+\-/-9=?A-Z^-~.]{1,120}@[A-Za-z0-9.\-\[\]:]{1,120}>")
-_ADDR_SPEC = re.compile(r"[A-Za-z0-9!#$%&'*+\-/=?^_`{|}~.]{1,64}@[A-Za-z0-9.\-]{1,253}")
 _BULK = frozenset({"bulk", "list", "junk"})
 
 
@@ -49,11 +45,17 @@ def read_message(raw: bytes, envelope_recipient: str | None = None) -> Incoming:
     import email
     import email.policy
 
+    from ..errors import FileError
+    from ..mail import check_bounds
+
     if len(raw) > MAX_MESSAGE_BYTES:
         raise Unreadable(f"the message is larger than {MAX_MESSAGE_BYTES // 2**20} MiB")
     try:
+        check_bounds(raw)
+    except FileError as error:
+        raise Unreadable(error.message) from None
+    try:
         msg = email.message_from_bytes(raw, policy=email.policy.default)
-        _check_structure(msg)
         incoming = Incoming(
             message_id=valid_id(_header(msg, "Message-ID")),
             references=_references(msg),
@@ -69,20 +71,6 @@ def read_message(raw: bytes, envelope_recipient: str | None = None) -> Incoming:
     return incoming
 
 
-def _check_structure(msg) -> None:
-    count = 0
-    stack = [(msg, 0)]
-    while stack:
-        part, depth = stack.pop()
-        count += 1
-        if count > MAX_PARTS:
-            raise Unreadable(f"the message has more than {MAX_PARTS} MIME parts")
-        if depth > MAX_DEPTH:
-            raise Unreadable(f"the message nests MIME parts deeper than {MAX_DEPTH}")
-        if part.is_multipart():
-            stack.extend((sub, depth + 1) for sub in part.get_payload())
-
-
 def _header(msg, name: str) -> str | None:
     try:
         value = msg.get(name)
@@ -92,11 +80,10 @@ def _header(msg, name: str) -> str | None:
 
 
 def valid_id(text: str | None) -> str | None:
-    """``text`` when it is one message id ``<left@right>`` of safe characters, else None."""
-    if not text:
-        return None
-    text = text.strip()
-    return text if len(text) <= MAX_ID_LENGTH and _MSG_ID.fullmatch(text) else None
+    """``text`` (blanks around it dropped) when it is one RFC 5322 message id, else None."""
+    from ..mailout import msg_id
+
+    return msg_id(text.strip()) if isinstance(text, str) else None
 
 
 def _references(msg) -> list[str]:
@@ -110,11 +97,24 @@ def _references(msg) -> list[str]:
 
 
 def _addresses(value: str | None) -> list[str]:
-    from email.utils import getaddresses
+    """The plain addresses of a header value, lowercased; one bad address among several
+    costs only itself."""
+    from ..mailout import MailError, address_pairs
 
-    if not value or "\n" in value or "\r" in value:
+    if not value:
         return []
-    return [addr.lower() for _name, addr in getaddresses([value]) if _ADDR_SPEC.fullmatch(addr)]
+    try:
+        return [addr.lower() for _name, addr in address_pairs(value, "an address")]
+    except MailError:
+        pass
+    found = []
+    for piece in value.split(",")[:100]:
+        try:
+            found += [addr.lower() for _name, addr in address_pairs(piece.strip(), "an address",
+                                                                    single=True)]
+        except MailError:
+            continue
+    return found
 
 
 def _single_address(value: str | None) -> str | None:

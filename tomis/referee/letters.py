@@ -3,8 +3,8 @@ the chat, and how to answer. Pure text from a :class:`~tomis.referee.games.Game`
 
 from __future__ import annotations
 
-from ..board import SIDE_TITLES
-from ..clock import TIME_CONTROL_TAG, describe_duration, format_stamp
+from ..rules.board import SIDE_TITLES
+from ..notation.clock import TIME_CONTROL_TAG, describe_duration, format_stamp
 from ..errors import one_line, visible
 from .outgoing import HELP_LINES
 
@@ -19,7 +19,7 @@ def player_words(game, side: int) -> str:
 
 
 def action_lines(report, number: int) -> list[str]:
-    from .. import render
+    from ..pictures import render
 
     return render.report_lines(report, number)
 
@@ -69,7 +69,7 @@ def chat_lines(game, side: int, chat: list[str]) -> list[str]:
 
 
 def position_lines(game) -> list[str]:
-    from .. import render
+    from ..pictures import render
 
     return [render.position_text(game.state, result=game.record.result)]
 

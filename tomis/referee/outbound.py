@@ -55,7 +55,7 @@ def _board(game) -> bytes | None:
 
 
 def _public_record(game) -> str:
-    from .. import record
+    from ..notation import record
 
     return record.write(game.record)
 

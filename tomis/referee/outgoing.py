@@ -4,7 +4,9 @@ reads, the record attached, and the board as PNG when the images extra is instal
 Every message has ``From`` and ``Reply-To`` ``NAME <LOCAL+TOKEN@DOMAIN>`` (the token of
 the player it goes to), ``Auto-Submitted: auto-replied`` (RFC 3834), ``[tomis #N]`` in
 the subject, ``In-Reply-To``/``References`` from ids that passed
-:func:`tomis.referee.inbound.valid_id`, and is written with ``email.policy.SMTP``.
+:func:`tomis.mailout.msg_id`, and is written with ``email.policy.SMTP`` and read back
+by :func:`tomis.mailout.message_bytes` (every part holds exactly the headers it was
+given) before it is queued.
 """
 
 from __future__ import annotations
@@ -76,10 +78,11 @@ class Letter:
 
 def compose(referee: Referee, letter: Letter, when: int) -> EmailMessage:
     """``letter`` as a complete message dated ``when`` (seconds, the referee's clock)."""
-    import email.policy
     from datetime import datetime, timezone
 
-    message = EmailMessage(policy=email.policy.SMTP)
+    from ..mailout import POLICY
+
+    message = EmailMessage(policy=POLICY)
     sender = referee.reply_address(letter.token)
     message["From"] = sender
     message["Reply-To"] = sender
@@ -108,13 +111,17 @@ def _encoding(text: str) -> str:
 
 
 def message_bytes(message: EmailMessage) -> bytes:
-    return message.as_bytes()
+    """The message's bytes, read back to hold the headers it was given (a MailError if not)."""
+    from ..mailout import message_bytes as checked_bytes
+
+    return checked_bytes(message)
 
 
 def board_png(state, report=None) -> bytes | None:
     """The board as PNG, or None when the images extra is not installed."""
     try:
-        from .. import images, svg
+        from ..pictures import images
+        from ..pictures import svg
     except ImportError:
         return None
     try:

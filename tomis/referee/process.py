@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..board import SIDE_TITLES
+from ..rules.board import SIDE_TITLES
 from ..errors import TomisError, visible
 from . import letters, tokens
 from .clocks import utc_day
@@ -140,7 +140,7 @@ def expire(connection, config: Config, game: Game, at: int) -> bool:
         return False
     deadline = ran.deadline(side)
     game.forfeit(side, at)
-    from ..clock import format_stamp
+    from ..notation.clock import format_stamp
 
     events = Events(both=[f"{letters.player_words(game, side)}'s time ran out at "
                           f"{format_stamp(deadline)}: {letters.player_words(game, 1 - side)} "

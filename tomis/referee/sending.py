@@ -127,7 +127,7 @@ def _send_one(method: Method, settings: dict[str, str], queued: Queued) -> None:
 
 def _to_folder(folder: str, queued: Queued) -> None:
     """One ``.eml`` per message, named by its place in the queue, written atomically."""
-    from .. import safefile
+    from ..util import safefile
 
     path = os.path.join(folder, f"{queued.id:010d}.eml")
     safefile.atomic_write(path, queued.raw.decode("ascii", "replace"))
@@ -159,11 +159,9 @@ def _to_smtp(config: str | None, queued: Queued) -> None:
         raise SendError("no mail settings file: give tomis referee init --config FILE")
     settings = mailout.smtp_settings({mailout.CONFIG_ENV: config})
     password = _password(config) if settings.user else None
-    message = email.message_from_bytes(queued.raw, policy=email.policy.SMTP)
-    # smtplib takes the envelope sender from Sender (else From): the referee's own address,
-    # so bounces come back to it rather than to a player's token address.
-    del message["Sender"]
-    message["Sender"] = queued.envelope_from
+    message = email.message_from_bytes(queued.raw, policy=mailout.POLICY)
+    # mailout.send addresses the envelope from the message's own From and To: the
+    # player's token address and the player, checked again there.
     mailout.send(message, settings, password)
 
 

@@ -8,8 +8,8 @@ import hashlib
 import re
 from dataclasses import dataclass
 
-from .. import record as _record
-from ..clock import TIME_CONTROL_TAG, format_stamp, parse_time_control
+from ..notation import record as _record
+from ..notation.clock import TIME_CONTROL_TAG, format_stamp, parse_time_control
 from ..errors import TomisError
 from . import letters, tokens
 from .games import Game
@@ -71,12 +71,13 @@ def _name(text: str, what: str) -> str:
 
 def parse_player(text: str, what: str) -> Player:
     """``NAME <ADDR>`` as a :class:`Player` (the address checked and lowercased)."""
-    from email.utils import parseaddr
+    from ..mailout import MailError, address_pairs
 
-    from .inbound import _ADDR_SPEC
-
-    name, address = parseaddr(text)
-    if not name or not _ADDR_SPEC.fullmatch(address) or "\n" in text or "\r" in text:
+    try:
+        ((name, address),) = address_pairs(text, what, single=True)
+    except MailError:
+        name = address = ""
+    if not name:
         raise RefereeError(f"{what} {text!r} must be like \"Ana Lungu <ana@example.org>\"")
     return Player(_name(name, what), address.lower())
 

@@ -1,0 +1,341 @@
+"""The correspondence facts of a record: clocks, draw offers, claims, conditional lines.
+
+docs/NOTATION.md ("Correspondence play") defines them; they live in the ``TimeControl``
+tag, in ``(=)`` after an action (``Node.offer``), and in comment commands ``[%ts ...]``,
+``[%if ...]``, ``[%draw accept]``, ``[%claim ...]``. :func:`read_facts` finds them in a
+:class:`tomis.record.Game` and checks their form; :func:`check` checks them against the
+main line (stamps in order, every action stamped under a clock, lines playable and
+honoured, an accepted draw backed by an offer, a claim backed by a flag fall) and
+returns what the clock says. :func:`digest_lines` gives what the Digest covers.
+
+Nothing here reads the system clock or a file. Comments keep every command as text (the
+writer writes them back as they were); this module only reads them.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+from . import clock as _clock
+from . import conditional
+from .tags import TERMINATION_TAG, TIME_FORFEIT
+from ..rules.board import SIDE_TITLES
+from ..errors import NotationError, RecordError, TomisError
+
+DRAW = "1/2-1/2"
+WIN_FOR = ("1-0", "0-1")            # WIN_FOR[side]: the result when ``side`` wins
+KNOWN = ("ts", "if", "draw", "claim")
+
+# [%name arguments]: a lowercase name, then blanks and the arguments up to the next ']'.
+_COMMAND = re.compile(r"\[%([a-z]+)(?:[ \t]+([^\]]*?))?[ \t]*\]")
+
+
+class Command(NamedTuple):
+    """A known comment command. ``index`` is 0 before the first action, else the 1-based
+    index of the node it follows; ``line``/``column`` of its ``[`` (None when built)."""
+
+    name: str
+    arguments: str
+    index: int
+    line: int | None
+    column: int | None
+    arguments_column: int | None
+
+
+class Facts(NamedTuple):
+    """What a record says about correspondence play (empty for an ordinary record)."""
+
+    control: _clock.TimeControl | None
+    start: int | None                      # the game's start stamp
+    stamps: tuple[int | None, ...]         # per node
+    offers: tuple[bool, ...]               # per node: (=) after it
+    lines: dict[int, list[tuple[str, ...]]]   # node index -> lines stored after it
+    draw_accepted: bool
+    claim: int | None                      # the claim's time
+    commands: tuple[Command, ...]
+
+    @property
+    def used(self) -> bool:
+        """Whether the record uses any of it (the Digest's format 2, docs/NOTATION.md)."""
+        return (self.control is not None or bool(self.commands) or any(self.offers))
+
+
+class Checked(NamedTuple):
+    """What :func:`check` found: the clocks (None without a TimeControl) and the lines."""
+
+    clock: _clock.Clock | None
+    lines: conditional.Follow
+
+
+def commands_in(text: str) -> list[tuple[str, str, int]]:
+    """(name, arguments, offset of '[') of every known command in a comment's text."""
+    return [(m.group(1), m.group(2) or "", m.start()) for m in _COMMAND.finditer(text)
+            if m.group(1) in KNOWN]
+
+
+def ending_command(comment: str) -> bool:
+    """Whether ``comment`` is exactly what ``tomis draw --accept`` or ``claim`` writes."""
+    found = commands_in(comment)
+    return (len(found) == 1 and found[0][0] in ("draw", "claim")
+            and _COMMAND.fullmatch(comment.strip()) is not None)
+
+
+def read_facts(game, places: dict | None = None, control_at: tuple | None = None) -> Facts:
+    """The facts of ``game`` (a :class:`tomis.record.Game`), each command checked for form.
+
+    ``places[(index, k)]`` is (line, column) of the k-th comment at ``index`` (0: before
+    the first action, n: after node n), for errors; ``control_at`` where the
+    TimeControl tag's value stands. Raises a located :class:`RecordError` or
+    :class:`NotationError`.
+    """
+    places = places or {}
+    control = None
+    text = game.tags.get(_clock.TIME_CONTROL_TAG)
+    if text is not None:
+        try:
+            control = _clock.parse_time_control(text)
+        except RecordError as error:
+            raise _at(error, control_at) from None
+    commands = []
+    for index, comments in enumerate([game.comments] + [node.comments for node in game.nodes]):
+        for k, comment in enumerate(comments):
+            where = places.get((index, k))
+            for name, arguments, offset in commands_in(comment):
+                line = column = args_column = None
+                if where is not None:
+                    line, column = where[0], where[1] + 1 + offset
+                    args_column = column + 2 + len(name) + 1
+                commands.append(Command(name, arguments, index, line, column, args_column))
+    stamps: list[int | None] = [None] * (len(game.nodes) + 1)
+    lines: dict[int, list[tuple[str, ...]]] = {}
+    draw_accepted, claim = False, None
+    for command in commands:
+        if command.name == "ts":
+            if stamps[command.index] is not None:
+                raise _at(RecordError(_twice(game, command.index)), _place(command))
+            stamps[command.index] = _stamp(command)
+        elif command.name == "if":
+            lines.setdefault(command.index, []).append(_line(game, command))
+        elif command.name == "draw":
+            if command.arguments != "accept":
+                raise _at(RecordError(f"expected [%draw accept], found [%draw {command.arguments}]"),
+                          _place(command))
+            draw_accepted = True
+        else:
+            claim = _stamp(command)
+    offers = tuple(node.offer for node in game.nodes)
+    return Facts(control, stamps[0], tuple(stamps[1:]), offers, lines, draw_accepted, claim,
+                 tuple(commands))
+
+
+def _place(command: Command) -> tuple[int | None, int | None]:
+    return command.line, command.column
+
+
+def _at(error: TomisError, where) -> TomisError:
+    if where is not None and error.line is None:
+        error.line, error.column = where
+    return error
+
+
+def _stamp(command: Command) -> int:
+    try:
+        return _clock.parse_stamp(command.arguments)
+    except RecordError as error:
+        raise _at(RecordError(f"[%{command.name} ...]: {error.message}"),
+                  (command.line, command.arguments_column)) from None
+
+
+def _twice(game, index: int) -> str:
+    if index == 0:
+        return "the game's start is stamped twice; one [%ts ...] before the first action"
+    return f"{_words(game, index)}: the action is stamped twice; one [%ts ...] per action"
+
+
+def _line(game, command: Command) -> tuple[str, ...]:
+    if command.index == 0:
+        raise _at(RecordError("a conditional line [%if ...] follows the action it answers; "
+                              "there is none before the first action"), _place(command))
+    try:
+        return conditional.parse_line(command.arguments)
+    except NotationError as error:
+        column = None if command.arguments_column is None else command.arguments_column + error.column - 1
+        raise NotationError(error.message, command.line, column) from None
+
+
+def _words(game, index: int) -> str:
+    """``action 14 (White) Fa2-b3`` for node ``index`` (1-based)."""
+    number = game.start.ply + index
+    return f"action {number} ({SIDE_TITLES[(number - 1) & 1]}) {game.nodes[index - 1].action}"
+
+
+# --------------------------------------------------------------------------- against the main line
+
+def check(game, facts: Facts, result_at: tuple | None = None) -> Checked:
+    """Check ``facts`` against ``game``'s main line and result; return the clocks and lines.
+
+    ``result_at`` is where the result token stands (for errors about the ending).
+    Raises a located :class:`RecordError` whose ``action`` is set when it is about one.
+    """
+    by_name = {}
+    for command in facts.commands:
+        by_name.setdefault(command.name, command)
+    ran = _check_clock(game, facts)
+    lines = _check_lines(game, facts)
+    _check_ending(game, facts, ran, by_name, result_at or (None, None))
+    return Checked(ran, lines)
+
+
+def _about(error: TomisError, game, index: int) -> TomisError:
+    error.action = game.start.ply + index
+    return error
+
+
+def _check_clock(game, facts: Facts) -> _clock.Clock | None:
+    first = game.start.ply + 1
+    stamped = [_clock.Stamp(first + i, (first + i - 1) & 1, at)
+               for i, at in enumerate(facts.stamps) if at is not None]
+    try:
+        _clock.check_order(facts.start, stamped)
+    except _clock.BackwardStamp as error:
+        index = stamped[error.index].number - game.start.ply
+        stamp = next(c for c in facts.commands if c.name == "ts" and c.index == index)
+        raise _about(RecordError(f"{_words(game, index)}: {error.message}",
+                                 stamp.line, stamp.arguments_column), game, index) from None
+    if facts.control is None:
+        return None
+    for index, at in enumerate(facts.stamps, 1):
+        if at is None:
+            action = game.nodes[index - 1].action
+            raise _about(RecordError(
+                f"{_words(game, index)}: the game has a TimeControl, so every action carries "
+                f"a timestamp like {{[%ts 2026-11-23T10:15Z]}}; this one has none",
+                action.line, action.column), game, index)
+    return _clock.run(facts.control, facts.start, stamped)
+
+
+def _check_lines(game, facts: Facts) -> conditional.Follow:
+    if not facts.lines:
+        return conditional.Follow(((), ()), None)
+    commands = [c for c in facts.commands if c.name == "if"]
+    seen: dict[int, int] = {}
+    for index, lines in sorted(facts.lines.items()):
+        after = game.states[index]
+        for line in lines:
+            k = seen.get(index, 0)
+            seen[index] = k + 1
+            command = [c for c in commands if c.index == index][k]
+            try:
+                conditional.check_playable(after, line)
+            except RecordError as error:
+                raise _about(RecordError(f"{_words(game, index)}: {error.message}",
+                                         *_place(command)), game, index) from None
+    first = game.start.ply + 1
+    stored = {game.start.ply + index: lines for index, lines in facts.lines.items()}
+    texts = [str(node.action) for node in game.nodes]
+    try:
+        follow = conditional.follow(first, texts, stored)
+    except conditional.NotHonoured as error:
+        index = error.number - game.start.ply
+        action = game.nodes[index - 1].action
+        raise _about(RecordError(f"{_words(game, index)}: {error.message}", action.line,
+                                 action.column), game, index) from None
+    except conditional.Clash as error:       # two lines waiting for one action
+        index = error.number - game.start.ply
+        command = [c for c in commands if c.index == index][-1]
+        raise _about(_at(error, _place(command)), game, index) from None
+    return follow
+
+
+def _check_ending(game, facts: Facts, ran: _clock.Clock | None, by_name: dict, result_at) -> None:
+    last = len(game.nodes)
+    decided = game.final.is_over
+    for name in ("draw", "claim"):
+        command = by_name.get(name)
+        if command is not None and command.index != last:
+            raise _at(RecordError(f"[%{name} ...] ends the game: it stands only after the last "
+                                  f"action"), _place(command))
+    if facts.claim is not None:
+        _check_claim(game, facts, ran, by_name["claim"])
+    elif facts.draw_accepted:
+        _check_draw(game, facts, by_name["draw"])
+    elif facts.control is not None and game.result == DRAW and not decided:
+        raise RecordError("the game has a TimeControl and ends 1/2-1/2 without a decided position; "
+                          "an agreed draw is an accepted offer: (=) after the last action and "
+                          "{[%draw accept]} (R23)", *result_at)
+
+
+def _check_draw(game, facts: Facts, command: Command) -> None:
+    last = len(game.nodes)
+    if game.result != DRAW:
+        raise _at(RecordError(f"[%draw accept] agrees a draw, so the game ends 1/2-1/2, "
+                              f"not {game.result} (R23)"), _place(command))
+    if last == 0 or not facts.offers[last - 1]:
+        offerer = SIDE_TITLES[(game.final.ply - 1) & 1] if last else "either side"
+        raise _at(RecordError(f"[%draw accept] accepts a draw offer, but no offer of {offerer} "
+                              f"stands: the last action carries no (=) (R23)"), _place(command))
+
+
+def _check_claim(game, facts: Facts, ran: _clock.Clock | None, command: Command) -> None:
+    where = _place(command)
+    if ran is None:
+        raise _at(RecordError("[%claim ...] claims on time, but the game has no TimeControl tag"), where)
+    if game.tags.get(TERMINATION_TAG) != TIME_FORFEIT:
+        raise _at(RecordError(f"a game won by a claim on time carries [Termination "
+                              f"\"{TIME_FORFEIT}\"]"), where)
+    if game.result not in WIN_FOR:
+        raise _at(RecordError(f"a claim on time wins the game: it ends 1-0 or 0-1, not "
+                              f"{game.result}"), where)
+    winner = WIN_FOR.index(game.result)
+    loser = 1 - winner
+    if ran.since is not None and facts.claim < ran.since:
+        raise _at(RecordError(f"the claim at {_clock.format_stamp(facts.claim)} is earlier than the "
+                              f"last timestamp, {_clock.format_stamp(ran.since)}"), where)
+    to_move = game.final.to_move
+    if _clock.ran_out(ran, loser, to_move, facts.claim) is None:
+        left = ran.time_left(loser, to_move, facts.claim)
+        raise _at(RecordError(
+            f"the claim at {_clock.format_stamp(facts.claim)} gives the game to "
+            f"{SIDE_TITLES[winner]}, but {SIDE_TITLES[loser]}'s time had not run out: "
+            f"{_clock.describe_duration(left)} left (TimeControl {game.tags[_clock.TIME_CONTROL_TAG]})"),
+            where)
+
+
+# --------------------------------------------------------------------------- the Digest
+
+def digest_lines(game) -> tuple[list[str], list[list[str]], list[str]]:
+    """What the Digest's format 2 adds (docs/NOTATION.md): lines after ``start``, lines
+    after each action, lines before ``result``; all empty for a game using none of it.
+
+    Reads the commands from the comments' text, so a game built in code is covered alike.
+    """
+    facts = read_facts(game)
+    head = []
+    if facts.control is not None:
+        head.append(f"timecontrol {game.tags[_clock.TIME_CONTROL_TAG]}")
+    if facts.start is not None:
+        head.append(f"ts {_clock.format_stamp(facts.start)}")
+    per_action = []
+    for index, (stamp, offer) in enumerate(zip(facts.stamps, facts.offers), 1):
+        lines = [] if stamp is None else [f"ts {_clock.format_stamp(stamp)}"]
+        if offer:
+            lines.append("offer")
+        lines.extend(f"if {' '.join(line)}" for line in facts.lines.get(index, ()))
+        per_action.append(lines)
+    tail = []
+    if facts.draw_accepted:
+        tail.append("draw accept")
+    if facts.claim is not None:
+        tail.append(f"claim {_clock.format_stamp(facts.claim)}")
+    return head, per_action, tail
+
+
+def flag_fall_words(fall) -> str:
+    """``action 31 (Black) was played after Black's time ran out at ...``: a validate note."""
+    from ..rules.board import SIDE_TITLES
+    from .clock import format_stamp
+
+    return (f"action {fall.number} ({SIDE_TITLES[fall.side]}) was played after "
+            f"{SIDE_TITLES[fall.side]}'s time ran out at {format_stamp(fall.deadline)}; "
+            f"{SIDE_TITLES[1 - fall.side]} may claim the game (tomis claim)")

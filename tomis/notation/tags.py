@@ -1,0 +1,13 @@
+"""The names of the tags whose values mean something to tomis beyond the roster, and those
+values: one definition each, for the record reader and writer, the correspondence facts,
+the clock, matches, select and stats.
+"""
+
+TIME_CONTROL_TAG = "TimeControl"
+# The PGN standard's Termination tag, for a result an arbiter gave, not the rules or the
+# players (R23): `tomis match` and a time claim write it, select and stats read it.
+TERMINATION_TAG = "Termination"
+ABANDONED = "abandoned"
+TIME_FORFEIT = "time forfeit"
+RULES_INFRACTION = "rules infraction"
+ADJUDICATION = "adjudication"
