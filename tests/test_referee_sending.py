@@ -109,3 +109,15 @@ def test_a_failing_sendmail_is_retried(tmp_path):
     program.write_text("#!/bin/sh\ncat >/dev/null\n")
     assert run("referee", "tick", db, "--now", "2026-11-23T10:05Z").exit_code == 0
     assert _unsent(db) == []
+
+
+def test_new_says_which_messages_wait_for_tick(tmp_path):
+    program = tmp_path / "sendmail"
+    program.write_text("#!/bin/sh\necho 'no route' >&2\nexit 1\n")
+    program.chmod(0o755)
+    db = tmp_path / "referee.db"
+    run("referee", "init", db, "--address", "ref@club.test", "--send-by", f"sendmail:{program}")
+    result = run("referee", "new", db, "--white", ANA, "--black", BO)
+    assert result.exit_code == 0 and result.stdout == "1\n"
+    assert result.stderr.count("not sent yet (tick tries again)") == 2
+    assert "exited 1: no route" in result.stderr

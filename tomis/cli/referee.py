@@ -67,9 +67,17 @@ def new(db, white, black, time_control, leave_days, event, rules, now):
 
     at = parse_now(now)
     players = (service.parse_player(white, "--white"), service.parse_player(black, "--black"))
-    number = service.new_game(db, *players, time_control=time_control, leave_days=leave_days,
-                              event=event, rules=rules, now=at)
+    number, failures = service.new_game(db, *players, time_control=time_control,
+                                        leave_days=leave_days, event=event, rules=rules, now=at)
     click.echo(number)
+    _say_unsent(failures)
+
+
+def _say_unsent(failures: list[str]) -> None:
+    from ..errors import visible
+
+    for failure in failures:
+        click.echo(f"not sent yet (tick tries again): {visible(failure)}", err=True)
 
 
 @referee.command()
@@ -109,8 +117,7 @@ def run_deliver(db: str, recipient: str | None, at: int | None) -> int:
                    err=True)
         return EX_TEMPFAIL
     try:
-        for failure in service.after_storing(connection, config):
-            click.echo(f"tomis referee deliver: not sent yet: {visible(failure)}", err=True)
+        _say_unsent(service.after_storing(connection, config))
     except Exception as error:  # noqa: BLE001 -- stored: tick finishes the rest
         click.echo(f"tomis referee deliver: stored; the rest is left to tick: "
                    f"{visible(str(error))}", err=True)
@@ -122,11 +129,9 @@ def run_deliver(db: str, recipient: str | None, at: int | None) -> int:
 @_now_option
 def tick(db, now):
     """Send due reminders, end games whose time ran out, retry mail not yet sent."""
-    from ..errors import visible
     from ..referee import service
 
     report = service.tick(db, parse_now(now))
-    for failure in report.failures or []:
-        click.echo(f"not sent yet: {visible(failure)}", err=True)
+    _say_unsent(report.failures or [])
     click.echo(f"processed {report.processed}, reminders {report.reminders}, "
                f"time-outs {report.forfeits}, unsent {len(report.failures or [])}", err=True)

@@ -88,8 +88,9 @@ def connect(path: str):
 
 
 def new_game(path: str, white: Player, black: Player, *, time_control: str | None,
-             leave_days: int, event: str | None, rules: str, now: int) -> int:
-    """Start a game and queue its first messages; the game's number."""
+             leave_days: int, event: str | None, rules: str, now: int) -> tuple[int, list[str]]:
+    """Start a game and queue its first messages; the game's number, and the messages that
+    could not be sent yet (left queued for tick), in words."""
     from datetime import datetime, timezone
 
     if white.address == black.address:
@@ -116,9 +117,9 @@ def new_game(path: str, white: Player, black: Player, *, time_control: str | Non
             queue_update(connection, config, game, side, what,
                          [f"A new game of Tomis begins. {words}"], None, [], now)
         game.save(connection)
-    send_queued(connection, config.settings, retry=False)
+    failures = send_queued(connection, config.settings, retry=False)
     connection.close()
-    return game.id
+    return game.id, failures
 
 
 # --------------------------------------------------------------------------- deliver
