@@ -442,3 +442,23 @@ def test_leave_allowance_is_per_calendar_year(tmp_path):
     (why,) = lab.new_messages()
     assert "10 days a calendar year" in body_of(why)
 
+
+
+def test_a_message_that_trips_a_bug_is_set_aside_and_the_queue_goes_on(lab, monkeypatch):
+    from tomis.referee import process
+
+    real = process.read_commands
+
+    def buggy(text):
+        if "boom" in text:
+            raise LookupError("a bug of ours")
+        return real(text)
+
+    monkeypatch.setattr(process, "read_commands", buggy)
+    lab.new_messages()
+    lab.deliver(lab.reply(0, "B@e1\nboom"), "2026-11-23T11:00Z")
+    lab.deliver(lab.reply(0, "B@e1"), "2026-11-23T11:05Z")
+    assert lab.inbox() == [("rejected", "internal error: LookupError: a bug of ours"),
+                           ("done", "action 1 (B@e1)")]
+    assert len(lab.new_messages()) == 2
+    assert lab.record().count("B@e1") == 1

@@ -19,7 +19,7 @@ from .commands import CommandError, read_commands
 from .games import Game, Refusal
 from .inbound import Unreadable, read_message
 from .outbound import Config, queue_letter, queue_update, queue_why
-from .store import Busy, transaction
+from .store import transaction
 
 DONE, REJECTED = "done", "rejected"
 
@@ -40,39 +40,37 @@ class Stored:
 
 
 def process_next(connection, config: Config) -> bool:
-    """Decide the oldest unprocessed message; False when there is none."""
+    """Decide the oldest unprocessed message; False when there is none.
+
+    A message that trips a bug of ours is set aside as rejected, with the error, in the
+    same transaction (what its deciding had written is rolled back to a savepoint), so
+    that it cannot stop the queue and no other message is mistaken for it.
+    """
     with transaction(connection):
         row = connection.execute("SELECT id, raw, stored_at, recipient FROM inbox "
                                  "WHERE state = 'new' ORDER BY id LIMIT 1").fetchone()
         if row is None:
             return False
         stored = Stored(*row)
-        verdict = decide(connection, config, stored)
+        connection.execute("SAVEPOINT deciding")
+        try:
+            verdict = decide(connection, config, stored)
+        except (TomisError, ArithmeticError, LookupError, ValueError, TypeError) as error:
+            connection.execute("ROLLBACK TO deciding")
+            verdict = Verdict(REJECTED, f"internal error: {type(error).__name__}: "
+                                        f"{visible(str(error))}"[:500])
+        connection.execute("RELEASE deciding")
         connection.execute("UPDATE inbox SET state = ?, reason = ?, game = ? WHERE id = ?",
                            (verdict.state, verdict.reason, verdict.game, stored.id))
     return True
 
 
 def process_pending(connection, config: Config) -> int:
-    """Decide every unprocessed message; how many. A message that trips a bug of ours is
-    set aside as rejected (with the error), so it cannot stop the queue."""
+    """Decide every unprocessed message; how many."""
     count = 0
-    while True:
-        try:
-            if not process_next(connection, config):
-                return count
-        except Busy:
-            raise
-        except (TomisError, ArithmeticError, LookupError, ValueError, TypeError) as error:
-            _set_aside(connection, f"internal error: {type(error).__name__}: {error}")
+    while process_next(connection, config):
         count += 1
-
-
-def _set_aside(connection, reason: str) -> None:
-    with transaction(connection):
-        connection.execute("UPDATE inbox SET state = 'rejected', reason = ? WHERE id = "
-                           "(SELECT id FROM inbox WHERE state = 'new' ORDER BY id LIMIT 1)",
-                           (reason[:500],))
+    return count
 
 
 def find_seat(config: Config, recipients: list[str]) -> tokens.Seat | None:
