@@ -34,7 +34,6 @@ from tomis.engine.levels import DEFAULT_LEVEL, LEVELS
 from tomis.engine.match import random_opening
 from tomis.engine.player import ComputerPlayer
 from tomis.engine.search import Limits, Search
-from tomis.notation import parse_action
 from tomis.position import to_string
 from tomis.rules import apply_unchecked, new_game
 
@@ -51,8 +50,8 @@ def positions(count: int, every: int, seed: int, min_units: int) -> list:
     while len(found) < count:
         edition = EDITIONS[game % 2]
         state = new_game(edition)
-        for text in random_opening(seed, game, 12, edition):
-            state, _report = apply_unchecked(state, parse_action(text))
+        for action in random_opening(seed, game, 12, edition):
+            state, _report = apply_unchecked(state, action)
         players = (Search(seed + game), Search(seed + game + 1))
         while state.to_move is not None and state.ply < 120 and len(found) < count:
             if state.ply >= 20 and state.ply % every == 0 and len(state.units) >= min_units:

@@ -49,12 +49,16 @@ def import_before(rev: str, into: Path):
     (into / "child").mkdir()
     (into / "child" / "tomis").symlink_to(into / "tomis_before")
     sys.path.insert(0, str(into))
-    # The old module paths answer only under the name ``tomis``, so a commit that has the
-    # notation/ and rules/ packages is imported by their new paths.
-    if (into / "tomis_before" / "notation" / "record.py").exists():
-        return (importlib.import_module("tomis_before.notation.record"),
-                importlib.import_module("tomis_before.rules.core"))
-    return (importlib.import_module("tomis_before.record"), importlib.import_module("tomis_before.rules"))
+    return _before_module("notation.record", "record"), _before_module("rules.core", "rules")
+
+
+def _before_module(path: str, flat_path: str):
+    """A module of the older package, at its layered path or, in a commit from before the
+    layers, at its flat one (the table of old paths answers only for ``tomis`` itself)."""
+    try:
+        return importlib.import_module(f"tomis_before.{path}")
+    except ModuleNotFoundError:
+        return importlib.import_module(f"tomis_before.{flat_path}")
 
 
 def child_cpu(args: list[str], pythonpath: Path) -> float:

@@ -40,7 +40,6 @@ from tomis.engine.search import is_quiet
 from tomis.position import from_string, to_string
 from tomis.record import ADJUDICATION, TERMINATION_TAG
 from tomis.rules import apply_unchecked, new_game
-from tomis.notation import parse_action
 
 SKIP_PLIES = 14          # the forced opening and the random actions after it
 MAX_ACTIONS = 200
@@ -51,8 +50,8 @@ def generate(games: int, level: int, seed: int, out) -> None:
     rows = 0
     for number in range(games):
         state = new_game()
-        for text in random_opening(seed, number, 12, "manual"):
-            state, _report = apply_unchecked(state, parse_action(text))
+        for action in random_opening(seed, number, 12, "manual"):
+            state, _report = apply_unchecked(state, action)
         players = (ComputerPlayer(level, seed * 7919 + number), ComputerPlayer(level, seed * 7919 + number + 1))
         positions = []
         while state.to_move is not None and state.ply < MAX_ACTIONS:

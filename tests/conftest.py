@@ -16,6 +16,7 @@ stderr kept apart), ``tomis()`` as a real ``python -m tomis`` process, and
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -31,6 +32,8 @@ from tomis.board import (
     BASE, DIRECTION_INDEX, GATE, INITIAL_RESERVE, LETTER_TO_PIECE, MARKER, parse_square,
 )
 from tomis.position import from_string
+
+pytest_plugins = ["mail_lab"]       # the mail_lab fixture (tests/mail_lab.py)
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES_DIR = ROOT / "samples"
@@ -180,10 +183,28 @@ def invoke(*args, input=None, catch_exceptions=False):
                                catch_exceptions=catch_exceptions)
 
 
-def tomis(*args, cwd=None, input=None) -> subprocess.CompletedProcess:
-    """A real ``python -m tomis`` process."""
+def tomis_env(extra: dict | None = None) -> dict:
+    """The environment of a real tomis process: this checkout first on the path, no debug
+    tracebacks, and ``extra`` added."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT), **(extra or {}))
+    env.pop("TOMIS_DEBUG", None)
+    return env
+
+
+def tomis(*args, cwd=None, input=None, env=None, timeout=120) -> subprocess.CompletedProcess:
+    """A real ``python -m tomis ARGS`` process, ``env`` added to its environment; stdin is
+    ``input``, else empty (the timeout only guards a hang)."""
     return subprocess.run([sys.executable, "-m", "tomis", *map(str, args)], cwd=cwd, input=input,
-                          capture_output=True, text=True, timeout=120)
+                          env=tomis_env(env), capture_output=True, text=True, timeout=timeout,
+                          stdin=subprocess.DEVNULL if input is None else None)
+
+
+def bench_output(script: str, *args: str) -> str:
+    """What ``python bench/SCRIPT ARGS`` prints; the script must succeed."""
+    proc = subprocess.run([sys.executable, str(ROOT / "bench" / script), *args],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, f"{script} exited {proc.returncode}:\n{proc.stdout}\n{proc.stderr}"
+    return proc.stdout
 
 
 def corpus_expectations(folder: Path) -> dict[str, tuple[int, list[str]]]:

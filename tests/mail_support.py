@@ -40,6 +40,51 @@ class Inbox:
         return "250 OK: queued"
 
 
+# --------------------------------------------------------------------------- TLS for test servers
+
+def make_ca(folder: Path, name: str = "Tomis test CA") -> Path:
+    """A throw-away certificate authority in ``folder`` (``ca.pem``, ``ca.key``), made with
+    the openssl program; servers get certificates from :func:`make_server_cert`."""
+    import subprocess
+
+    folder.mkdir(parents=True, exist_ok=True)
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
+                    "-subj", f"/CN={name}", "-keyout", folder / "ca.key", "-out", folder / "ca.pem",
+                    "-addext", "basicConstraints=critical,CA:TRUE",
+                    "-addext", "keyUsage=critical,keyCertSign,cRLSign"],
+                   check=True, capture_output=True)
+    return folder / "ca.pem"
+
+
+def certificates_in(folder: Path) -> tuple[Path, Path, Path]:
+    """(CA file, server certificate, its key) made afresh in ``folder``."""
+    ca = make_ca(folder)
+    return (ca, *make_server_cert(ca, folder))
+
+
+@pytest.fixture(scope="module")
+def certificates(tmp_path_factory):
+    """(CA file, server certificate, key) for a module's TLS servers: made once, as RSA
+    keys take a while."""
+    return certificates_in(tmp_path_factory.mktemp("ca"))
+
+
+def make_server_cert(ca: Path, folder: Path) -> tuple[Path, Path]:
+    """(certificate, key) for 127.0.0.1 and localhost, signed by the CA at ``ca``."""
+    import subprocess
+
+    key, request, cert = folder / "server.key", folder / "server.csr", folder / "server.pem"
+    extensions = folder / "server.ext"
+    extensions.write_text("subjectAltName=DNS:localhost,IP:127.0.0.1\n"
+                          "extendedKeyUsage=serverAuth\n", encoding="ascii")
+    subprocess.run(["openssl", "req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=localhost",
+                    "-keyout", key, "-out", request], check=True, capture_output=True)
+    subprocess.run(["openssl", "x509", "-req", "-in", request, "-CA", ca,
+                    "-CAkey", ca.with_suffix(".key"), "-CAcreateserial", "-days", "2",
+                    "-extfile", extensions, "-out", cert], check=True, capture_output=True)
+    return cert, key
+
+
 def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -85,3 +130,19 @@ def environment(port: int, user: str | None = None, password: str | None = None,
            "TOMIS_MAIL_CONFIG": "/nonexistent/mail.ini",
            "TOMIS_SMTP_USER": user, "TOMIS_SMTP_PASSWORD": password}
     return env
+
+
+def wait_for_port(port: int, process=None, tries: int = 300) -> None:
+    """Until something accepts on 127.0.0.1:``port`` (a server starting), or fail saying why."""
+    import socket
+    import time
+
+    for _ in range(tries):
+        if process is not None and process.poll() is not None:
+            raise AssertionError(f"the server exited with {process.returncode} before listening")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=1):
+                return
+        except OSError:
+            time.sleep(0.1)
+    raise AssertionError(f"nothing listens on 127.0.0.1:{port}")

@@ -411,3 +411,61 @@ def test_error_places_in_a_message_count_in_the_saved_file():
 def test_diverging_records_in_one_message_are_refused():
     with pytest.raises(tomis.RecordError, match="diverge at action 2"):
         tomis.read_game(MAIL / "diverging-records.eml")
+
+
+# -- correspondence play on the library's Game (what tomis new/move/claim/draw use) ----------
+
+def _timed_game():
+    game = tomis.Game(white="Ana", black="Bo")
+    game.start_clock("1d+1d", "2026-11-01T00:00Z")
+    game.play("B@e1")
+    game.stamp("2026-11-01T01:00Z")
+    return game
+
+
+def test_a_clock_starts_stamps_go_forward_only_and_read_back():
+    game = _timed_game()
+    assert game.tags["TimeControl"] == "1d+1d" and game.stamps_actions()
+    game.play("B@d8")
+    with pytest.raises(tomis.RecordError, match="timestamps never go backwards"):
+        game.stamp("2026-10-31T00:00Z")
+    game.stamp("2026-11-01T02:00Z")
+    again = tomis.read_game(str(game))
+    assert again.error is None and again.nodes[-1].comments == ("[%ts 2026-11-01T02:00Z]",)
+    with pytest.raises(tomis.RecordError, match="not a time control|TimeControl|time control"):
+        tomis.Game().start_clock("soon")
+
+
+def test_a_draw_offer_is_accepted_only_by_the_side_to_act():
+    game = _timed_game()
+    game.offer_draw()
+    with pytest.raises(tomis.RecordError, match="only the side to act"):
+        game.accept_draw("white")
+    game.accept_draw("black")
+    assert game.result == "1/2-1/2" and game.nodes[-1].comments[-1] == "[%draw accept]"
+    with pytest.raises(tomis.RecordError, match="has already ended 1/2-1/2"):
+        game.check_not_ended()
+
+
+def test_a_claim_on_time_needs_the_opponents_time_gone():
+    game = _timed_game()
+    with pytest.raises(tomis.RecordError, match="Black's time has not run out"):
+        game.claim_time("white", "2026-11-01T12:00Z")
+    fall = game.claim_time("white", "2026-11-05T00:00Z")
+    assert fall.side == 1 and game.result == "1-0"
+    assert game.tags["Termination"] == "time forfeit"
+    assert tomis.read_game(str(game)).error is None
+
+
+def test_conditional_lines_are_checked_stored_and_fire():
+    game = tomis.Game()
+    game.play("B@e1")
+    with pytest.raises(tomis.RecordError, match="cannot be played") as caught:
+        game.add_lines([("B@d8", "G@b1"), ("B@d8", "G@e1")])
+    assert (caught.value.line, caught.value.column) == (2, 1)      # the second line given
+    assert game.nodes[-1].comments == ()                           # nothing stored
+    game.add_lines([("B@d8", "G@b1")])
+    game.play("B@d8")
+    fired = game.play_fired_lines()
+    assert [(owed.reply, owed.number) for owed in fired] == [("G@b1", 3)]
+    assert [str(action) for action in game.actions] == ["B@e1", "B@d8", "G@b1"]

@@ -5,22 +5,11 @@ Only exit codes and the presence of each figure are checked, never a time or a s
 
 from __future__ import annotations
 
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
+from conftest import bench_output as run
 
 pytest.importorskip("chess")
 
-BENCH = Path(__file__).resolve().parent.parent / "bench"
-
-
-def run(script: str, *args: str) -> str:
-    proc = subprocess.run([sys.executable, str(BENCH / script), *args],
-                          capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, f"{script} exited {proc.returncode}:\n{proc.stdout}\n{proc.stderr}"
-    return proc.stdout
 
 
 def test_gen_archive_writes_valid_games(tmp_path):

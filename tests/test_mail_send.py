@@ -110,8 +110,9 @@ def test_starttls_is_on_unless_turned_off(server, tmp_path):
     env = environment(port, starttls="")           # not set: the default, STARTTLS
     result = run("move", game, "B@d8", "--to", "bo@example.net", "--send", env=env)
     assert result.exit_code == 1
-    assert (f"the SMTP server 127.0.0.1:{port} does not offer STARTTLS; only for a server on "
-            "this machine, turn it off (starttls = no)") in result.stderr
+    assert (f"the SMTP server 127.0.0.1:{port} does not offer STARTTLS; if it speaks TLS from "
+            "the first byte (port 465) use security = tls; security = none only for a server "
+            "on this machine") in result.stderr
     assert inbox.envelopes == []
 
 

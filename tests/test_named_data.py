@@ -125,7 +125,7 @@ def test_one_set_of_results_serves_every_layer():
 
 def _namespace():
     return {**vars(board), "Action": actions.Action, "Destroyed": rules.Destroyed,
-            "Report": rules.Report, "State": rules.State}
+            "Report": rules.Report, "from_string": position.from_string}
 
 
 def test_every_action_repr_reads_back_as_the_same_action():
@@ -149,6 +149,38 @@ def test_action_parse_on_a_kind_refuses_another_kind():
         actions.Action.parse("Xa2-a3")
 
 
+def test_the_action_word_patterns_are_the_grammars_action_terminals():
+    # The rules layer reads one action without the notation layer: its patterns must say
+    # what the grammar's terminals say (the generated tables hold them, with the lookahead
+    # and blanks that cut a word out of a record).
+    from tomis.notation import _parser_tables
+
+    terminals = dict(_parser_tables.TERMINALS)
+    assert set(actions.WORD_PATTERNS) == set(actions.ACTION_TERMINALS)
+    for kind, pattern in actions.WORD_PATTERNS.items():
+        assert terminals[kind].startswith(pattern + "(?!"), kind
+
+
+def test_reading_one_action_agrees_with_the_notation_parser():
+    from tomis.notation.syntax import parse_action
+
+    words = {str(action) for game in sample_games() for state in game.states[:30]
+             for action in state.legal_actions()}
+    assert len(words) > 300
+    mutated = {word[:i] + c + word[i + 1:] for word in sorted(words)[:200] for i in range(len(word))
+               for c in "aF@-:x^>=9Ni "}
+    for text in sorted(words | mutated):
+        try:
+            expected = parse_action(text)
+        except NotationError as error:
+            with pytest.raises(NotationError) as caught:
+                actions.read_action(text)
+            assert caught.value.line == error.line, text
+            continue
+        found = actions.read_action(text)
+        assert (found, found.line, found.column) == (expected, expected.line, expected.column)
+
+
 def test_reports_and_states_of_the_samples_read_back():
     namespace = _namespace()
     reports = 0
@@ -166,3 +198,23 @@ def test_a_destroyed_piece_reads_as_names():
     destroyed = rules.Destroyed(parse_square("e6"), BLACK, board.FRIGATE)
     assert repr(destroyed) == "Destroyed(square=parse_square('e6'), side=BLACK, piece=FRIGATE)"
     assert eval(repr(destroyed), _namespace()) == destroyed
+
+
+# -- one definition each ------------------------------------------------------------------
+
+def test_each_shared_tag_name_and_ending_is_assigned_in_one_module():
+    import ast
+
+    names = {"TIME_CONTROL_TAG", "TERMINATION_TAG", "TIME_FORFEIT", "DRAW", "WIN_RESULTS"}
+    homes: dict[str, list[str]] = {name: [] for name in names}
+    package = Path(__file__).resolve().parent.parent / "tomis"
+    for path in package.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            targets = node.targets if isinstance(node, ast.Assign) else []
+            for target in targets:
+                for element in (target.elts if isinstance(target, ast.Tuple) else [target]):
+                    if isinstance(element, ast.Name) and element.id in names:
+                        homes[element.id].append(path.relative_to(package).as_posix())
+    assert homes == {"TIME_CONTROL_TAG": ["notation/tags.py"], "TERMINATION_TAG": ["notation/tags.py"],
+                     "TIME_FORFEIT": ["notation/tags.py"], "DRAW": ["rules/board.py"],
+                     "WIN_RESULTS": ["rules/board.py"]}

@@ -97,6 +97,9 @@ BAD_ACTIONS = [
     ("Fa2=X", "expected A (activate) or I (deactivate) after 'Fa2=' in 'Fa2=X'", 5),
     ("M@c3:XX", "expected a direction (N NE E SE S SW W NW) after 'M@c3:' in 'M@c3:XX'", 6),
     ("M@c3:", "expected a direction (N NE E SE S SW W NW) after 'M@c3:' in 'M@c3:'", 6),
+    # Capital files and a one-letter direction at the word's end: the fix is offered, not a crash.
+    ("M@F1:E", "expected a square like e4 after 'M@' in 'M@F1:E'; "
+               "squares are written in lowercase: did you mean 'M@f1:E'?", 3),
     ("Ma2:NEE", "unexpected 'E' after the action 'Ma2:NE'", 7),
     ("Mc3-NE", "expected a square like e4 after 'Mc3-' in 'Mc3-NE'", 5),
     ("Fa2>z1", "expected a square like e4 after 'Fa2>' in 'Fa2>z1'", 5),

@@ -328,7 +328,7 @@ GLYPH_CHOICES = ("", "", "", "!", "?", "!!", "??", "!?", "?!")
 COMMENT_WORDS = ("good", "a long plan", "x" * 30, "", "} brace", "{nested", "1-0", "* star")
 
 
-def random_game(seed: int, edition: str, limit: int, annotate: bool) -> record.Game:
+def random_game(seed: int, edition: str, limit: int, annotate: bool) -> record.Record:
     """A random legal game built with append(), optionally with random annotations."""
     rng = random.Random(seed)
     game = record.new_record(rules=edition, white="W \"q\"", black="B\\b")
@@ -347,7 +347,7 @@ def random_game(seed: int, edition: str, limit: int, annotate: bool) -> record.G
     return game
 
 
-def check_round_trip(game: record.Game) -> None:
+def check_round_trip(game: record.Record) -> None:
     text = record.write(game)
     again = record.read_game(text)
     assert again == game

@@ -11,7 +11,7 @@ from tomis.actions import ACTION_TYPES, PlaceMarker
 from tomis.board import BASE, FLAGSHIP, FRIGATE, GATE, SENTRY, TOWER
 
 
-def load(name: str) -> record.Game:
+def load(name: str) -> record.Record:
     checked = record.read((SAMPLES_DIR / name).read_text(encoding="utf-8"), name)
     assert len(checked) == 1
     assert checked[0].error is None, checked[0].error.located()

@@ -10,7 +10,7 @@ from tomis import correspondence, record
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 
 
-def load(name: str) -> record.Game:
+def load(name: str) -> record.Record:
     return record.read_game((SAMPLES / name).read_text(encoding="utf-8"), name)
 
 

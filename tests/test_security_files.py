@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import tomis, tomis_env
 from svg_cases import sample_game
 from tomis import images, safefile
 from tomis.errors import FileError
@@ -36,16 +37,8 @@ needs_images = pytest.mark.skipif(
     reason="Pillow and resvg-py are not installed (pip install 'tomis[images]')")
 
 
-def tomis_env(extra=None) -> dict:
-    env = dict(os.environ, PYTHONPATH=str(ROOT), **(extra or {}))
-    env.pop("TOMIS_DEBUG", None)
-    return env
-
-
 def run(*args, env=None, timeout=120) -> subprocess.CompletedProcess:
-    """``python -m tomis ARGS`` as a real process (the timeout only guards a hang)."""
-    return subprocess.run([sys.executable, "-m", "tomis", *map(str, args)], env=tomis_env(env),
-                          capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL)
+    return tomis(*args, env=env, timeout=timeout)
 
 
 def parts_in(folder: Path) -> list[str]:

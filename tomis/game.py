@@ -23,13 +23,13 @@ from __future__ import annotations
 
 import io
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import IO, NamedTuple, Union
 
 from .notation import record as _record
 from .rules.actions import Action
 from .rules.board import (
-    DIRECTION_NAMES, PIECE_NAMES, SIDE_NAMES, SQUARE_NAMES, parse_square,
+    DIRECTION_NAMES, DRAW, PIECE_NAMES, SIDE_NAMES, SIDE_TITLES, SQUARE_NAMES, WIN_RESULTS, parse_square,
 )
 from .errors import FileError, PositionError, RecordError, TomisError
 from .notation.syntax import parse_action
@@ -44,7 +44,6 @@ __all__ = [
 SIDES = ("white", "black")
 RESULTS = ("*", "1-0", "0-1", "1/2-1/2")
 _GATE_STATES = ("inactive", "active", "jump")
-_RESIGNS = {"white": "0-1", "black": "1-0"}          # the side that resigns loses (R23)
 _RECORD_SUFFIXES = (".tgn", ".pgn", ".txt", ".eml", ".mbox")
 _INPUT = "<input>"                 # how errors name a record that came from no file
 
@@ -554,7 +553,7 @@ class Game:
     def resign(self, side: str) -> None:
         """``side`` resigns: the result becomes 0-1 (White resigns) or 1-0 (R23)."""
         self._refuse_if_broken()
-        _record.finish(self._record, _RESIGNS[_side(side)])
+        _record.finish(self._record, WIN_RESULTS[1 - SIDES.index(_side(side))])   # the other side wins
 
     def agree_draw(self) -> None:
         """Both sides agree a draw: the result becomes 1/2-1/2 (R23).
@@ -567,12 +566,186 @@ class Game:
         self._refuse_if_broken()
         rec = self._record
         offered = bool(rec.nodes) and rec.nodes[-1].offer
-        if not offered and "TimeControl" in rec.tags:
+        if not offered and _record.TIME_CONTROL_TAG in rec.tags:
             raise RecordError("in a game with a TimeControl a draw is agreed by accepting an "
                               "offer, and the last action carries no (=) (R23)")
-        _record.finish(rec, "1/2-1/2")
         if offered:
-            rec.nodes[-1].comments.append("[%draw accept]")
+            self._accept_offer()
+        else:
+            _record.finish(rec, DRAW)
+
+    # -- correspondence play (docs/NOTATION.md, "Correspondence play") -------------
+    # Times are UTC texts like ``2026-11-23T10:15Z`` or the seconds of
+    # :func:`tomis.notation.clock.parse_stamp`; None is this minute.
+
+    def start_clock(self, time_control: str, at: str | int | None = None) -> None:
+        """Give a game without actions a ``TimeControl`` (``30d+3d``, ``bank:240h+36h``)
+        and its start stamp. Raises :class:`RecordError` for a value that is no control."""
+        from .notation import clock
+
+        self._refuse_if_broken()
+        clock.parse_time_control(time_control)
+        self._record.tags[clock.TIME_CONTROL_TAG] = time_control
+        self._record.comments.append(f"[%ts {clock.format_stamp(_stamp(at))}]")
+
+    def stamps_actions(self, asked: bool = False) -> bool:
+        """Whether a new action is stamped: always under a ``TimeControl``, else when ``asked``."""
+        from .notation.clock import TIME_CONTROL_TAG
+
+        return asked or TIME_CONTROL_TAG in self._record.tags
+
+    def stamp(self, at: str | int | None = None) -> None:
+        """Write when the last action was played, ``{[%ts TIME]}`` after it.
+
+        Raises :class:`RecordError` for a time earlier than the record's last stamp:
+        timestamps never go backwards.
+        """
+        from .notation import clock, correspondence
+
+        self._refuse_if_broken()
+        when = _stamp(at)
+        facts = correspondence.read_facts(self._record)
+        stamped = [s for s in (facts.start, *facts.stamps[:-1]) if s is not None]
+        if stamped and when < stamped[-1]:
+            raise RecordError(
+                f"{clock.format_stamp(when)} is earlier than the record's last timestamp, "
+                f"{clock.format_stamp(stamped[-1])}; timestamps never go backwards")
+        self._last_comments().append(f"[%ts {clock.format_stamp(when)}]")
+
+    def offer_draw(self) -> None:
+        """Offer a draw with the last action, ``(=)``; the opponent's next action declines it."""
+        self._refuse_if_broken()
+        if not self._record.nodes:
+            raise RecordError("a draw is offered with an action, and the game has none yet (R23)")
+        self._record.nodes[-1].offer = True
+
+    def add_lines(self, lines: Sequence[Sequence[str]]) -> None:
+        """Store conditional lines after the last action, each ``(THEIRS, MINE, ...)`` in
+        canonical texts, checked playable from the position after it (docs/NOTATION.md).
+
+        A line that cannot be played raises :class:`RecordError` whose ``line`` is its
+        1-based place among ``lines``; nothing is stored then.
+        """
+        from .notation import conditional
+
+        self._refuse_if_broken()
+        after = self._record.final
+        for number, line in enumerate(lines, 1):
+            conditional.check_playable(after, line, number)
+        for line in lines:
+            self._last_comments().append(f"[%{conditional.COMMAND} {' '.join(line)}]")
+
+    def play_fired_lines(self, at: str | int | None = None, stamp: bool = False) -> list:
+        """Play every reply a stored conditional line owes, each stamped ``at`` when
+        ``stamp``; return the :class:`~tomis.notation.conditional.Fired` lines played."""
+        from .notation import conditional, correspondence
+
+        played = []
+        while True:
+            rec = self._record
+            facts = correspondence.read_facts(rec)
+            first = rec.start.ply + 1
+            stored = {rec.start.ply + index: lines for index, lines in facts.lines.items()}
+            owed = conditional.follow(first, [str(node.action) for node in rec.nodes], stored).owed
+            if owed is None:
+                return played
+            _record.append(rec, owed.reply)
+            if stamp:
+                self.stamp(at)
+            played.append(owed)
+
+    def flag_fall_of(self, number: int):
+        """The :class:`~tomis.notation.clock.FlagFall` of action ``number`` when it was
+        played after its side's time ran out, else None (also for an unstamped game)."""
+        from .notation import clock, correspondence
+
+        rec = self._record
+        facts = correspondence.read_facts(rec)
+        if facts.control is None or any(stamp is None for stamp in facts.stamps):
+            return None
+        first = rec.start.ply + 1
+        stamps = [clock.Stamp(first + i, (first + i - 1) & 1, at) for i, at in enumerate(facts.stamps)]
+        ran = clock.run(facts.control, facts.start, stamps)
+        return next((fall for fall in ran.flag_falls if fall.number == number), None)
+
+    def check_not_ended(self) -> None:
+        """Raise :class:`RecordError` when the game has ended, by the rules (R22) or by
+        resignation, agreement or time (R23): it cannot end again."""
+        state = self._record.final
+        if state.is_over:
+            raise RecordError(f"the game is over ({state.result}: {state.reason}); "
+                              f"it cannot end again (R22)", 1, 1)
+        if self._record.result != "*":
+            raise RecordError(f"the game has already ended {self._record.result} (R23)", 1, 1)
+
+    def clock(self):
+        """The game's correspondence facts and clock, ``(Facts, Clock)``; raises
+        :class:`RecordError` for a game without a ``TimeControl`` tag."""
+        from .notation import correspondence
+
+        facts = correspondence.read_facts(self._record)
+        if facts.control is None:
+            raise RecordError("this game has no TimeControl tag, so no clock "
+                              "(tomis new --time-control 30d+3d starts one)", 1, 1)
+        return facts, correspondence.check(self._record, facts).clock
+
+    def claim_time(self, side: str, at: str | int | None = None):
+        """``side`` wins because its opponent's time ran out: the result, ``[Termination
+        "time forfeit"]`` and ``{[%claim TIME]}``. Returns the opponent's
+        :class:`~tomis.notation.clock.FlagFall`. Raises :class:`RecordError` when the game
+        has ended, has no clock, or the opponent still has time."""
+        from .notation import clock, correspondence
+
+        self._refuse_if_broken()
+        self.check_not_ended()
+        claimant = SIDES.index(_side(side))
+        opponent = 1 - claimant
+        when = _stamp(at)
+        _, ran = self.clock()
+        to_move = self._record.final.to_move
+        if ran.since is not None and when < ran.since:
+            raise RecordError(
+                f"the claim at {clock.format_stamp(when)} is earlier than the last timestamp, "
+                f"{clock.format_stamp(ran.since)}", 1, 1)
+        fall = clock.ran_out(ran, opponent, to_move, when)
+        if fall is None:
+            left = clock.describe_duration(ran.time_left(opponent, to_move, when))
+            raise RecordError(
+                f"{SIDE_TITLES[opponent]}'s time has not run out: {left} left at "
+                f"{clock.format_stamp(when)} (TimeControl {self._record.tags[clock.TIME_CONTROL_TAG]})",
+                1, 1)
+        self._last_comments().append(f"[%claim {clock.format_stamp(when)}]")
+        self._record.tags[correspondence.TERMINATION_TAG] = correspondence.TIME_FORFEIT
+        _record.finish(self._record, correspondence.WIN_FOR[claimant])
+        return fall
+
+    def accept_draw(self, side: str) -> None:
+        """``side``, the side to act, accepts the draw its opponent offered with the last
+        action, ``(=)``: result 1/2-1/2 and ``{[%draw accept]}`` (R23)."""
+        self._refuse_if_broken()
+        self.check_not_ended()
+        accepting = SIDES.index(_side(side))
+        state = self._record.final
+        if state.to_move != accepting:
+            raise RecordError(
+                f"only the side to act may accept a draw offer, and that is {SIDE_TITLES[state.to_move]} "
+                f"(action {state.ply + 1}), not {SIDE_TITLES[accepting]} (--as {SIDES[accepting]})", 1, 1)
+        if not self._record.nodes or not self._record.nodes[-1].offer:
+            raise RecordError(
+                f"{SIDE_TITLES[1 - accepting]} has not offered a draw: its last action carries no (=) "
+                f"(an offer stands until the next action) (R23)", 1, 1)
+        self._accept_offer()
+
+    def _accept_offer(self) -> None:
+        """The offer standing after the last action is accepted: 1/2-1/2, written as
+        ``{[%draw accept]}`` after that action (R23)."""
+        _record.finish(self._record, DRAW)
+        self._record.nodes[-1].comments.append("[%draw accept]")
+
+    def _last_comments(self) -> list[str]:
+        """Where a comment command goes: after the last action, before the first if none."""
+        rec = self._record
+        return rec.nodes[-1].comments if rec.nodes else rec.comments
 
     def _refuse_if_broken(self) -> None:
         if self._error is not None:
@@ -592,6 +765,16 @@ def _reopen(rec: _record.Game) -> None:
     """The record's result back to undecided, in the result and the Result tag alike."""
     rec.result = "*"
     rec.tags["Result"] = "*"
+
+
+def _stamp(at: str | int | None) -> int:
+    """A time as the clock's seconds: a UTC text, seconds already, or None for this minute."""
+    from .notation import clock
+
+    if at is None:
+        from datetime import datetime, timezone
+        return clock.stamp_of(datetime.now(timezone.utc))
+    return clock.parse_stamp(at) if isinstance(at, str) else at
 
 
 def _square(name: str) -> int:

@@ -635,7 +635,7 @@ def _char_at(text: str, line: int, column: int | None) -> str | None:
 # --------------------------------------------------------------------------- messages
 
 def read_source(path: str, message: str | None = None, stream=None,
-                name: str | None = None) -> Found:
+                name: str | None = None, password=None) -> Found:
     """Read ``path`` and find the record in it; see the module docstring.
 
     ``stream`` (binary, or text with ``.buffer``) is read instead of opening ``path``: stdin
@@ -647,10 +647,15 @@ def read_source(path: str, message: str | None = None, stream=None,
     no such ``message``, an unknown charset, bytes that are not text) and
     :class:`RecordError` for two records that diverge. Errors carry ``.path``;
     ``.source_text`` is the text their place counts in.
+
+    A ``path`` like ``imaps://USER@HOST/FOLDER`` is read from the server (:mod:`tomis.imap`;
+    ``message`` is then a UID or Message-ID); ``password(place)`` gives its password.
     """
     if name is None:
         name = "<stdin>" if path == "-" else path
     try:
+        if stream is None and is_place(path):
+            return _from_imap(path, message, name, password)
         if stream is None and os.path.isdir(path) and is_maildir(path):
             msg, label = _pick(_maildir(path), message, name)
             return _from_message(msg, None, name, label)
@@ -679,6 +684,33 @@ def read_source(path: str, message: str | None = None, stream=None,
         error = FileError(f"cannot read this mailbox: {exc.strerror or exc}")
         error.path = name
         raise error from None
+
+
+def is_place(path: str) -> bool:
+    """Does ``path`` name an IMAP folder (``imaps://...``) rather than a file?"""
+    from . import imap
+
+    return imap.is_place(path)
+
+
+def _from_imap(place: str, wanted: str | None, name: str, password) -> Found:
+    from . import imap
+
+    fetched = imap.read_message(place, wanted, password)
+    return _from_message(_parse(fetched.data), None, name, f"UID {fetched.uid}")
+
+
+def _imap_items(place: str, password):
+    from . import imap
+
+    for fetched in imap.read_folder(place, password):
+        label = f"{place} --message {fetched.uid}"
+        try:
+            found = _from_message(_parse(fetched.data), None, label, None)
+        except TomisError as error:
+            yield Item(label, None, None, error)
+            continue
+        yield Item(label, found, _aware(found.origin.date) if found.origin.date else None)
 
 
 def _maildir(path: str):
@@ -837,12 +869,16 @@ class Item:
     error: TomisError | None = None
 
 
-def place_items(place: str):
+def place_items(place: str, password=None):
     """Every file of a folder, every message of an mbox or a Maildir, or the one file, each
     read with :func:`read_source` rules; what cannot be read comes with its ``error``.
     Hidden files and ``.json`` files (what tomis keeps beside records) are passed over.
-    A place that cannot be listed at all is a :class:`FileError`."""
+    A place that cannot be listed at all is a :class:`FileError`; an IMAP place
+    (``imaps://...``) is read from the server, ``password(place)`` giving its password."""
     try:
+        if is_place(place):
+            yield from _imap_items(place, password)
+            return
         yield from _place_items(place)
     except OSError as exc:
         error = FileError(f"cannot read this place: {exc.strerror or exc}")

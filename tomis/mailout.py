@@ -17,16 +17,16 @@ to prove they hold the headers composed and no other (:func:`message_bytes`).
 - :class:`Sidecar`: what is remembered about a game's mail beside its record
   (``ladder.tgn.mail.json``): the opponent's address and the thread. Never the password,
   never inside the record.
-- :func:`smtp_settings` and :func:`send`: host, port, user, sender and STARTTLS from
+- :func:`smtp_settings` and :func:`send`: host, port, user, sender, security
+  (``starttls``, ``tls`` or ``none``), CA file and a ``sendmail`` program from
   ``TOMIS_SMTP_*`` variables over a config file (``TOMIS_MAIL_CONFIG``, else
   ``$XDG_CONFIG_HOME/tomis/mail.ini``, else ``~/.config/tomis/mail.ini``, section
-  ``[smtp]``). The password is ``TOMIS_SMTP_PASSWORD`` or the CLI's prompt, never a
+  ``[smtp]``; docs/MAIL.md). The password is ``TOMIS_SMTP_PASSWORD`` or the CLI's prompt, never a
   setting in a file, never a command-line argument, never written anywhere.
 """
 
 from __future__ import annotations
 
-import configparser
 import email.policy
 import json
 import os
@@ -37,18 +37,21 @@ from dataclasses import dataclass, field
 from email.message import EmailMessage
 from email.utils import format_datetime, localtime, make_msgid
 
+from . import mailsettings
 from .errors import FileError, TomisError, one_line
 
 SIDECAR_SUFFIX = ".mail.json"
 MAILER = "tomis"                # X-Mailer of the messages tomis writes (and alone resends)
-DEFAULT_PORT = 587              # the submission port, where STARTTLS is the rule
+SECURITY_MODES = ("starttls", "tls", "none")
+# Submission with STARTTLS, submission over TLS from the first byte (RFC 8314), plain SMTP.
+DEFAULT_PORTS = {"starttls": 587, "tls": 465, "none": 25}
 SMTP_TIMEOUT = 30.0
+SENDMAIL_TIMEOUT = 60.0
 ENV = {"host": "TOMIS_SMTP_HOST", "port": "TOMIS_SMTP_PORT", "user": "TOMIS_SMTP_USER",
-       "from": "TOMIS_SMTP_FROM", "starttls": "TOMIS_SMTP_STARTTLS"}
+       "from": "TOMIS_SMTP_FROM", "starttls": "TOMIS_SMTP_STARTTLS",
+       "security": "TOMIS_SMTP_SECURITY", "cafile": "TOMIS_SMTP_CAFILE",
+       "sendmail": "TOMIS_SMTP_SENDMAIL"}
 PASSWORD_ENV = "TOMIS_SMTP_PASSWORD"
-CONFIG_ENV = "TOMIS_MAIL_CONFIG"
-_YES = ("1", "yes", "true", "on")
-_NO = ("0", "no", "false", "off")
 # SMTP's line ends; the email package refuses a header value holding a line break itself.
 POLICY = email.policy.SMTP
 MAX_MSG_ID = 250                # characters of one message id, brackets included
@@ -60,6 +63,7 @@ MAX_SIDECAR_BYTES = 64 * 1024   # tomis writes a few hundred bytes there
 # message holding one is not sent (smtplib would deliver to a Bcc).
 FOREIGN_RECIPIENTS = ("bcc", "resent-to", "resent-cc", "resent-bcc", "resent-from",
                       "resent-sender")
+CONFIG_ENV = mailsettings.CONFIG_ENV
 
 
 class MailError(TomisError):
@@ -97,8 +101,8 @@ def _subject_name(name: str) -> str:
 
 
 def body_text(game, record_text: str) -> str:
-    """What the opponent reads: the last action and its combat, the board, the Digest, the
-    record. Plain ASCII diagram: it survives every mail client."""
+    """What the opponent reads: the last action and its combat, the board, the clocks and
+    an open draw offer, the Digest, the record. Plain ASCII: it survives every mail client."""
     from .notation import digest
     from .pictures import render
 
@@ -106,9 +110,57 @@ def body_text(game, record_text: str) -> str:
     if game.nodes:
         lines += render.report_lines(game.nodes[-1].report, len(game.nodes)) + [""]
     lines.append(render.position_text(game.final, color=False, result=game.result))
+    situation = clock_lines(game) + draw_offer_lines(game)
+    if situation:
+        lines += [""] + situation
     lines += ["", f"Digest after action {len(game.nodes)}: {digest.game_digest(game)}",
               "", record_text.rstrip("\n"), ""]
     return "\n".join(lines)
+
+
+def clock_lines(game) -> list[str]:
+    """Each side's time left after the last action, and when the side to act runs out,
+    for a game with a TimeControl tag (else nothing): the opponent learns it without
+    running tomis."""
+    from .notation import clock, correspondence
+    from .rules.board import SIDE_TITLES
+
+    control = game.tags.get(clock.TIME_CONTROL_TAG)
+    if not control:
+        return []
+    ran = correspondence.check(game, correspondence.read_facts(game)).clock
+    if ran is None:
+        return []
+    lines = [f"Clocks ({control}) after action {len(game.nodes)}:"]
+    for side in (0, 1):
+        left = ran.left[side]
+        lines.append(f"  {SIDE_TITLES[side]}: "
+                     + (f"{clock.describe_duration(left)} left" if left >= 0 else "no time left"))
+    to_act = _side_to_act(game)
+    if to_act is not None and ran.since is not None and ran.left[to_act] >= 0:
+        lines.append(f"  {SIDE_TITLES[to_act]} is to act; its time runs out at "
+                     f"{clock.format_stamp(ran.deadline(to_act))}")
+    return lines
+
+
+def draw_offer_lines(game) -> list[str]:
+    """The draw the last action offers (R23), while it stands: until the next action."""
+    from .rules.board import SIDE_TITLES
+
+    to_act = _side_to_act(game)
+    if to_act is None or not game.nodes or not getattr(game.nodes[-1], "offer", False):
+        return []
+    return [f"{SIDE_TITLES[1 - to_act]} offers a draw with this action (=); any action "
+            "declines it.",
+            f"{SIDE_TITLES[to_act]} accepts with: tomis draw FILE --accept --as "
+            f"{SIDE_TITLES[to_act].lower()}"]
+
+
+def _side_to_act(game) -> int | None:
+    """The side to act, or None once the game is over."""
+    if game.result != "*" or game.final.is_over:
+        return None
+    return game.final.to_move
 
 
 def compose(game, record_text: str, *, sender: str, to: str, attachment_name: str,
@@ -385,62 +437,75 @@ class SmtpSettings:
     port: int
     user: str | None
     sender: str | None
-    starttls: bool
+    security: str               # one of SECURITY_MODES
     source: str                 # where they were read, for messages
+    cafile: str | None = None   # the CA that vouches for the server, else the system's
+    sendmail: str | None = None     # a local program to pipe the message to instead of SMTP
+
+    @property
+    def starttls(self) -> bool:
+        return self.security == "starttls"
 
 
 def config_path(env=None) -> str:
-    env = os.environ if env is None else env
-    if env.get(CONFIG_ENV):
-        return env[CONFIG_ENV]
-    base = env.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
-    return os.path.join(base, "tomis", "mail.ini")
+    return mailsettings.config_path(env)
 
 
-def smtp_settings(env=None, *, starttls: bool | None = None) -> SmtpSettings:
-    """Settings from the config file, overridden by ``TOMIS_SMTP_*``; ``starttls`` (an
-    explicit option) overrides both. A bad port or yes/no value is a :class:`MailError`."""
+def smtp_settings(env=None, *, security: str | None = None) -> SmtpSettings:
+    """Settings from the config file, overridden by ``TOMIS_SMTP_*``; ``security`` (an
+    explicit option) overrides both. A bad port, mode or yes/no value, or ``starttls``
+    saying the opposite of ``security``, is a :class:`MailError` naming the file."""
     env = os.environ if env is None else env
     path = config_path(env)
     values = _config_values(path)
+    if env.get(ENV["security"]) or env.get(ENV["starttls"]):
+        # The environment speaks for TLS as a whole: a file's starttls = no does not
+        # contradict TOMIS_SMTP_SECURITY=tls, it is overridden by it.
+        values.pop("security", None)
+        values.pop("starttls", None)
     for key, variable in ENV.items():
         if env.get(variable):
             values[key] = env[variable]
-    port_text = values.get("port", str(DEFAULT_PORT))
+    try:
+        mode = security or _security(values)
+    except MailError as error:
+        error.path = path
+        raise
+    port_text = values.get("port", str(DEFAULT_PORTS[mode]))
     if not port_text.isdigit() or not 0 < int(port_text) < 65536:
         raise MailError(f"the SMTP port {port_text!r} is not a port number (1-65535)")
-    use_tls = _yes_no(values.get("starttls", "yes"), "starttls")
-    if starttls is not None:
-        use_tls = starttls
     user = values.get("user") or None
     sender = values.get("from") or (user if user and "@" in user else None)
-    return SmtpSettings(values.get("host") or None, int(port_text), user, sender, use_tls, path)
+    cafile = values.get("cafile") or None
+    return SmtpSettings(values.get("host") or None, int(port_text), user, sender, mode, path,
+                        os.path.expanduser(cafile) if cafile else None,
+                        values.get("sendmail") or None)
+
+
+def _security(values: dict[str, str]) -> str:
+    """The mode from ``security =``, else the older ``starttls = yes|no``; both may be
+    given only when they agree."""
+    mode = values.get("security", "").lower() or None
+    if mode is not None and mode not in SECURITY_MODES:
+        raise MailError(f"security must be one of {', '.join(SECURITY_MODES)}, not "
+                        f"{values['security']!r}")
+    if "starttls" not in values or not values["starttls"]:
+        return mode or "starttls"
+    wants_starttls = _yes_no(values["starttls"], "starttls")
+    if mode is None:
+        return "starttls" if wants_starttls else "none"
+    if wants_starttls != (mode == "starttls"):
+        raise MailError(f"starttls = {values['starttls']} contradicts security = {mode}; "
+                        "keep security alone")
+    return mode
 
 
 def _config_values(path: str) -> dict[str, str]:
-    parser = configparser.ConfigParser(interpolation=None)
-    try:
-        read = parser.read(path, encoding="utf-8")
-    except (configparser.Error, UnicodeDecodeError) as exc:
-        error = MailError(f"cannot read the mail settings: {str(exc).splitlines()[0]}")
-        error.path = path
-        raise error from None
-    if not read or not parser.has_section("smtp"):
-        return {}
-    if parser.has_option("smtp", "password"):
-        error = MailError("a password does not belong in the settings file; remove it and "
-                          f"use {PASSWORD_ENV} or the prompt")
-        error.path = path
-        raise error
-    return {key: value.strip() for key, value in parser.items("smtp")}
+    return mailsettings.section(path, "smtp", MailError, PASSWORD_ENV)
 
 
 def _yes_no(value: str, name: str) -> bool:
-    if value.lower() in _YES:
-        return True
-    if value.lower() in _NO:
-        return False
-    raise MailError(f"{name} must be yes or no, not {value!r}")
+    return mailsettings.yes_no(value, name, MailError)
 
 
 def envelope(message: EmailMessage) -> tuple[str, list[str]]:
@@ -482,19 +547,28 @@ def _title(name: str) -> str:
 
 
 def send(message: EmailMessage, settings: SmtpSettings, password: str | None) -> list[str]:
-    """Hand ``message`` to the SMTP server, addressed to :func:`envelope`'s recipients
-    (returned); every failure is one :class:`MailError` line."""
+    """Hand ``message`` to the SMTP server, or to the ``sendmail`` program when one is
+    set, addressed to :func:`envelope`'s recipients (returned); every failure is one
+    :class:`MailError` line."""
     sender, recipients = envelope(message)
+    if settings.sendmail:
+        pipe_to_sendmail(message, settings.sendmail, sender, recipients)
+        return recipients
     data = message_bytes(message)
     if not settings.host:
         raise MailError(f"no SMTP server: set {ENV['host']} or host = in [smtp] of "
-                        f"{settings.source}")
+                        f"{settings.source} (or sendmail = PATH to hand mail to a local program)")
     where = f"{settings.host}:{settings.port}"
+    if settings.security == "none" and settings.user and not is_loopback(settings.host):
+        # Refused before any connection: the password would cross the network in clear.
+        raise MailError(f"security = none would send the password for {settings.user} to "
+                        f"{where} in clear; use security = starttls (port 587) or tls (465)")
+    context = _tls_context(settings)
     try:
-        with smtplib.SMTP(settings.host, settings.port, timeout=SMTP_TIMEOUT) as smtp:
+        with _connect(settings, context) as smtp:
             smtp.ehlo()
-            if settings.starttls:
-                smtp.starttls(context=ssl.create_default_context())
+            if settings.security == "starttls":
+                smtp.starttls(context=context)
                 smtp.ehlo()
             if settings.user:
                 smtp.login(settings.user, password or "")
@@ -502,7 +576,8 @@ def send(message: EmailMessage, settings: SmtpSettings, password: str | None) ->
             # Resent-* headers itself.
             refused = smtp.sendmail(sender, recipients, data)
     except smtplib.SMTPNotSupportedError as exc:
-        raise MailError(f"the SMTP server {where} does not offer {_what_unsupported(exc)}") from None
+        raise MailError(f"the SMTP server {where} does not offer "
+                        f"{_what_unsupported(exc, settings.security)}") from None
     except smtplib.SMTPAuthenticationError as exc:
         raise MailError(f"the SMTP server {where} refused the user name or password for "
                         f"{settings.user}: {_answer(exc)}") from None
@@ -515,13 +590,95 @@ def send(message: EmailMessage, settings: SmtpSettings, password: str | None) ->
         raise MailError(f"the SMTP server {where} closed the connection: {exc}") from None
     except ConnectionRefusedError:
         raise MailError(f"nothing answers at {where} (connection refused)") from None
+    except ssl.SSLCertVerificationError as exc:
+        raise MailError(f"the SMTP server {where} has a certificate tomis cannot trust "
+                        f"({exc.verify_message or exc.reason}); if it is your own server, give "
+                        f"its CA file with {ENV['cafile']} or cafile = in [smtp]") from None
     except ssl.SSLError as exc:
-        raise MailError(f"STARTTLS with {where} failed: {exc.reason or exc}") from None
+        raise MailError(f"TLS with {where} failed ({exc.reason or exc}); "
+                        f"{_tls_advice(settings)}") from None
+    except TimeoutError:
+        raise MailError(f"the SMTP server {where} did not answer within {SMTP_TIMEOUT:g} s; "
+                        f"{_tls_advice(settings)}") from None
     except (OSError, smtplib.SMTPException) as exc:
         raise MailError(f"cannot talk to the SMTP server {where}: {exc}") from None
     if refused:
         raise MailError(f"the SMTP server {where} refused some recipients: {_refusals(refused)}")
     return recipients
+
+
+def _connect(settings: SmtpSettings, context: ssl.SSLContext) -> smtplib.SMTP:
+    if settings.security == "tls":
+        return smtplib.SMTP_SSL(settings.host, settings.port, timeout=SMTP_TIMEOUT,
+                                context=context)
+    return smtplib.SMTP(settings.host, settings.port, timeout=SMTP_TIMEOUT)
+
+
+def _tls_context(settings: SmtpSettings) -> ssl.SSLContext:
+    if settings.cafile is not None and not os.path.isfile(settings.cafile):
+        raise MailError(f"no CA file {settings.cafile} ({ENV['cafile']} or cafile = in [smtp] "
+                        f"of {settings.source})")
+    try:
+        return ssl.create_default_context(cafile=settings.cafile)
+    except (ssl.SSLError, OSError) as exc:
+        raise MailError(f"the CA file {settings.cafile} holds no certificate tomis can read: "
+                        f"{getattr(exc, 'reason', None) or exc}") from None
+
+
+def _tls_advice(settings: SmtpSettings) -> str:
+    """What usually fixes a TLS mismatch: each mode has its usual port."""
+    if settings.security == "tls":
+        return "security = tls speaks TLS from the first byte (port 465); for port 587 use security = starttls"
+    if settings.security == "starttls":
+        return "security = starttls is for port 587; for port 465 use security = tls"
+    return "security = none is only for a server on this machine; use starttls (587) or tls (465)"
+
+
+def is_loopback(host: str) -> bool:
+    """Is ``host`` this machine, by its literal name or address (no name is looked up)?"""
+    import ipaddress
+
+    if host.lower() in ("localhost", "localhost.localdomain"):
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def pipe_to_sendmail(message: EmailMessage, program: str, sender: str,
+                     recipients: list[str]) -> None:
+    """``PROGRAM -i -f SENDER -- RECIPIENT...`` with the message on its stdin: the form
+    sendmail, msmtp and postfix's sendmail all take. Never ``-t``, which would take the
+    recipients from the headers (a Bcc: among them)."""
+    import subprocess
+
+    # A local program reads Unix line ends; the header checks of message_bytes hold for
+    # the CRLF form, and only the line ends differ.
+    data = message_bytes(message).replace(b"\r\n", b"\n")
+    try:
+        done = subprocess.run([program, "-i", "-f", sender, "--", *recipients], input=data,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              timeout=SENDMAIL_TIMEOUT, check=False)
+    except FileNotFoundError:
+        raise MailError(f"no program {program} ({ENV['sendmail']} or sendmail = in "
+                        "[smtp])") from None
+    except PermissionError:
+        raise MailError(f"{program} cannot be run (permission denied)") from None
+    except subprocess.TimeoutExpired:
+        raise MailError(f"{program} did not finish within {SENDMAIL_TIMEOUT:g} s") from None
+    except OSError as exc:
+        raise MailError(f"cannot run {program}: {exc.strerror or exc}") from None
+    if done.returncode != 0:
+        said = _program_said(done.stderr or done.stdout)
+        raise MailError(f"{program} exited with status {done.returncode}" +
+                        (f": {said}" if said else ""))
+
+
+def _program_said(output: bytes) -> str:
+    """A program's complaint, one printable line, bounded (it may say anything)."""
+    text = " ".join(output.decode("utf-8", "replace").split())
+    return one_line(text[:300] + ("..." if len(text) > 300 else ""))
 
 
 def _answer(exc) -> str:
@@ -540,10 +697,14 @@ def _refusals(recipients: dict) -> str:
     return ", ".join(parts)
 
 
-def _what_unsupported(exc) -> str:
+def _what_unsupported(exc, security: str) -> str:
     text = str(exc).lower()
     if "starttls" in text:
-        return "STARTTLS; only for a server on this machine, turn it off (starttls = no)"
+        return ("STARTTLS; if it speaks TLS from the first byte (port 465) use security = tls; "
+                "security = none only for a server on this machine")
     if "auth" in text:
-        return "AUTH, so it cannot check the user name; unset the user"
+        if security == "none":
+            return ("AUTH without TLS, as most servers do; use security = starttls (port 587) "
+                    "or tls (port 465)")
+        return "AUTH, so it cannot check the user name; unset the user if it needs none"
     return str(exc)

@@ -41,7 +41,7 @@ class Sample:
     reason: str | None = None  # a word the engine's reason must contain when decided
 
 
-def build(sample: Sample) -> record.Game:
+def build(sample: Sample) -> record.Record:
     """Replay ``sample`` into a record; raise ``ValueError`` if it ends wrongly."""
     game = record.new_record(**sample.tags)
     for token in re.findall(r"\{[^}]*\}|\S+", sample.movetext):
@@ -231,27 +231,28 @@ class Turn:
 
 
 def build_correspondence(name: str, tags: dict, time_control: str, start: str,
-                         turns: list[Turn]) -> record.Game:
+                         turns: list[Turn]) -> record.Record:
     """Play ``turns`` as ``tomis move`` would: stamps, offers, lines, and the replies they fire."""
+    import tomis
     from tomis import clock
     from tomis.cli import correspondence as corr_cli     # what `tomis new/move` do
 
-    game = record.new_record(**tags)
+    game = tomis.Game(**tags)
     corr_cli.start_clock(game, time_control, clock.parse_stamp(start))
     for turn in turns:
         try:
-            record.append(game, turn.action)
-            played = game.nodes[-1]     # replies its lines fire come after it
+            game.play(turn.action)
+            played = game.record.nodes[-1]     # replies its lines fire come after it
             lines = [tuple(line.split()) for line in turn.then]
             corr_cli.after_action(game, clock.parse_stamp(turn.at), turn.offer, lines)
         except Exception as error:  # name the game, keep the engine's words
             raise ValueError(f"{name}: {error}") from error
         if turn.comment:
             played.comments.append(turn.comment)      # after its stamp and lines
-    return game
+    return game.record
 
 
-def correspondence_cup() -> record.Game:
+def correspondence_cup() -> record.Record:
     """A game by email under a 30-day clock: a conditional line fires twice, another is
     cancelled, a draw offer is declined by the next action and a new one stands."""
     return build_correspondence(
@@ -288,7 +289,7 @@ ANNOTATED_TEXT = """\
 """
 
 
-def annotated_variations() -> record.Game:
+def annotated_variations() -> record.Record:
     """An annotated game: nested variations, NAGs, glyphs and comments, as read."""
     game = record.read_game(ANNOTATED_TEXT, "annotated-variations.tgn")
     game.tags.update({"Event": "Club analysis evening", "Site": "Constanta",

@@ -22,7 +22,7 @@ class Keyed:
     text: str             # the canonical record
 
 
-def game_key(game: record.Game) -> bytes:
+def game_key(game: record.Record) -> bytes:
     """The identity of a game for dedupe: its action texts and its final position string."""
     digest = hashlib.blake2b(digest_size=16)
     for node in game.nodes:

@@ -22,7 +22,7 @@ def _pieces(removed) -> list[dict]:
             for d in removed]
 
 
-def action_rows(game: record.Game, number: int, first: int = 1, last: int | None = None) -> Iterator[dict]:
+def action_rows(game: record.Record, number: int, first: int = 1, last: int | None = None) -> Iterator[dict]:
     """The rows of ``game`` (game ``number`` of its file), actions ``first`` to ``last``."""
     start = game.start.ply
     last = len(game.nodes) if last is None else min(last, len(game.nodes))

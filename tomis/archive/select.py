@@ -37,7 +37,7 @@ _TERMINATIONS = {record.ADJUDICATION: "adjudicated", record.RULES_INFRACTION: "f
                  record.TIME_FORFEIT: "forfeit", record.ABANDONED: "forfeit"}
 
 
-def ending_of(game: record.Game) -> str:
+def ending_of(game: record.Record) -> str:
     """How ``game`` ended: decided by the rules (R21, R22), resigned, agreed, adjudicated
     or forfeited (R23), or not."""
     final = game.final
@@ -55,7 +55,7 @@ def ending_of(game: record.Game) -> str:
     return "agreement" if game.result == "1/2-1/2" else "resignation"
 
 
-def rules_of(game: record.Game) -> str:
+def rules_of(game: record.Record) -> str:
     return game.start.edition_name
 
 

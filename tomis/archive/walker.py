@@ -236,7 +236,7 @@ def check_piece(piece: Piece, probe: Probe | None) -> list[GameOutcome]:
     return outcomes
 
 
-def _flag_fall_notes(game: record.Game) -> tuple[str, ...]:
+def _flag_fall_notes(game: record.Record) -> tuple[str, ...]:
     """A note per action played after its side's time ran out (only records with a clock)."""
     if not game.flag_falls:
         return ()

@@ -33,7 +33,9 @@ def walk_with_progress(files, probe, jobs, quiet: bool, verb: str):
     """(events, the stderr and the stdout to write to): the archive walk with its progress
     line, which either stream clears before it writes."""
     from ..archive import walker as archive
+    from .files import ask_imap_password_first
 
+    ask_imap_password_first(files)
     sizes = [archive.file_size(path) for path in files]
     progress = archive.Progress(len(files), sum(sizes))
     err = ProgressLine(sys.stderr, progress, progress_wanted(sys.stderr, quiet), verb)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import click
 
 from .files import load_game, pinned_and_locked, read_record, write_over
-from .output import echo_record
+from .output import digest_line, echo_record
 
 SIDES = ("white", "black")
 
@@ -50,23 +50,21 @@ def clock(file, now):
     """Show each side's time left in the game in FILE (its TimeControl tag)."""
     at = parse_now(now)
     source = read_record(file)
-    game = load_game(source).record
+    game = load_game(source)
     facts, ran = _clocks(game, source)
     from ..errors import visible
 
-    click.echo(visible("\n".join(clock_lines(game, facts, ran, at, source.name)), lines=True))
+    click.echo(visible("\n".join(clock_lines(game.record, facts, ran, at, source.name)), lines=True))
 
 
 def _clocks(game, source):
     """The game's facts and clocks; a game without a TimeControl tag has no clock."""
-    from ..notation import correspondence
     from ..errors import RecordError
 
-    facts = correspondence.read_facts(game)
-    if facts.control is None:
-        raise source.failure(RecordError("this game has no TimeControl tag, so no clock "
-                                         "(tomis new --time-control 30d+3d starts one)", 1, 1))
-    return facts, correspondence.check(game, facts).clock
+    try:
+        return game.clock()
+    except RecordError as error:
+        raise source.failure(error) from None
 
 
 def clock_lines(game, facts, ran, now: int, name: str = "FILE") -> list[str]:
@@ -130,15 +128,17 @@ class Ending:
             self._once(pinned, change)
 
     def _once(self, pinned, change) -> None:
-        from ..errors import visible
-        from .records import digest_line
+        from ..errors import RecordError, visible
 
         source = read_record(self.file, pinned=pinned)
         if source.mailbox:
             raise click.UsageError(f"{source.name} is a mailbox, and this command writes the "
                                    f"record back to FILE: save the message as a file first")
         game = load_game(source)
-        summary = change(game.record, source)
+        try:
+            summary = change(game)
+        except RecordError as error:
+            raise source.failure(error) from None
         text = str(game)
         _read_back(text)
         if self.file == "-":
@@ -158,22 +158,6 @@ def _read_back(text: str) -> None:
     record.read_game(text)
 
 
-def refuse_if_over(game, source) -> None:
-    from ..errors import RecordError
-
-    state = game.final
-    if state.is_over:
-        raise source.failure(RecordError(f"the game is over ({state.result}: {state.reason}); "
-                                         f"it cannot end again (R22)", 1, 1))
-    if game.result != "*":
-        raise source.failure(RecordError(f"the game has already ended {game.result} (R23)", 1, 1))
-
-
-def add_command(game, command: str) -> None:
-    """Write ``command`` in a comment after the last action (before the first if none)."""
-    (game.nodes[-1].comments if game.nodes else game.comments).append(command)
-
-
 @click.command()
 @click.argument("file", type=click.Path(dir_okay=False, allow_dash=True))
 @side_option("The side claiming: its opponent's time must have run out.")
@@ -184,34 +168,18 @@ def claim(file, as_side, now):
     Writes the result, [Termination "time forfeit"] and {[%claim TIME]}.
     """
     at = parse_now(now)
-    Ending(file).run(lambda game, source: claim_game(game, source, SIDES.index(as_side), at))
+    Ending(file).run(lambda game: claim_words(game, as_side, at))
 
 
-def claim_game(game, source, side: int, at: int) -> str:
-    from ..notation import clock as _clock
-    from ..notation import correspondence, record
+def claim_words(game, side: str, at: int) -> str:
+    """Claim for ``side`` (the library refuses a claim too early); the summary."""
+    from ..notation.clock import format_stamp
     from ..rules.board import SIDE_TITLES
-    from ..errors import RecordError
 
-    refuse_if_over(game, source)
-    facts, ran = _clocks(game, source)
-    opponent = 1 - side
-    to_move = game.final.to_move
-    if ran.since is not None and at < ran.since:
-        raise source.failure(RecordError(
-            f"the claim at {_clock.format_stamp(at)} is earlier than the last timestamp, "
-            f"{_clock.format_stamp(ran.since)}", 1, 1))
-    fall = _clock.ran_out(ran, opponent, to_move, at)
-    if fall is None:
-        left = _clock.describe_duration(ran.time_left(opponent, to_move, at))
-        raise source.failure(RecordError(
-            f"{SIDE_TITLES[opponent]}'s time has not run out: {left} left at "
-            f"{_clock.format_stamp(at)} (TimeControl {game.tags[_clock.TIME_CONTROL_TAG]})", 1, 1))
-    add_command(game, f"[%claim {_clock.format_stamp(at)}]")
-    game.tags[correspondence.TERMINATION_TAG] = correspondence.TIME_FORFEIT
-    record.finish(game, correspondence.WIN_FOR[side])
-    return (f"{SIDE_TITLES[side]} claims: {SIDE_TITLES[opponent]}'s time ran out at "
-            f"{_clock.format_stamp(fall.deadline)}. Result {game.result} (time forfeit)")
+    fall = game.claim_time(side, at)
+    claimant = SIDES.index(side)
+    return (f"{SIDE_TITLES[claimant]} claims: {SIDE_TITLES[1 - claimant]}'s time ran out at "
+            f"{format_stamp(fall.deadline)}. Result {game.result} (time forfeit)")
 
 
 @click.command()
@@ -226,27 +194,15 @@ def draw(file, accept, as_side):
     """
     if not accept:
         raise click.UsageError("say --accept: a draw is offered with tomis move --offer-draw")
-    Ending(file).run(lambda game, source: accept_draw(game, source, SIDES.index(as_side)))
+    Ending(file).run(lambda game: accept_words(game, as_side))
 
 
-def accept_draw(game, source, side: int) -> str:
-    from ..notation import correspondence, record
+def accept_words(game, side: str) -> str:
     from ..rules.board import SIDE_TITLES
-    from ..errors import RecordError
 
-    refuse_if_over(game, source)
-    state = game.final
-    if state.to_move != side:
-        raise source.failure(RecordError(
-            f"only the side to act may accept a draw offer, and that is {SIDE_TITLES[state.to_move]} "
-            f"(action {state.ply + 1}), not {SIDE_TITLES[side]} (--as {SIDES[side]})", 1, 1))
-    if not game.nodes or not getattr(game.nodes[-1], "offer", False):
-        raise source.failure(RecordError(
-            f"{SIDE_TITLES[1 - side]} has not offered a draw: its last action carries no (=) "
-            f"(an offer stands until the next action) (R23)", 1, 1))
-    add_command(game, "[%draw accept]")
-    record.finish(game, correspondence.DRAW)
-    return f"{SIDE_TITLES[side]} accepts {SIDE_TITLES[1 - side]}'s draw offer. Result 1/2-1/2 (R23)"
+    game.accept_draw(side)
+    accepting = SIDES.index(side)
+    return f"{SIDE_TITLES[accepting]} accepts {SIDE_TITLES[1 - accepting]}'s draw offer. Result 1/2-1/2 (R23)"
 
 
 @click.command()
@@ -254,16 +210,15 @@ def accept_draw(game, source, side: int) -> str:
 @side_option("The side resigning (either side may, at any time).")
 def resign(file, as_side):
     """Resign the game in FILE for the side given: its opponent wins (R23)."""
-    Ending(file).run(lambda game, source: resign_game(game, source, SIDES.index(as_side)))
+    Ending(file).run(lambda game: resign_words(game, as_side))
 
 
-def resign_game(game, source, side: int) -> str:
-    from ..notation import correspondence, record
+def resign_words(game, side: str) -> str:
     from ..rules.board import SIDE_TITLES
 
-    refuse_if_over(game, source)
-    record.finish(game, correspondence.WIN_FOR[1 - side])
-    return f"{SIDE_TITLES[side]} resigns. Result {game.result} (R23)"
+    game.check_not_ended()
+    game.resign(side)
+    return f"{SIDE_TITLES[SIDES.index(side)]} resigns. Result {game.result} (R23)"
 
 
 COMMANDS = (clock, claim, draw, resign)
@@ -272,16 +227,13 @@ COMMANDS = (clock, claim, draw, resign)
 # --------------------------------------------------------------------------- inside tomis new / move
 
 def start_clock(game, time_control: str, at: int) -> None:
-    """``tomis new --time-control TC``: the tag, and the game's start stamp (docs/NOTATION.md)."""
-    from ..notation import clock as _clock
+    """``tomis new --time-control TC``: a control that is none is a usage error."""
     from ..errors import RecordError
 
     try:
-        _clock.parse_time_control(time_control)
+        game.start_clock(time_control, at)
     except RecordError as error:
         raise click.BadParameter(error.message, param_hint="--time-control") from None
-    game.tags[_clock.TIME_CONTROL_TAG] = time_control
-    game.comments.append(f"[%ts {_clock.format_stamp(at)}]")
 
 
 def parse_then(lines: tuple[str, ...]) -> list[tuple[str, ...]]:
@@ -299,104 +251,48 @@ def parse_then(lines: tuple[str, ...]) -> list[tuple[str, ...]]:
     return parsed
 
 
-def stamps_moves(game, time_given: bool) -> bool:
-    """Whether ``tomis move`` stamps its actions: under a TimeControl always, else on --time."""
-    from ..notation.clock import TIME_CONTROL_TAG
-
-    return time_given or TIME_CONTROL_TAG in game.tags
-
-
 def after_action(game, at: int | None, offer: bool, lines: list[tuple[str, ...]]) -> list[str]:
-    """Annotate the action ``tomis move`` just appended, then play every reply it fires.
+    """What ``tomis move`` adds after the action it played (docs/NOTATION.md): the stamp
+    ``at`` (None: none), the draw offer, the conditional lines, then every reply they
+    fire, played at once with the same stamp. Returns what happened, in words.
 
-    The stamp ``at`` (None: no stamp), the draw offer and the conditional lines (each
-    checked playable from the position after the action, docs/NOTATION.md) go after it.
-    Then, while the last action fires a stored line, its reply is played at once, with
-    the same stamp. Returns what happened, in words, for the summary. Raises a
-    :class:`~tomis.errors.TomisError` (nothing is written then).
+    A stamp earlier than the record's last is a usage error; a line that cannot be
+    played raises its :class:`~tomis.errors.RecordError` (``line``: which ``--then``).
+    Nothing is written either way.
     """
-    from ..notation import conditional, record
-    from ..errors import TomisError
+    from ..errors import RecordError
+    from ..rules.board import SIDE_TITLES
 
-    node = game.nodes[-1]
-    played = len(game.nodes)        # the mover's action; replies it fires come after it
+    played = len(game.record.nodes)        # the mover's action; replies it fires come after it
     if at is not None:
-        _refuse_backwards(game, at)
-        node.comments.append(f"[%ts {_format(at)}]")
-    if offer:
-        node.offer = True
-    after = game.final
-    for number, line in enumerate(lines, 1):
         try:
-            conditional.check_playable(after, line)
-        except TomisError as error:
-            error.line, error.column = number, 1      # the number-th --then line
-            raise
-        node.comments.append(f"[%if {' '.join(line)}]")
+            game.stamp(at)
+        except RecordError as error:
+            raise click.BadParameter(error.message, param_hint="--time") from None
+    if offer:
+        game.offer_draw()
+    game.add_lines(lines)
     words = []
     if offer:
-        words.append(f"{_side_title(game, len(game.nodes))} offers a draw (=)")
+        words.append(f"{_side_title(game, played)} offers a draw (=)")
     words.extend(f"stored the conditional line [%if {' '.join(line)}]" for line in lines)
-    while True:
-        owed = _follow(game).owed
-        if owed is None:
-            return words + _late_note(game, played)
-        record.append(game, owed.reply)
-        if at is not None:
-            game.nodes[-1].comments.append(f"[%ts {_format(at)}]")
+    for owed in game.play_fired_lines(at, stamp=at is not None):
         line = owed.line
-        words.append(f"{_side_title(game, len(game.nodes))}'s conditional line stored after action "
+        words.append(f"{SIDE_TITLES[owed.side]}'s conditional line stored after action "
                      f"{line.stored_at} answers {line.waiting_for} with {line.reply} "
                      f"(action {owed.number})")
-
-
-def _refuse_backwards(game, at: int) -> None:
-    """A new stamp may not be earlier than the last one (docs/NOTATION.md)."""
-    from ..notation import correspondence
-
-    facts = correspondence.read_facts(game)
-    stamped = [s for s in (facts.start, *facts.stamps[:-1]) if s is not None]
-    if stamped and at < stamped[-1]:
-        raise click.BadParameter(f"{_format(at)} is earlier than the record's last timestamp, "
-                                 f"{_format(stamped[-1])}; timestamps never go backwards",
-                                 param_hint="--time")
+    return words + _late_note(game, played)
 
 
 def _late_note(game, index: int) -> list[str]:
     """A note when the action at ``index`` (1-based) came after its side's time ran out."""
-    from ..notation import clock as _clock
-    from ..notation import correspondence
+    from ..notation.correspondence import flag_fall_words
 
-    facts = correspondence.read_facts(game)
-    if facts.control is None or any(stamp is None for stamp in facts.stamps):
-        return []
-    first = game.start.ply + 1
-    stamps = [_clock.Stamp(first + i, (first + i - 1) & 1, at) for i, at in enumerate(facts.stamps)]
-    ran = _clock.run(facts.control, facts.start, stamps)
-    number = game.start.ply + index
-    for fall in ran.flag_falls:
-        if fall.number == number:
-            from ..notation.correspondence import flag_fall_words
-            return [f"note: {flag_fall_words(fall)}"]
-    return []
-
-
-def _follow(game):
-    from ..notation import conditional, correspondence
-
-    facts = correspondence.read_facts(game)
-    first = game.start.ply + 1
-    stored = {game.start.ply + index: lines for index, lines in facts.lines.items()}
-    return conditional.follow(first, [str(node.action) for node in game.nodes], stored)
-
-
-def _format(at: int) -> str:
-    from ..notation.clock import format_stamp
-
-    return format_stamp(at)
+    fall = game.flag_fall_of(game.record.start.ply + index)
+    return [] if fall is None else [f"note: {flag_fall_words(fall)}"]
 
 
 def _side_title(game, index: int) -> str:
     from ..rules.board import SIDE_TITLES
 
-    return SIDE_TITLES[(game.start.ply + index - 1) & 1]
+    return SIDE_TITLES[(game.record.start.ply + index - 1) & 1]

@@ -162,7 +162,7 @@ def read_record(path: str, *, extract: bool = True, pinned=None) -> Source:
     stream = pinned.stream if pinned is not None else (sys.stdin if path == "-" else None)
     try:
         found = mail.read_source(path, message=_message_wanted(path), stream=stream,
-                                 name=shown(path))
+                                 name=shown(path), password=imap_password)
     except FileError as error:
         raise Failure(located(error, shown(path)), EXIT_USAGE) from None
     except TomisError as error:
@@ -171,6 +171,30 @@ def read_record(path: str, *, extract: bool = True, pinned=None) -> Source:
     for note in found.notes:
         click.echo(f"{shown(path)}: note: {visible(note)}", err=True)    # names from the message
     return Source(path, found.raw, found.text, found.origin, found.mailbox)
+
+
+def imap_password(place) -> str:
+    """From TOMIS_IMAP_PASSWORD, else asked on the terminal (once: the answer is kept for
+    the rest of the run, worker processes included); never from argv or a file."""
+    import os
+
+    from .. import imap
+
+    if os.environ.get(imap.PASSWORD_ENV) is None and sys.stdin is not None and sys.stdin.isatty():
+        os.environ[imap.PASSWORD_ENV] = click.prompt(
+            f"IMAP password for {place.user} at {place.host}", hide_input=True, err=True)
+    return imap.env_password(place)
+
+
+def ask_imap_password_first(paths) -> None:
+    """Before a walk whose workers cannot prompt: ask now for the first IMAP place's password."""
+    from .. import imap
+
+    for path in paths:
+        if imap.is_place(path):
+            with contextlib.suppress(imap.ImapError):     # a bad place is said when it is read
+                imap_password(imap.parse_place(path))
+            return
 
 
 def _message_wanted(path: str) -> str | None:
@@ -197,7 +221,8 @@ def message_option(command):
             param.type = INPUT_PATH
     command.params.append(click.Option(
         ["--message"], metavar="N|ID", expose_value=False, callback=_remember_message,
-        help="For an mbox or a Maildir: the message to read (1-based number or Message-ID)."))
+        help="For an mbox or a Maildir: the message to read (1-based number or Message-ID); "
+             "for an IMAP folder (imaps://USER@HOST/FOLDER): its UID or Message-ID."))
     return command
 
 

@@ -16,9 +16,12 @@ import click
 
 from .base import EXIT_INVALID, EXIT_USAGE, Failure
 from .files import (
-    load_game, load_games, located, message_option, no_game_error, read_record, shown,
+    imap_password, load_game, load_games, located, message_option, no_game_error, read_record,
+    shown,
 )
 from .output import echo_record, is_terminal
+
+SECURITY_MODES = ("starttls", "tls", "none")     # as tomis.mailout, which loads on use
 
 
 # --------------------------------------------------------------------------- after a move
@@ -61,9 +64,11 @@ class MoveMail:
                 raise click.BadParameter(f"no folder {shown(folder)} to write the message in",
                                          param_hint="--mail")
         settings = mailout.smtp_settings()
-        if settings.sender is None:
-            raise click.UsageError(f"no sender address for --mail/--send: set "
-                                   f"{mailout.ENV['from']} or from = in [smtp] of {settings.source}")
+        if settings.sender is None:     # the settings, not the command line: no usage block
+            error = mailout.MailError(f"no sender address for --mail/--send: set "
+                                      f"{mailout.ENV['from']} or from = in [smtp] of "
+                                      f"{settings.source}")
+            raise Failure(located(error, shown(self.file)), EXIT_USAGE)
 
     def after(self, step) -> None:
         if not self.wanted:
@@ -164,14 +169,15 @@ def write_message(path: str, message) -> None:
     safefile.atomic_write(path, mailout.message_bytes(message).decode("ascii"))
 
 
-def send_now(message, failed, starttls: bool | None = None) -> None:
-    """Send with the configured server, to the message's own To and Cc; ``failed(error)``
-    gives the Failure to raise; ``starttls`` overrides the settings when not None."""
+def send_now(message, failed, security: str | None = None) -> None:
+    """Send with the configured server or program, to the message's own To and Cc;
+    ``failed(error)`` gives the Failure to raise; ``security`` overrides the settings
+    when not None."""
     from .. import mailout
     from ..errors import visible
 
     try:
-        settings = mailout.smtp_settings(starttls=starttls)
+        settings = mailout.smtp_settings(security=security)
         mailout.envelope(message)          # a message that cannot be sent asks no password
         recipients = mailout.send(message, settings, smtp_password(settings))
     except mailout.MailError as error:
@@ -183,7 +189,7 @@ def smtp_password(settings) -> str | None:
     """From TOMIS_SMTP_PASSWORD, else asked on the terminal; never from argv or a file."""
     from .. import mailout
 
-    if not settings.user:
+    if not settings.user or settings.sendmail:     # a local program logs in by itself
         return None
     password = os.environ.get(mailout.PASSWORD_ENV)
     if password is not None:
@@ -201,11 +207,21 @@ def smtp_password(settings) -> str | None:
 @click.argument("file", type=click.Path())
 @click.option("--to", "to", metavar="ADDR",
               help="The address, for a record (remembered for this game).")
+@click.option("--security", "security", type=click.Choice(SECURITY_MODES), default=None,
+              help="Override the setting: starttls (port 587, the default), tls (TLS from "
+                   "the first byte, port 465) or none (only for a server on this machine).")
 @click.option("--starttls/--no-starttls", "starttls", default=None,
-              help="Override the setting (default: STARTTLS, unless the settings say no).")
-def send(file, to, starttls):
+              help="The same as --security starttls / --security none.")
+def send(file, to, security, starttls):
     """Send FILE: a message written by move --mail, or a record (composed again, to --to or
-    the address remembered for its game). SMTP settings: TOMIS_SMTP_* or the config file."""
+    the address remembered for its game). SMTP settings: TOMIS_SMTP_* or the config file
+    (docs/MAIL.md); with sendmail = PATH set, the message goes to that program instead."""
+    if starttls is not None:
+        alias = "starttls" if starttls else "none"
+        if security not in (None, alias):
+            raise click.UsageError(f"--{'' if starttls else 'no-'}starttls means --security "
+                                   f"{alias}, not {security}; give one")
+        security = alias
     message = _saved_message(file)
     if message is None:
         from ..errors import TomisError
@@ -218,7 +234,7 @@ def send(file, to, starttls):
             raise Failure(located(error, shown(file)), EXIT_INVALID) from None
     elif to is not None:
         raise click.BadParameter("a written message keeps its own To: header", param_hint="--to")
-    send_now(message, lambda error: Failure(located(error, shown(file)), EXIT_INVALID), starttls)
+    send_now(message, lambda error: Failure(located(error, shown(file)), EXIT_INVALID), security)
 
 
 def _saved_message(path: str):
@@ -249,20 +265,20 @@ def _saved_message(path: str):
 @click.option("--me", "me", required=True, metavar="NAME", help="Your name as on the White or Black tag.")
 @click.option("--now", "now", hidden=True, help="ISO time to measure waiting from (tests).")
 def inbox(place, me, now):
-    """Games waiting for you in PLACE (a folder of records or saved messages, an mbox or a
-    Maildir): the oldest waiting first, with the opponent, the action count and how long
+    """Games waiting for you in PLACE (a folder of records or saved messages, an mbox, a
+    Maildir, or an IMAP folder imaps://USER@HOST/FOLDER, read-only): the oldest waiting first, with the opponent, the action count and how long
     the action has waited. The newest record of each game counts."""
     from .. import mail
     from ..errors import FileError, TomisError, visible
 
-    if not os.path.lexists(place):      # said as every other missing path is said
+    if not mail.is_place(place) and not os.path.lexists(place):   # said as for every missing path
         error = FileError("no such file or folder")
         raise Failure(located(error, shown(place)), EXIT_USAGE)
     moment = _moment(now)
     newest: dict = {}
     skipped = 0
     try:
-        items = list(mail.place_items(place))
+        items = list(mail.place_items(place, password=imap_password))
     except TomisError as error:
         raise Failure(located(error, shown(place)), EXIT_USAGE) from None
     for item in items:

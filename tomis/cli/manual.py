@@ -38,13 +38,23 @@ EXTRA_SECTIONS = [
         ("XDG_STATE_HOME", "Where play keeps each game's input history: "
                            "$XDG_STATE_HOME/tomis/history (default ~/.local/state)."),
         ("TOMIS_SMTP_HOST, TOMIS_SMTP_PORT, TOMIS_SMTP_USER, TOMIS_SMTP_FROM, "
-         "TOMIS_SMTP_STARTTLS", "SMTP settings for move --send and send; they override the "
-                                "config file."),
+         "TOMIS_SMTP_SECURITY, TOMIS_SMTP_STARTTLS, TOMIS_SMTP_CAFILE",
+         "SMTP settings for move --send and send; they override the config file. "
+         "TOMIS_SMTP_SECURITY is starttls (port 587, the default), tls (port 465) or none "
+         "(port 25, no password except to this machine)."),
+        ("TOMIS_SMTP_SENDMAIL", "A program (sendmail, msmtp) that --send and send pipe the "
+                                "message to, as PROGRAM -i -f SENDER -- RECIPIENT..., instead "
+                                "of talking SMTP."),
         ("TOMIS_SMTP_PASSWORD", "The SMTP password; without it send asks on the terminal. "
                                 "Never read from a file or the command line."),
+        ("TOMIS_IMAP_PASSWORD", "The IMAP password for a PLACE like "
+                                "imaps://USER@HOST/FOLDER; without it tomis asks on the "
+                                "terminal. Never read from a file or the command line."),
+        ("TOMIS_IMAP_CAFILE", "The CA file that vouches for the IMAP server's certificate "
+                              "(default: the system's); overrides cafile = in [imap]."),
         ("TOMIS_MAIL_CONFIG", "The mail config file (default "
                               "$XDG_CONFIG_HOME/tomis/mail.ini, else ~/.config/tomis/mail.ini, "
-                              "section [smtp])."),
+                              "sections [smtp] and [imap]; docs/MAIL.md)."),
         ("TOMIS_DEBUG", "When set, an internal error shows its Python traceback."),
         ("TOMIS_REFEREE_WAIT", "Seconds referee deliver waits for the store's lock before it "
                                "exits 75 so that the mail server tries again (default 20)."),
@@ -57,7 +67,7 @@ EXTRA_SECTIONS = [
                                           "(under $XDG_STATE_HOME when set)."),
         ("RECORD.mail.json", "Beside a record: the opponent's address and the mail thread "
                              "of its game (never a password)."),
-        ("~/.config/tomis/mail.ini", "SMTP settings (see TOMIS_MAIL_CONFIG)."),
+        ("~/.config/tomis/mail.ini", "SMTP and IMAP settings (see TOMIS_MAIL_CONFIG)."),
     ]),
     ("SHELL COMPLETION", [
         "Commands, options, choices and file names complete in bash, zsh and fish, and "

@@ -146,3 +146,9 @@ def legal_action_words(game, square: str | None) -> str:
     head = (f"{position.turn.capitalize()} to act (action {position.action_number}): "
             f"{len(texts)} legal action(s){where}")
     return "\n".join([head] + textwrap.wrap("  ".join(texts), width=72))
+
+
+def digest_line(game) -> str:
+    """The new Digest and why to keep it (docs/SECURITY.md)."""
+    return (f"Digest after action {len(game.record.nodes)}: {game.digest} (keep it, or the "
+            f"file you send: a reply that rewrites the past will not match; see --since)")

@@ -432,11 +432,10 @@ class PlaySession:
 
     def correspond(self) -> list[str]:
         """Under a TimeControl the action is stamped, and stored lines fire, as in ``move``."""
-        from .correspondence import after_action, parse_now, stamps_moves
+        from .correspondence import after_action, parse_now
 
-        record = self.game.record
-        at = parse_now(None) if stamps_moves(record, False) else None
-        return after_action(record, at, False, [])
+        at = parse_now(None) if self.game.stamps_actions() else None
+        return after_action(self.game, at, False, [])
 
     def do_help(self, _command) -> None:
         click.echo(play_help())

@@ -9,12 +9,12 @@ import click
 
 from ..util.terminal import PLAIN
 from .base import EXIT_INVALID, EXIT_USAGE, Failure
-from .correspondence import after_action, parse_now, parse_then, start_clock, stamps_moves
+from .correspondence import after_action, parse_now, parse_then, start_clock
 from .files import (
     INPUT_PATH, OUTPUT_PATH, load_game, located, new_game, no_game_error, pinned_and_locked,
     read_record, read_text, refuse_a_non_file, shown, write_new, write_over,
 )
-from .output import colour_options, display, echo_position, echo_record
+from .output import colour_options, digest_line, display, echo_position, echo_record
 
 SIDES = ("white", "black")
 ACTION_PATH = "<action>"       # where errors in the ACTION argument are located
@@ -44,7 +44,7 @@ def new(file, white, black, rules, event, site, date, round_, position, time_con
     game = new_game(white=white, black=black, rules=rules, event=event, site=site,
                     date=date, round=round_, position=position)
     if time_control is not None:
-        start_clock(game.record, time_control, parse_now(start_time, "--time"))
+        start_clock(game, time_control, parse_now(start_time, "--time"))
     elif start_time is not None:
         raise click.BadParameter("a start time is for a game with a clock: give --time-control too",
                                  param_hint="--time")
@@ -188,10 +188,10 @@ class MoveStep:
 
         extras = self.extras
         at = None
-        if stamps_moves(game.record, extras.time_given):
+        if game.stamps_actions(extras.time_given):
             at = extras.at if extras.at is not None else parse_now(None)
         try:
-            return after_action(game.record, at, extras.offer, extras.lines)
+            return after_action(game, at, extras.offer, extras.lines)
         except TomisError as error:
             # A line given with --then cannot be played: locate it on the command line.
             raise Failure(located(error, THEN_PATH), EXIT_INVALID) from None
@@ -269,12 +269,6 @@ class MoveStep:
             # the record byte for byte.
             lines += ["", visible(new_text.rstrip("\n"), lines=True)]
         echo_position("\n".join(lines), shown, err=to_stderr)
-
-
-def digest_line(game) -> str:
-    """The new Digest and why to keep it (docs/SECURITY.md)."""
-    return (f"Digest after action {len(game.record.nodes)}: {game.digest} (keep it, or the "
-            f"file you send: a reply that rewrites the past will not match; see --since)")
 
 
 @click.command()

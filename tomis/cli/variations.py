@@ -80,7 +80,7 @@ def _checked_line(start, text: str):
     located in the ACTIONS argument (exit 1)."""
     from ..errors import TomisError
     from ..notation import parse_action
-    from ..notation.record import Node, Variation
+    from ..notation.record import Entry, Variation
     from ..rules import apply
 
     line = Variation(start)
@@ -95,7 +95,7 @@ def _checked_line(start, text: str):
         except TomisError as error:
             error.path, error.line, error.column = ACTIONS_PATH, 1, found.start() + 1
             raise error from None
-        line.nodes.append(Node(action, report=report))
+        line.nodes.append(Entry(action, report=report))
     if not line.nodes:
         raise click.BadParameter("give at least one action", param_hint="ACTIONS")
     return line

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from ..errors import TomisError
 from ..notation.syntax import parse_action
 from ..notation.record import ABANDONED, ADJUDICATION, RULES_INFRACTION, TERMINATION_TAG, TIME_FORFEIT
+from ..rules.actions import Action
 from ..rules.core import apply_unchecked, legal_actions, new_game
 from .levels import level_limits
 from .player import PROGRAM, TYPE_TAGS, program_name
@@ -203,7 +204,7 @@ def make_player(spec: PlayerSpec, seed: int, seconds: float | None):
 
 # --------------------------------------------------------------------------- games
 
-def random_opening(seed: int, pair: int, length: int, rules: str) -> list[str]:
+def random_opening(seed: int, pair: int, length: int, rules: str) -> list[Action]:
     """The first ``length`` actions of pair ``pair``: seeded random legal actions.
 
     An opening that would already end the game is drawn again (with the next seed).
@@ -216,7 +217,7 @@ def random_opening(seed: int, pair: int, length: int, rules: str) -> list[str]:
         while len(actions) < length and state.to_move is not None:
             action = rng.choice(legal_actions(state))
             state, _report = apply_unchecked(state, action)
-            actions.append(str(action))
+            actions.append(action)
         if state.to_move is not None:
             return actions
         attempt += 1
@@ -229,7 +230,7 @@ class GameTask:
     number: int
     white: PlayerSpec
     black: PlayerSpec
-    opening: list[str]
+    opening: list[Action]          # frozen dataclasses: they pickle to the workers as they are
     rules: str
     seed: int
     seconds: float | None
@@ -256,8 +257,8 @@ def play_game(task: GameTask) -> GameOutcome:
                              event=task.event, round=task.number)
     for side in TYPE_TAGS.values():          # both players are programs, levels or UGI
         game.tags[side] = PROGRAM
-    for text in task.opening:
-        record.append(game, text)
+    for action in task.opening:
+        record.append(game, action)
     players = [make_player(task.white, task.seed, task.seconds), make_player(task.black, task.seed, task.seconds)]
     specs = (task.white, task.black)
     forfeit = failure = None          # the side that broke the match rules, and how

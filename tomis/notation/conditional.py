@@ -109,23 +109,25 @@ def _words(text: str) -> list[tuple[int, str]]:
     return out
 
 
-def check_playable(state: State, actions: Sequence[str]) -> None:
+def check_playable(state: State, actions: Sequence[str], line: int | None = None) -> None:
     """Refuse a line whose actions cannot all be played, in turn, from ``state``.
 
     ``state`` is the one right after the action the line follows. The error is the
     engine's (it names the action's number, side and ruling), after
-    ``the conditional line [%if ...] cannot be played: ``.
+    ``the conditional line [%if ...] cannot be played: ``; it stands at column 1 of
+    ``line`` when one is given (where the caller wrote the line).
     """
+    where = (line, 1) if line is not None else ()
     for index, text in enumerate(actions):
         try:
             state, _ = apply(state, parse_action(text))
         except TomisError as error:
             raise RecordError(f"the conditional line [%{COMMAND} {' '.join(actions)}] cannot be "
-                              f"played: {_engine_words(state, text, error)}") from None
+                              f"played: {_engine_words(state, text, error)}", *where) from None
         if state.is_over and index < len(actions) - 1:
             raise RecordError(f"the conditional line [%{COMMAND} {' '.join(actions)}] cannot be "
                               f"played: action {state.ply} {text} ends the game "
-                              f"({state.result}: {state.reason}), but the line goes on")
+                              f"({state.result}: {state.reason}), but the line goes on", *where)
 
 
 def _engine_words(state: State, text: str, error: TomisError) -> str:

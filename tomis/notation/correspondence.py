@@ -3,7 +3,7 @@
 docs/NOTATION.md ("Correspondence play") defines them; they live in the ``TimeControl``
 tag, in ``(=)`` after an action (``Node.offer``), and in comment commands ``[%ts ...]``,
 ``[%if ...]``, ``[%draw accept]``, ``[%claim ...]``. :func:`read_facts` finds them in a
-:class:`tomis.record.Game` and checks their form; :func:`check` checks them against the
+:class:`tomis.record.Record` and checks their form; :func:`check` checks them against the
 main line (stamps in order, every action stamped under a clock, lines playable and
 honoured, an accepted draw backed by an offer, a claim backed by a flag fall) and
 returns what the clock says. :func:`digest_lines` gives what the Digest covers.
@@ -19,12 +19,11 @@ from typing import NamedTuple
 
 from . import clock as _clock
 from . import conditional
+from ..rules.board import DRAW, SIDE_TITLES, WIN_RESULTS
 from .tags import TERMINATION_TAG, TIME_FORFEIT
-from ..rules.board import SIDE_TITLES
 from ..errors import NotationError, RecordError, TomisError
 
-DRAW = "1/2-1/2"
-WIN_FOR = ("1-0", "0-1")            # WIN_FOR[side]: the result when ``side`` wins
+WIN_FOR = WIN_RESULTS               # WIN_FOR[side]: the result when ``side`` wins
 KNOWN = ("ts", "if", "draw", "claim")
 
 # [%name arguments]: a lowercase name, then blanks and the arguments up to the next ']'.
@@ -82,7 +81,7 @@ def ending_command(comment: str) -> bool:
 
 
 def read_facts(game, places: dict | None = None, control_at: tuple | None = None) -> Facts:
-    """The facts of ``game`` (a :class:`tomis.record.Game`), each command checked for form.
+    """The facts of ``game`` (a :class:`tomis.record.Record`), each command checked for form.
 
     ``places[(index, k)]`` is (line, column) of the k-th comment at ``index`` (0: before
     the first action, n: after node n), for errors; ``control_at`` where the

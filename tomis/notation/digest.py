@@ -36,6 +36,8 @@ import hashlib
 import re
 from collections.abc import Iterable
 
+from .tags import TIME_CONTROL_TAG
+
 DIGEST_TAG = "Digest"
 DIGEST_DIGITS = 16
 FORMAT_LINE = "tomis-digest 1"      # changes if the serialisation ever changes
@@ -59,7 +61,7 @@ def digest_of(rules: str, start: str, actions: Iterable[str], result: str) -> st
 
 def game_digest(game, actions: int | None = None, result: str | None = None,
                 correspondence: bool | None = None) -> str:
-    """The digest of a :class:`tomis.record.Game` (anything with ``start``, ``nodes``, ``result``).
+    """The digest of a :class:`tomis.record.Record` (anything with ``start``, ``nodes``, ``result``).
 
     ``actions`` keeps only the first N actions and ``result`` overrides the game's result,
     so the digest of an earlier stage of the game (say, the one you sent) can be
@@ -83,7 +85,7 @@ def game_digest(game, actions: int | None = None, result: str | None = None,
 
 def _may_use_correspondence(game) -> bool:
     """A cheap first look: most records have no clock, no offer and no command at all."""
-    if "TimeControl" in game.tags or any("[%" in comment for comment in game.comments):
+    if TIME_CONTROL_TAG in game.tags or any("[%" in comment for comment in game.comments):
         return True
     return any(node.offer or any("[%" in c for c in node.comments) for node in game.nodes)
 
@@ -127,7 +129,7 @@ TAGS_THAT_MATTER = ("Event", "Site", "Date", "Round", "White", "Black", "Rules",
 def check_extends(sent, received, sent_name: str) -> None:
     """Refuse ``received`` unless it is ``sent`` plus the opponent's new action(s) only.
 
-    Both are :class:`tomis.record.Game` objects read without error. "The opponent" is
+    Both are :class:`tomis.record.Record` objects read without error. "The opponent" is
     the side to act at the end of ``sent``. Checked, in this order, each failure a
     :class:`~tomis.errors.RecordError` naming the first difference and located in
     ``received``'s source where possible (tags by ``received.tag_places``):

@@ -16,7 +16,7 @@ every move number, result and combat suffix it states is true:
   (R15-R19); when present it must be exactly right;
 - a variation ``( ... )`` after an action replaces it: it is replayed from the position
   before that action, checked like the main line, and kept (:class:`Variation`);
-- ``(=)`` marks a draw offer (``Node.offer``); a record with a ``TimeControl`` tag, an
+- ``(=)`` marks a draw offer (``Entry.offer``); a record with a ``TimeControl`` tag, an
   offer or a comment command (``[%ts ...]``, ``[%if ...]``, ``[%draw accept]``,
   ``[%claim ...]``) has those checked by :mod:`tomis.correspondence` at its result.
 
@@ -45,6 +45,9 @@ from .syntax import (
     TagItem, VariationEnd, VariationStart, game_items, parse_action, parse_games, quote_tag_value,
 )
 from ..rules.position import from_string
+from .tags import (  # noqa: F401  -- answered here too, as before
+    ABANDONED, ADJUDICATION, RULES_INFRACTION, TERMINATION_TAG, TIME_CONTROL_TAG, TIME_FORFEIT,
+)
 from ..rules.core import Report, State, apply, new_game
 from ..util.textio import MAX_ACTIONS_PER_GAME, MAX_COMMENT, MAX_GAMES_PER_FILE
 from .tags import (  # noqa: F401  (names scripts take from tomis.record)
@@ -59,7 +62,7 @@ _ACTION_TYPES = frozenset(ACTION_TYPES)
 
 
 @dataclass(slots=True)
-class Node:
+class Entry:
     """One action as recorded, with what followed it in the text."""
 
     action: Action                 # carries .line/.column of where it was written
@@ -78,16 +81,16 @@ class Variation:
     """A side line ``( ... )``: actions replacing the node it follows, from ``start``."""
 
     start: State                   # the position before the action it replaces
-    nodes: list[Node] = field(default_factory=list)
+    nodes: list[Entry] = field(default_factory=list)
     comments: list[str] = field(default_factory=list)   # before its first action
 
 
 @dataclass
-class Game:
+class Record:
     """A game record. ``states[i]`` is the position after action ``i`` (``states[0]`` is start)."""
 
     tags: dict[str, str]
-    nodes: list[Node]
+    nodes: list[Entry]
     result: str
     start: State
     states: list[State]
@@ -107,11 +110,17 @@ class Game:
         return self.states[-1]
 
 
+# The record's classes were called Game and Node, as the library's tomis.Game and
+# tomis.Node are; the old names stay for scripts written against them.
+Game = Record
+Node = Entry
+
+
 @dataclass
 class Checked:
     """One game of a file: as far as it was valid, and its first problem (or None)."""
 
-    game: Game | None
+    game: Record | None
     error: TomisError | None
 
 
@@ -170,7 +179,7 @@ def no_game_error() -> RecordError:
     return RecordError("no game found in this file")     # the file as a whole: no place in it
 
 
-def read_game(text: str, path: str | None = None) -> Game:
+def read_game(text: str, path: str | None = None) -> Record:
     """Exactly one game; raise its first error, or a :class:`RecordError` if the text
     holds no game or more than one."""
     games = _read(text, path)
@@ -227,7 +236,7 @@ def _read_chunks(chunks, path, first: int, max_games: int | None):
             yield (error.line, error.column), Checked(None, _located(error, path, number, None))
             continue
         start = chunk.where(chunk.tokens[0])
-        game = Game({}, [], UNDECIDED, None, [], [], start[0])
+        game = Record({}, [], UNDECIDED, None, [], [], start[0])
         try:
             _replay(chunk, game)
             error = None
@@ -260,7 +269,7 @@ def _action_words(state: State, action) -> str:
     return f"action {state.ply + 1} ({side}) {action}"
 
 
-def _replay(chunk, game: Game) -> None:
+def _replay(chunk, game: Record) -> None:
     """Read the game's items in one pass: tags, then actions replayed as they come."""
     items = game_items(chunk)
     item, value_at = _read_tags(items, game)
@@ -295,7 +304,7 @@ def _replay(chunk, game: Game) -> None:
                 state, report = apply(state, item)
             except IllegalActionError as exc:
                 raise _about(exc, state)
-            node = Node(item, "", (), [], report)     # positional: a third faster than report=
+            node = Entry(item, "", (), [], report)     # positional: a third faster than report=
             nodes.append(node)
             states.append(state)
             claimed = False
@@ -381,7 +390,7 @@ def _no_action_before(item: VariationStart, number: MoveNumber | None) -> Record
                        item.line, item.column)
 
 
-def _check_correspondence(game: Game, value_at: dict, result: ResultItem) -> None:
+def _check_correspondence(game: Record, value_at: dict, result: ResultItem) -> None:
     """Clocks, offers, claims and conditional lines (docs/NOTATION.md), only for records
     that use them: a plain record never imports their modules."""
     from . import conditional, correspondence
@@ -398,7 +407,7 @@ def _check_correspondence(game: Game, value_at: dict, result: ResultItem) -> Non
         game.flag_falls = checked.clock.flag_falls
 
 
-def _read_tags(items, game: Game) -> tuple:
+def _read_tags(items, game: Record) -> tuple:
     """Take the leading tag items into ``game``; return the first movetext item, and
     where each tag's value starts (for errors about a value)."""
     tags, places, value_at = game.tags, game.tag_places, {}
@@ -433,7 +442,7 @@ def _check_comment_size(comment: CommentItem) -> None:
                           f"{MAX_COMMENT:,} (MAX_COMMENT)", comment.line, comment.column)
 
 
-def _check_digest(game: Game, stated: str | None, tag_at: dict, correspondence: bool) -> None:
+def _check_digest(game: Record, stated: str | None, tag_at: dict, correspondence: bool) -> None:
     """A Digest tag, when present, must be the digest of the history just read.
 
     ``correspondence``: whether the main line uses correspondence play, as the reading
@@ -518,7 +527,7 @@ def _clipped(text: str, keep: int = 20) -> str:
     return text if len(text) <= keep else f"{text[:keep]}... ({len(text):,} characters)"
 
 
-def _add_glyph(node: Node, item: GlyphItem) -> None:
+def _add_glyph(node: Entry, item: GlyphItem) -> None:
     glyph = item.text
     if glyph not in GLYPHS:
         raise RecordError(f"'{glyph}' is not an annotation glyph; use one of ! ? !! ?? !? ?!",
@@ -529,7 +538,7 @@ def _add_glyph(node: Node, item: GlyphItem) -> None:
     node.glyphs = glyph
 
 
-def _add_nag(node: Node, item: NagItem) -> None:
+def _add_nag(node: Entry, item: NagItem) -> None:
     text = item.text
     value = _bounded_int(text[1:])
     if not 1 <= value <= 255:
@@ -542,7 +551,7 @@ def _add_nag(node: Node, item: NagItem) -> None:
     node.nags += (value,)
 
 
-def _check_destroyed(node: Node, before: State, item: DestroyedItem) -> None:
+def _check_destroyed(node: Entry, before: State, item: DestroyedItem) -> None:
     """The suffix must name exactly the squares the combat after the action cleared."""
     stated = item.squares
     actual = tuple(sorted({d.square for d in node.report.destroyed}))
@@ -554,7 +563,7 @@ def _check_destroyed(node: Node, before: State, item: DestroyedItem) -> None:
             f"{said}, but it destroyed {did} (R15-R19)", item.line, item.column), before)
 
 
-def _check_result(game: Game, state: State, item: ResultItem, tag_at) -> None:
+def _check_result(game: Record, state: State, item: ResultItem, tag_at) -> None:
     result = item.result
     tagged = game.tags.get("Result")
     if tagged is not None and tagged not in RESULTS:
@@ -579,7 +588,7 @@ def _check_result(game: Game, state: State, item: ResultItem, tag_at) -> None:
 # Building a record move by move
 
 def new_record(*, white=None, black=None, rules="manual", event=None, site=None, date=None,
-               round=None, position=None) -> Game:
+               round=None, position=None) -> Record:
     """An empty record with the seven roster tags (``?`` when not given), Rules, Result ``*``.
 
     ``position`` is a position string to start from (its edition must match ``rules``).
@@ -604,10 +613,10 @@ def new_record(*, white=None, black=None, rules="manual", event=None, site=None,
             tags["Result"] = start.result
     else:
         start = _fresh(rules)
-    return Game(tags, [], tags["Result"], start, [start], [])
+    return Record(tags, [], tags["Result"], start, [start], [])
 
 
-def append(game: Game, action_text: str | Action) -> Report:
+def append(game: Record, action_text: str | Action) -> Report:
     """Read one action (unless it is an Action already), check it, play it and record
     it; return what it did.
 
@@ -620,7 +629,7 @@ def append(game: Game, action_text: str | Action) -> Report:
         raise RecordError(f"the game has ended ({game.result}, resigned or agreed, R23); no action may follow")
     action = action_text if isinstance(action_text, Action) else parse_action(action_text)
     state, report = apply(state, action)     # refuses a decided position itself (R22)
-    game.nodes.append(Node(action, report=report))
+    game.nodes.append(Entry(action, report=report))
     game.states.append(state)
     if state.is_over:
         game.result = state.result
@@ -628,7 +637,7 @@ def append(game: Game, action_text: str | Action) -> Report:
     return report
 
 
-def finish(game: Game, result: str) -> None:
+def finish(game: Record, result: str) -> None:
     """End an undecided game by resignation or agreed draw (R23)."""
     if result not in DECIDED_RESULTS:
         raise RecordError(f"a resignation or agreement ends 1-0, 0-1 or 1/2-1/2, not {result!r} (R23)")
@@ -644,7 +653,7 @@ def finish(game: Game, result: str) -> None:
 # ---------------------------------------------------------------------------
 # Writing
 
-def write(game: Game, *, digest: bool = True) -> str:
+def write(game: Record, *, digest: bool = True) -> str:
     """The canonical text of one game, ending with a newline.
 
     Tags in roster order, then Rules, then the rest alphabetically; a blank line; the
@@ -666,7 +675,7 @@ def write(game: Game, *, digest: bool = True) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_all(games: list[Game], *, digest: bool = True) -> str:
+def write_all(games: list[Record], *, digest: bool = True) -> str:
     """Several games, separated by one blank line."""
     return "\n".join(write(game, digest=digest) for game in games)
 
@@ -681,12 +690,12 @@ def tag_order(tags: dict[str, str]) -> list[str]:
     return first + rest + seal        # the Digest last: it seals what stands above it
 
 
-def _reports(game: Game) -> list[Report]:
+def _reports(game: Record) -> list[Report]:
     """Each node's report, replaying from the start for nodes that have none."""
     return _line_reports(game.start, game.nodes)
 
 
-def _line_reports(start: State, nodes: list[Node]) -> list[Report]:
+def _line_reports(start: State, nodes: list[Entry]) -> list[Report]:
     """Each node's report, replaying from ``start`` for nodes that have none."""
     if all(node.report is not None for node in nodes):
         return [node.report for node in nodes]
@@ -697,14 +706,14 @@ def _line_reports(start: State, nodes: list[Node]) -> list[Report]:
     return reports
 
 
-def _movetext(game: Game) -> list[tuple[str, bool]]:
+def _movetext(game: Record) -> list[tuple[str, bool]]:
     """The movetext as (unit, line must break after it); a unit is never split."""
     units = _line_units(game.comments, game.nodes, game.start.ply, _reports(game))
     units.append((game.result, False))
     return units
 
 
-def _line_units(comments: list[str], nodes: list[Node], ply: int,
+def _line_units(comments: list[str], nodes: list[Entry], ply: int,
                 reports: list[Report]) -> list[tuple[str, bool]]:
     """The units of a line of play (the main line or a variation) after position ``ply``."""
     units: list[tuple[str, bool]] = []

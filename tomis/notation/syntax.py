@@ -32,9 +32,9 @@ from functools import lru_cache
 from typing import Iterator, NamedTuple
 
 from ..rules.actions import (
-    ACTION_TYPES, Action, builder, GateJump, GateStrike, Jump, Move, Place, PlaceMarker, RotateMarker, Toggle,
+    ACTION_TERMINALS, ACTION_TYPES, DECODERS, Action, action_word, builder, explain_action,
 )
-from ..rules.board import DIRECTION_INDEX, LETTER_TO_PIECE, PIECE_LETTERS, SQUARE_NAMES
+from ..rules.board import SQUARE_INDEX
 from ..errors import NotationError, visible
 from . import lalr
 from ..util.textio import MAX_GAMES_PER_FILE, MAX_TOKENS_PER_GAME
@@ -80,42 +80,6 @@ def parser():
 # ---------------------------------------------------------------------------
 # Actions: one decoder per terminal, results cached per text
 
-_SQUARE = {name: index for index, name in enumerate(SQUARE_NAMES)}
-
-
-def _place(t):
-    return Place, (LETTER_TO_PIECE[t[0]], _SQUARE[t[2:4]])
-
-
-def _move(t):
-    return Move, (LETTER_TO_PIECE[t[0]], _SQUARE[t[1:3]], _SQUARE[t[4:6]])
-
-
-def _toggle(t):
-    return Toggle, (_SQUARE[t[1:3]], t[4] == "A")
-
-
-def _place_marker(t):
-    return PlaceMarker, (_SQUARE[t[2:4]], DIRECTION_INDEX[t[5:]])
-
-
-def _rotate_marker(t):
-    return RotateMarker, (_SQUARE[t[1:3]], DIRECTION_INDEX[t[4:]])
-
-
-def _two_squares(kind):
-    def decode(t):
-        return kind, (_SQUARE[t[1:3]], _SQUARE[t[4:6]])
-    return decode
-
-
-DECODERS = {
-    "PLACE": _place, "MOVE": _move, "TOGGLE": _toggle, "PLACE_MARKER": _place_marker,
-    "ROTATE_MARKER": _rotate_marker, "GATE_JUMP": _two_squares(GateJump),
-    "GATE_STRIKE": _two_squares(GateStrike), "JUMP": _two_squares(Jump),
-}
-ACTION_TERMINALS = frozenset(DECODERS)
-
 _BUILDERS = {cls: builder(cls) for cls in ACTION_TYPES}
 
 # text -> (builder, fields); bounded by the ~42 000 well-formed action texts.
@@ -141,19 +105,7 @@ def parse_action(text: str) -> Action:
     Raises :class:`NotationError` with the 1-based column of the first wrong character.
     Legality is not checked (that is :func:`tomis.rules.check`).
     """
-    stripped = text.strip()
-    lead = len(text) - len(text.lstrip())
-    if not stripped:
-        raise NotationError("expected an action like Fa2-a3, found nothing", 1, 1)
-    if len(stripped) > _LONGEST_ACTION_TEXT:
-        raise NotationError(
-            f"expected one action like Fa2-a3, found {len(stripped):,} characters starting "
-            f"'{stripped[:12]}...'", 1, lead + 1)
-    if "\n" in stripped:
-        raise NotationError("expected one action on one line", 1, lead + stripped.index("\n") + 1)
-    word = stripped.split()[0]
-    if len(word) < len(stripped):
-        raise _several_words(stripped, word, lead)
+    word, lead = action_word(text)
     found = lalr.tokens(word)
     if found is not None and len(found) == 1 and found[0].type in ACTION_TERMINALS:
         return make_action(found[0].type, word, 1, lead + 1)     # no Lark import needed
@@ -178,136 +130,8 @@ def parse_action(text: str) -> Action:
     raise NotationError(f"expected an action like Fa2-a3, found '{word}'", 1, lead + 1)
 
 
-_LONGEST_ACTION_TEXT = 64        # the longest action, M@c3:NE, has 7 characters
-_MOVE_NUMBER_WORD = re.compile(r"[0-9]+\.(?:\.\.)?")
-
-
-def _several_words(text: str, first: str, lead: int) -> NotationError:
-    """The error for an action argument holding more than one word, with the fix if obvious."""
-    words = text.split()
-    if len(words) == 2 and _MOVE_NUMBER_WORD.fullmatch(words[0]) and _is_action(words[1]):
-        return NotationError(
-            f"a move number is not part of the action (tomis numbers actions itself): "
-            f"write '{words[1]}'", 1, lead + 1)
-    joined = "".join(words)
-    if _is_action(joined):
-        return NotationError(
-            f"an action is written without spaces: did you mean '{joined}'?", 1, lead + len(first) + 1)
-    return NotationError(f"expected one action, found more after '{first}'", 1, lead + len(first) + 1)
-
-
-def _is_action(word: str) -> bool:
-    found = lalr.tokens(word)
-    return found is not None and len(found) == 1 and found[0].type in ACTION_TERMINALS
-
-
 # ---------------------------------------------------------------------------
 # Explaining a word that is not an action
-
-_DIRECTIONS_WORDS = "a direction (N NE E SE S SW W NW)"
-_FRIGATE_ONLY = {"=": "a gate toggle (R10)", ">": "a gate jump (R12)",
-                 "x": "a gate strike (R13)", "^": "a jump (R14)"}
-
-
-def _square_at(word: str, i: int) -> bool:
-    return word[i:i + 2] in _SQUARE
-
-
-def _direction_at(word: str, i: int) -> int:
-    """Length of the direction name at ``word[i:]`` (0 if none)."""
-    if word[i:i + 2] in DIRECTION_INDEX:
-        return 2
-    if word[i:i + 1] in DIRECTION_INDEX:
-        return 1
-    return 0
-
-
-def _after(word: str, end: int) -> tuple[int, str] | None:
-    """The fault in what follows a complete action ``word[:end]``, or None if nothing does."""
-    if end == len(word):
-        return None
-    rest = word[end:]
-    why = "; Tomis has no check signs" if rest[0] in "+#" else ""
-    return end, f"unexpected '{rest}' after the action '{word[:end]}'{why}"
-
-
-def _fault(word: str) -> tuple[int, str] | None:
-    """(offset, message) of the first character that breaks ``word`` as an action."""
-    piece = word[0]
-    if piece not in PIECE_LETTERS:
-        return 0, f"expected a piece letter (B G M F S T Q) at the start of '{word}'"
-    if word[1:2] == "@":
-        if not _square_at(word, 2):
-            return 2, f"expected a square like e4 after '{word[:2]}' in '{word}'"
-        if piece == "M" and word[4:5] == ":":
-            size = _direction_at(word, 5)
-            if not size:
-                return 5, f"expected {_DIRECTIONS_WORDS} after '{word[:5]}' in '{word}'"
-            return _after(word, 5 + size)
-        return _after(word, 4)
-    if not _square_at(word, 1):
-        return 1, f"expected a square like e4 after '{piece}' in '{word}'"
-    sep = word[3:4]
-    if sep in _FRIGATE_ONLY and piece != "F":
-        return 0, (f"{_FRIGATE_ONLY[sep]} is a frigate's action, written 'F{word[1:]}'; "
-                   f"found '{piece}' in '{word}'")
-    if sep == ":" and piece != "M":
-        return 0, f"a rotation is written with 'M' like 'M{word[1:]}' (R11); found '{piece}' in '{word}'"
-    if sep in ("-", ">", "x", "^"):
-        if not _square_at(word, 4):
-            return 4, f"expected a square like e4 after '{word[:4]}' in '{word}'"
-        return _after(word, 6)
-    if sep == "=":
-        if word[4:5] not in ("A", "I"):
-            return 4, f"expected A (activate) or I (deactivate) after '{word[:4]}' in '{word}'"
-        return _after(word, 5)
-    if sep == ":":
-        size = _direction_at(word, 4)
-        if not size:
-            return 4, f"expected {_DIRECTIONS_WORDS} after '{word[:4]}' in '{word}'"
-        return _after(word, 4 + size)
-    forms = {"F": "-, =, >, x or ^", "M": "- or :"}.get(piece, "-")
-    found = f"'{sep}'" if sep else "the end of the word"
-    return 3, f"expected {forms} after '{word[:3]}' in '{word}', found {found}"
-
-
-def _fix(word: str) -> str | None:
-    """An obvious correction of ``word`` that is a valid action, if there is one."""
-    candidates = []
-    dashed = re.sub("[\u2010-\u2015\u2212]", "-", word)     # typographic dashes
-    if dashed != word:
-        candidates.append(dashed)
-    if word[0].upper() in PIECE_LETTERS and word[0].islower():
-        candidates.append(word[0].upper() + word[1:])
-    for guess in list(candidates) + [word]:
-        # Squares written with capital files: FA2-A3, F@A1.
-        lowered = guess[0] + re.sub(r"[A-H](?=[1-8])", lambda m: m.group().lower(), guess[1:])
-        if lowered != guess:
-            candidates.append(lowered)
-    for guess in candidates:
-        if _fault(guess) is None:
-            return guess
-    return None
-
-
-def explain_action(word: str) -> tuple[int, str]:
-    """(0-based offset, message) for a word in action position that is not an action."""
-    if re.fullmatch(r"[Oo]-[Oo](-[Oo])?", word):
-        return 0, f"'{word}' is chess castling; Tomis has none"
-    if word in ("O-1", "o-1"):
-        return 0, f"'{word}' is not an action; results use the digit zero: did you mean '0-1'?"
-    fault = _fault(word)
-    if fault is None:       # cannot happen for a BAD_ACTION token; say something useful anyway
-        return 0, f"expected an action like Fa2-a3, found '{word}'"
-    offset, message = fault
-    fixed = _fix(word)
-    if fixed is not None:
-        why = ("piece letters are uppercase" if word[0].islower()
-               else "a move is written with the plain '-'" if "-" in fixed and "-" not in word
-               else "squares are written in lowercase")
-        message += f"; {why}: did you mean '{fixed}'?"
-    return offset, message
-
 
 # ---------------------------------------------------------------------------
 # Explaining characters the lexer cannot read at all
@@ -448,7 +272,7 @@ def comment_text(token: str) -> str:
 def destroyed_squares(token: str) -> tuple[int, ...]:
     """The squares of a ``(e6,f6)`` suffix, in the order written."""
     inner = token.rstrip()[1:-1]
-    return tuple(_SQUARE[name] for name in inner.split(",")) if inner else ()
+    return tuple(SQUARE_INDEX[name] for name in inner.split(",")) if inner else ()
 
 
 # ---------------------------------------------------------------------------

@@ -64,7 +64,7 @@ FILE_NAMES = "abcdefgh"
 RANK_NAMES = "12345678"
 SQUARE_NAMES = tuple(f + r for r in RANK_NAMES for f in FILE_NAMES)
 SQUARES = range(64)
-_SQUARE_INDEX = {name: index for index, name in enumerate(SQUARE_NAMES)}
+SQUARE_INDEX = {name: index for index, name in enumerate(SQUARE_NAMES)}    # "e4" -> 28
 # RANK_OF[square], FILE_OF[square]: 0-7 each; a tuple lookup reads as fast as the shift
 # or mask it names (see UNIT_SIDE).
 RANK_OF = tuple(square >> 3 for square in SQUARES)
@@ -108,11 +108,11 @@ GATE_STATE_CONSTANTS = ("INACTIVE", "ACTIVE", "JUMP")
 
 
 def square_file(square: int) -> int:
-    return square & 7
+    return FILE_OF[square]
 
 
 def square_rank(square: int) -> int:
-    return square >> 3
+    return RANK_OF[square]
 
 
 def make_square(file: int, rank: int) -> int:
@@ -126,7 +126,7 @@ def square_name(square: int) -> str:
 def parse_square(name: str) -> int:
     """Return the square index of a name like ``"e4"``; raise ``ValueError`` otherwise."""
     try:
-        return _SQUARE_INDEX[name]
+        return SQUARE_INDEX[name]
     except KeyError:
         raise ValueError(f"not a square: {name!r}") from None
 
@@ -134,8 +134,8 @@ def parse_square(name: str) -> int:
 def offset(square: int, direction: int, distance: int = 1) -> int | None:
     """The square ``distance`` steps from ``square`` in ``direction``, or None off the board."""
     df, dr = DIRECTION_STEPS[direction]
-    file = (square & 7) + df * distance
-    rank = (square >> 3) + dr * distance
+    file = FILE_OF[square] + df * distance
+    rank = RANK_OF[square] + dr * distance
     if 0 <= file < 8 and 0 <= rank < 8:
         return rank * 8 + file
     return None

@@ -26,6 +26,7 @@ from .combat import (
     UNIT_DEFENCE, land_unit, lift_unit, new_tables, raised_stay_quiet, resolve_tables, support_ap,
 )
 from ..errors import IllegalActionError
+from .position_text import to_string
 
 OPENING_PLIES = 10
 QUIET_LIMIT = 100            # R22 (4)
@@ -230,20 +231,12 @@ class State:
         return self.hash
 
     def __repr__(self) -> str:
-        """``State.from_string('...')``: code that rebuilds an equal state.
-
-        Position strings live a layer up (:mod:`tomis.position`), imported here only
-        when a state is shown. The repetition history is not part of a position string,
-        as it is not part of equality.
+        """``from_string('...')``: code that rebuilds an equal state, with
+        :func:`tomis.rules.position.from_string` in scope (reading checks the position
+        against these rules, so it lives a layer up). The repetition history is not part
+        of a position string, as it is not part of equality.
         """
-        from .position import to_string
-        return f"State.from_string({to_string(self)!r})"
-
-    @classmethod
-    def from_string(cls, text: str) -> State:
-        """The state of a position string (:func:`tomis.position.from_string`)."""
-        from .position import from_string
-        return from_string(text)
+        return f"from_string({to_string(self)!r})"
 
     # -- conveniences ------------------------------------------------------------
     def legal_actions(self) -> list[Action]:

@@ -1,23 +1,7 @@
-"""Position strings and the JSON view of a position.
+"""Position strings read and checked, and the JSON view of a position.
 
-A position string is one line of eight space-separated fields::
-
-    <units> <gates> <to-act> <reserves> <unlocks> <edition> <action> <quiet>
-
-- ``units``: ranks 8 down to 1 separated by ``/``; in each rank, files a..h, a digit for
-  a run of empty squares and a letter for a unit, uppercase White, lowercase Black
-  (``B`` base, ``F`` frigate, ``S`` sentry, ``T`` tower, ``Q`` flagship).
-- ``gates``: ``-`` or comma-separated gates by square, each ``<square><owner><state>``:
-  owner ``w``/``b``; state ``I`` inactive, ``A`` active, or ``J<markers><direction>`` for a
-  jump gate (``c3wJ1NE``).
-- ``to-act``: ``w`` or ``b``, or the result (``1-0``, ``0-1``, ``1/2-1/2``) of a decided game.
-- ``reserves``: White's then Black's reserve counts in the order B G M F S T Q, ``1448221/1448221``.
-- ``unlocks``: ``-``, ``w``, ``b`` or ``wb`` — whose flagship is unlocked (R20).
-- ``edition``: ``manual`` or ``readme`` (E1-E4).
-- ``action``: the number of the next action (1 before the first).
-- ``quiet``: actions since the last destruction or deployment (R22 (4)).
-
-The repetition history (R22 (3)) starts afresh at a position string, as in chess FEN.
+The format is :mod:`.position_text`'s, which writes it (:func:`to_string`, answered here
+too); reading builds a :class:`~.core.State`, so it sits above the rules core.
 :func:`from_string` refuses what the rules could not leave standing (see docs/RULES.md):
 a base off its home row or on a gate, an opening that breaks the forced order, an
 unlocker on the enemy row without its flag, and an undecided position that R22 has
@@ -30,10 +14,11 @@ from __future__ import annotations
 from .board import (
     ACTIVE, BASE, BLACK, DECIDED_RESULTS, DIRECTION_INDEX, DIRECTION_NAMES, EDITIONS, GATE,
     GATE_STATE_NAMES, HOME_RANK, INACTIVE, INITIAL_RESERVE, JUMP, LETTER_TO_PIECE, MARKER,
-    PIECE_LETTERS, PIECE_NAMES, README, SIDE_NAMES, SQUARE_NAMES, UNDECIDED, UNIT_KIND, UNIT_SIDE,
-    WHITE, Gate, parse_square, unit_code,
+    PIECE_LETTERS, PIECE_NAMES, RANK_OF, README, SIDE_NAMES, SQUARE_NAMES, UNDECIDED, UNIT_KIND,
+    UNIT_SIDE, WHITE, Gate, parse_square, unit_code,
 )
 from ..errors import PositionError
+from .position_text import to_string  # noqa: F401  -- the writer, answered here too
 from .core import (
     OPENING_GATE_RANKS, OPENING_PLIES, QUIET_LIMIT, State, compute_hash, has_legal_action,
     unlocker_codes,
@@ -41,45 +26,6 @@ from .core import (
 
 START = "8/8/8/8/8/8/8/8 - w 1448221/1448221 - manual 1 0"
 _UNIT_LETTERS = "BFSTQ"
-_STATE_LETTERS = {INACTIVE: "I", ACTIVE: "A"}
-
-
-def to_string(state: State) -> str:
-    """The position string of ``state`` (see the module docstring)."""
-    return " ".join((
-        _units_field(state), _gates_field(state),
-        ("w", "b")[state.to_move] if state.to_move is not None else state.result,
-        "/".join("".join(str(n) for n in row) for row in state.reserve),
-        "".join(s for s, on in zip("wb", state.unlocked) if on) or "-",
-        state.edition_name, str(state.ply + 1), str(state.quiet),
-    ))
-
-
-def _units_field(state: State) -> str:
-    ranks = []
-    for rank in range(7, -1, -1):
-        text, empty = "", 0
-        for file in range(8):
-            code = state.units.get(rank * 8 + file)
-            if code is None:
-                empty += 1
-                continue
-            if empty:
-                text, empty = text + str(empty), 0
-            letter = PIECE_LETTERS[UNIT_KIND[code]]
-            text += letter if UNIT_SIDE[code] == WHITE else letter.lower()
-        ranks.append(text + (str(empty) if empty else ""))
-    return "/".join(ranks)
-
-
-def _gates_field(state: State) -> str:
-    parts = []
-    for gate in state.gates:
-        if gate is None:
-            continue
-        tail = _STATE_LETTERS.get(gate.state) or f"J{gate.markers}{DIRECTION_NAMES[gate.direction]}"
-        parts.append(f"{SQUARE_NAMES[gate.square]}{'wb'[gate.owner]}{tail}")
-    return ",".join(parts) or "-"
 
 
 def from_string(text: str) -> State:
@@ -155,7 +101,7 @@ def _parse_gates(field: str, units: dict[int, int]) -> list:
         return gates
     for part in field.split(","):
         gate = _parse_gate(part)
-        rank = gate.square >> 3
+        rank = RANK_OF[gate.square]
         if gates[rank] is not None:
             raise PositionError(f"two gates on rank {rank + 1}; one gate per rank (R3, R6)")
         gates[rank] = gate
@@ -248,9 +194,9 @@ def _check_bases(state: State) -> None:
         if UNIT_KIND[code] != BASE:
             continue
         side = UNIT_SIDE[code]
-        if square >> 3 != HOME_RANK[side]:
+        if RANK_OF[square] != HOME_RANK[side]:
             raise PositionError(f"{SIDE_NAMES[side]}'s base on {SQUARE_NAMES[square]} is off its home row (R5)")
-        gate = state.gates[square >> 3]
+        gate = state.gates[RANK_OF[square]]
         if gate is not None and gate.square == square:
             raise PositionError(f"{SIDE_NAMES[side]}'s base on {SQUARE_NAMES[square]} stands on a gate (R6)")
 
@@ -285,7 +231,7 @@ def _check_opening_progress(state: State) -> None:
         raise PositionError("in the opening every gate is inactive: nothing else is played yet (R6, R7)")
     bases = sum(1 for c in state.units.values() if UNIT_KIND[c] == BASE)
     ships = sum(1 for c in state.units.values() if UNIT_KIND[c] != BASE)
-    placed_gates = [g.square >> 3 for g in state.gates if g is not None]
+    placed_gates = [RANK_OF[g.square] for g in state.gates if g is not None]
     expected = sorted(OPENING_GATE_RANKS[: max(0, ply - 2)])
     if bases != min(ply, 2) or ships or sorted(placed_gates) != expected:
         raise PositionError(f"the board does not match the forced opening order at action {ply + 1} (R5-R7)")
