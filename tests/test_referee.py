@@ -367,6 +367,17 @@ def test_if_alone_clears_the_lines_and_a_line_must_be_playable(lab):
     assert lab.query("SELECT COUNT(*) FROM lines") == [(0,)]
 
 
+def test_two_lines_answering_the_same_action_are_refused_as_in_a_record(lab):
+    # The record's rule (tomis.notation.conditional): at most one line answers an action.
+    _play(lab, "B@e1", "B@d8")
+    lab.new_messages()
+    lab.deliver(lab.reply(0, "G@b1\nif G@g8 G@c2\nif G@g8 G@d2"), "2026-11-23T13:00Z")
+    (why,) = lab.new_messages()
+    assert "at most one line may answer an action" in body_of(why)
+    assert lab.query("SELECT COUNT(*) FROM lines") == [(0,)]
+    assert len(record.read_game(lab.record()).nodes) == 2
+
+
 # --------------------------------------------------------------------------- time
 
 def test_a_reminder_goes_once_a_turn_at_half_the_time_left(lab):

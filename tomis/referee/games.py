@@ -1,10 +1,11 @@
 """One refereed game: its row in the store, its record, its private lines and leave,
 and the changes a player's commands make to it.
 
-The record (:class:`tomis.record.Game`) is the public one: every action stamped with the
-time its message was stored (``[%ts]``), draw offers as ``(=)``, the ending commands the
-record already knows (``[%draw accept]``, ``[%claim]``). Conditional lines and leave
-periods live in their own tables and never enter it.
+The record is the public one, and every change to it is made by the library's write side
+(:class:`tomis.Game`): each action stamped with the time its message was stored
+(``[%ts]``), draw offers as ``(=)``, an accepted draw (``[%draw accept]``), a claim on time
+(``[%claim]``). Conditional lines are private: they live in their own table, never in the
+record, and fire by the library's rule (:mod:`tomis.notation.conditional`).
 """
 
 from __future__ import annotations
@@ -13,17 +14,16 @@ import json
 from dataclasses import dataclass, field
 from datetime import date
 
-from ..notation import record as _record
-from ..rules.board import SIDE_TITLES
-from ..notation.clock import TIME_CONTROL_TAG, format_stamp, parse_time_control
 from ..errors import TomisError
+from ..game import SIDES
+from ..game import Game as LibraryGame
+from ..notation import conditional
+from ..notation import record as _record
+from ..notation.clock import TIME_CONTROL_TAG, parse_time_control
+from ..rules.board import SIDE_TITLES
 from . import clocks
 from .outgoing import Player
 
-DRAW = "1/2-1/2"
-WIN_FOR = ("1-0", "0-1")
-TERMINATION_TAG = "Termination"
-TIME_FORFEIT = "time forfeit"
 MAX_LEAVES = 20                  # periods a player may hold in one game
 
 
@@ -42,7 +42,7 @@ class Game:
     leave_days: int
     thread: dict[str, list[str]]
     reminded_ply: int
-    lines: list[list[tuple[str, ...]]] = field(default_factory=lambda: [[], []])
+    lines: list[list[conditional.Line]] = field(default_factory=lambda: [[], []])
     leaves: list[list[tuple[date, date]]] = field(default_factory=lambda: [[], []])
     # The PNG board of the last state drawn, (actions played, result) -> bytes: both
     # players' messages after one change show the same board, drawn once.
@@ -61,7 +61,8 @@ class Game:
                    row[8])
         for side, actions in connection.execute(
                 "SELECT side, actions FROM lines WHERE game = ? ORDER BY id", (number,)):
-            game.lines[side].append(tuple(json.loads(actions)))
+            line = conditional.Line(side, game.actions_played, tuple(json.loads(actions)))
+            game.lines[side].append(line)
         for side, first, last in connection.execute(
                 "SELECT side, first_day, last_day FROM leaves WHERE game = ? ORDER BY id",
                 (number,)):
@@ -87,7 +88,7 @@ class Game:
         connection.execute("DELETE FROM leaves WHERE game = ?", (self.id,))
         for side in (0, 1):
             connection.executemany("INSERT INTO lines (game, side, actions) VALUES (?, ?, ?)",
-                                   [(self.id, side, json.dumps(line)) for line in self.lines[side]])
+                                   [(self.id, side, json.dumps(line.rest)) for line in self.lines[side]])
             connection.executemany(
                 "INSERT INTO leaves (game, side, first_day, last_day) VALUES (?, ?, ?, ?)",
                 [(self.id, side, first.isoformat(), last.isoformat())
@@ -128,6 +129,12 @@ class Game:
         return clocks.run(parse_time_control(text), facts.start, stamps, self.to_move, leaves)
 
     # ------------------------------------------------------------------ changes
+    @property
+    def library(self) -> LibraryGame:
+        """The record as a :class:`tomis.Game` (shared, not copied): its write side makes
+        every change."""
+        return LibraryGame.from_record(self.record)
+
     def play(self, side: int, action: str, at: int, offer: bool = False):
         """Play ``action`` for ``side`` stamped ``at``; the engine's report."""
         if self.to_move != side:
@@ -137,12 +144,12 @@ class Game:
         except TomisError as error:
             raise Refusal(f"{action} cannot be played: {error.message}. "
                           f"{self.legal_near(action)}") from None
-        node = self.record.nodes[-1]
-        if TIME_CONTROL_TAG in self.record.tags:
-            node.comments.append(f"[%ts {format_stamp(at)}]")
-        node.offer = offer and not self.state.is_over
-        if self.state.is_over:
-            self.over = True
+        game = self.library
+        if game.stamps_actions():
+            game.stamp(at)
+        if offer and not self.state.is_over:
+            game.offer_draw()
+        self.over = self.state.is_over
         return report
 
     def _not_your_turn(self, side: int) -> str:
@@ -164,28 +171,28 @@ class Game:
         return f"Legal actions{' near ' + square if square and square in shown else ''}: {shown}"
 
     def accept_draw(self, side: int) -> None:
+        # Asked here first: the library's refusals speak of the command line's --as.
         if self.offer_open() != 1 - side:
             raise Refusal(f"there is no draw offer of {SIDE_TITLES[1 - side]} to accept: an "
                           f"offer stands only until the next action (R23)")
-        self._comment("[%draw accept]")
-        _record.finish(self.record, DRAW)
-        self.over = True
+        self._change(lambda game: game.accept_draw(SIDES[side]))
 
     def resign(self, side: int) -> None:
         if self.over:
             raise Refusal(self._not_your_turn(side))
-        _record.finish(self.record, WIN_FOR[1 - side])
-        self.over = True
+        self._change(lambda game: game.resign(SIDES[side]))
 
     def forfeit(self, side: int, at: int) -> None:
-        """``side``'s time ran out: the opponent wins, written as a claim at ``at``."""
-        self._comment(f"[%claim {format_stamp(at)}]")
-        self.record.tags[TERMINATION_TAG] = TIME_FORFEIT
-        _record.finish(self.record, WIN_FOR[1 - side])
-        self.over = True
+        """``side``'s time ran out: the opponent claims the win at ``at``."""
+        self._change(lambda game: game.claim_time(SIDES[1 - side], at))
 
-    def _comment(self, command: str) -> None:
-        (self.record.nodes[-1].comments if self.record.nodes else self.record.comments).append(command)
+    def _change(self, change) -> None:
+        """Make an ending ``change`` through the library; what it refuses, the player is told."""
+        try:
+            change(self.library)
+        except TomisError as error:
+            raise Refusal(error.message) from None
+        self.over = True
 
     def remember(self, side: int, message_id: str | None) -> None:
         """Add ``message_id`` to the thread of ``side``'s player."""
@@ -202,33 +209,28 @@ class Game:
     def store_lines(self, side: int, lines: list[tuple[str, ...]]) -> None:
         """Keep ``side``'s lines, each checked playable from the position now; the
         opponent must be the one to act."""
-        from ..notation import conditional
-
         if not lines:
             return
         if self.to_move != 1 - side:
             raise Refusal("a conditional line starts with your opponent's next action, so it "
                           "is sent with your own action (or while your opponent is to act)")
-        for line in lines:
-            try:
-                conditional.check_playable(self.state, line)
-            except TomisError as error:
-                raise Refusal(f"the conditional line 'if {' '.join(line)}' cannot be played: "
-                              f"{error.message}") from None
-        self.lines[side].extend(lines)
+        kept = list(self.lines[side])
+        try:
+            for actions in lines:
+                conditional.check_playable(self.state, actions)
+                conditional.store(kept, conditional.Line(side, self.actions_played, tuple(actions)))
+        except TomisError as error:
+            raise Refusal(f"the conditional line 'if {' '.join(actions)}' cannot be stored: "
+                          f"{error.message}") from None
+        self.lines[side] = kept
 
     def answer_from_lines(self, side_moved: int, action: str) -> str | None:
         """After ``side_moved`` played ``action``: the opponent's stored reply, if a line
-        fires. Lines that wait for another action are cancelled; those that fire keep
-        their rest (if it begins with the reply played)."""
+        fires. The other lines are cancelled; the one that fires keeps its rest."""
         owner = 1 - side_moved
-        matching = [line for line in self.lines[owner] if line[0] == action]
-        if not matching:
-            self.lines[owner] = []
-            return None
-        reply = matching[0][1]
-        self.lines[owner] = [line[2:] for line in matching if line[1] == reply and len(line) > 2]
-        return reply
+        fired = conditional.fire(self.lines[owner], action)
+        self.lines[owner] = [] if fired is None else conditional.after_reply(fired)
+        return None if fired is None else fired.reply
 
     # ------------------------------------------------------------------ leave
     def add_leave(self, side: int, first: date, last: date, today: date) -> None:

@@ -109,16 +109,28 @@ def decide(connection, config: Config, stored: Stored) -> Verdict:
         game.save(connection)
         return Verdict(REJECTED, f"From {shown} is not {SIDE_TITLES[side]}'s address", game.id)
     game.remember(side, incoming.message_id)
+    if not game.over and expire(connection, config, game, at):
+        return _refuse(connection, config, game, side, at,
+                       f"your time ran out before this message arrived; the game has ended "
+                       f"{game.record.result}")
     try:
         outcome = _apply(connection, config, game, side, incoming.text, at)
     except (Refusal, CommandError) as error:
-        reason = visible(error.message)
-        queue_why(connection, config, game, side, at,
-                  f"Your message was not taken, and nothing changed: {reason}")
-        game.save(connection)
-        return Verdict(REJECTED, reason, game.id)
+        # A command may fail after others changed the game in memory (an action played,
+        # then its conditional line refused): the stored game is the one to keep.
+        game = Game.load(connection, game.id)
+        game.remember(side, incoming.message_id)
+        return _refuse(connection, config, game, side, at, error.message)
     game.save(connection)
     return Verdict(DONE, outcome, game.id)
+
+
+def _refuse(connection, config: Config, game: Game, side: int, at: int, why: str) -> Verdict:
+    reason = visible(why)
+    queue_why(connection, config, game, side, at,
+              f"Your message was not taken, and nothing changed: {reason}")
+    game.save(connection)
+    return Verdict(REJECTED, reason, game.id)
 
 
 @dataclass
@@ -154,9 +166,6 @@ def _apply(connection, config: Config, game: Game, side: int, text: str, at: int
     if game.over:
         raise Refusal(f"game {game.id} has ended ({game.record.result}); this address is no "
                       f"longer in use")
-    if expire(connection, config, game, at):
-        raise Refusal(f"your time ran out before this message arrived; the game has ended "
-                      f"{game.record.result}")
     commands = read_commands(text)
     if commands.empty and not commands.chat:
         raise Refusal("the message holds no command and no text for your opponent")
