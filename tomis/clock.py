@@ -149,7 +149,7 @@ def parse_time_control(text: str) -> TimeControl:
     """A ``TimeControl`` value: ``START[+INC]``, ``bank:START[+INC][/CAP]`` or ``N/M``.
 
     >>> parse_time_control("30d+3d")
-    TimeControl(start=2592000, increment=259200, cap=None)
+    TimeControl(start=2592000, increment=259200, cap=None, per=None)
     >>> str(parse_time_control("bank:240h+36h"))
     'bank:10d+1d12h'
     """
