@@ -53,6 +53,7 @@ LINE_WIDTH = 79            # lines stay under 80 columns
 MAX_NAGS_PER_ACTION = 255  # one of each value; more is a flood, not an annotation
 MAX_VARIATION_DEPTH = 100  # deeper nesting is no analysis a person reads; it bounds the stack
 TIME_CONTROL_TAG = "TimeControl"   # tomis.clock's; named here so a plain record never imports it
+LEAVE_DAYS_TAG = "LeaveDays"        # likewise
 # The PGN standard's Termination tag, for a result an arbiter gave, not the rules or the
 # players (R23): `tomis match` writes it, select and stats read it.
 TERMINATION_TAG = "Termination"
@@ -388,7 +389,8 @@ def _check_correspondence(game: Game, value_at: dict, result: ResultItem) -> Non
     that use them: a plain record never imports their modules."""
     from . import conditional, correspondence
 
-    facts = correspondence.read_facts(game, game.command_places, value_at.get(TIME_CONTROL_TAG))
+    facts = correspondence.read_facts(game, game.command_places, value_at.get(TIME_CONTROL_TAG),
+                                      value_at.get(LEAVE_DAYS_TAG))
     checked = correspondence.check(game, facts, (result.line, result.column))
     owed = checked.lines.owed
     if owed is not None:
