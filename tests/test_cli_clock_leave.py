@@ -106,3 +106,32 @@ def test_move_counts_leave_before_calling_an_action_late(tmp_path):
     assert result.exit_code == 0, result.stderr
     assert ("note: action 1 (White) was played after White's time ran out at 2026-11-03T09:00Z; "
             "Black may claim the game (tomis claim)") in result.stdout.splitlines()
+
+
+def test_new_with_an_iccf_control_and_leave_days(tmp_path):
+    from tomis import record
+
+    path = tmp_path / "g.tgn"
+    result = invoke("new", path, "--time-control", "10/30d", "--leave-days", "30",
+                    "--time", "2026-11-01T10:00Z")
+    assert result.exit_code == 0, result.stderr
+    game = record.read_game(path.read_text(encoding="utf-8"))
+    assert (game.tags["TimeControl"], game.tags["LeaveDays"]) == ("10/30d", "30")
+    assert clock_at(path, "2026-11-02T10:00Z")[3] == (
+        "Leave in 2026 (30 days a side per calendar year): White 0 taken, 30 left; Black 0 "
+        "taken, 30 left")
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--leave-days", "30"], "Invalid value for --leave-days: --leave-days is for a game with a "
+                             "clock: give --time-control too"),
+    (["--time-control", "10/30d", "--leave-days", "400"], "Invalid value for '--leave-days'"),
+    (["--time-control", "10/30d+1d"], "Invalid value for --time-control: an N/Md time control "
+                                      "stands alone"),
+])
+def test_new_refuses_bad_leave_options_and_writes_nothing(tmp_path, args, message):
+    path = tmp_path / "g.tgn"
+    result = invoke("new", path, *args)
+    assert result.exit_code == 2
+    assert message in result.stderr
+    assert not path.exists()

@@ -143,7 +143,7 @@ def test_new_with_a_time_control_starts_the_clock(tmp_path):
                                     "like 30d+3d, bank:240h+36h or 10/30d, found '30 days'"),
     (["--time-control", "30d", "--time", "today"],
      "Invalid value for --time: expected a UTC time like 2026-11-23T10:15Z, found 'today'"),
-    (["--time", T0], "Invalid value for --time: a start time is for a game with a clock: give "
+    (["--time", T0], "Invalid value for --time: --time is for a game with a clock: give "
                      "--time-control too"),
 ])
 def test_new_refuses_bad_clock_options_and_writes_nothing(tmp_path, args, message):

@@ -313,8 +313,9 @@ COMMANDS = (clock, claim, draw, resign)
 
 # --------------------------------------------------------------------------- inside tomis new / move
 
-def start_clock(game, time_control: str, at: int) -> None:
-    """``tomis new --time-control TC``: the tag, and the game's start stamp (docs/NOTATION.md)."""
+def start_clock(game, time_control: str, at: int, leave_days: int | None = None) -> None:
+    """``tomis new --time-control TC [--leave-days N]``: the tags, and the game's start
+    stamp (docs/NOTATION.md)."""
     from .. import clock as _clock
     from ..errors import RecordError
 
@@ -323,6 +324,8 @@ def start_clock(game, time_control: str, at: int) -> None:
     except RecordError as error:
         raise click.BadParameter(error.message, param_hint="--time-control") from None
     game.tags[_clock.TIME_CONTROL_TAG] = time_control
+    if leave_days is not None:
+        game.tags[_clock.LEAVE_DAYS_TAG] = str(leave_days)
     game.comments.append(f"[%ts {_clock.format_stamp(at)}]")
 
 
