@@ -8,6 +8,8 @@ import pytest
 
 from tomis import clock, correspondence, record
 from tomis.clock import DAY
+from test_correspondence import error_of
+from test_correspondence import located as located_parts
 from tomis.digest import check_extends
 
 START = "{[%ts 2026-11-01T10:00Z]} "
@@ -17,16 +19,10 @@ DIGEST_EDITED = ("game 1: the Digest tag does not match the actions: the history
                  "or the file was written by hand")
 
 
-def error_of(text):
-    checked = record.read(text)
-    assert len(checked) == 1
-    return checked[0].error
-
-
 def located(text):
-    error = error_of(text)
-    assert error is not None, "the record was accepted"
-    return (error.line, error.column), error.message
+    """((line, column), message) of the record's error."""
+    line, column, message = located_parts(text)
+    return (line, column), message
 
 
 def clock_of(text):

@@ -202,14 +202,19 @@ def parse_stamp(text: str) -> int:
     >>> parse_stamp("1970-01-02T00:00Z")
     86400
     """
-    match = _STAMP.fullmatch(text)
+    return _utc_seconds(text, _STAMP, STAMP_FORM, "time")
+
+
+def _utc_seconds(text: str, pattern: re.Pattern, form: str, what: str) -> int:
+    """Seconds since the epoch of ``text``, whose groups ``pattern`` gives as year, month,
+    day and any of hour, minute, second (absent ones 0)."""
+    match = pattern.fullmatch(text)
     if match is None:
-        raise RecordError(f"expected {STAMP_FORM}, found '{text}'")
-    year, month, day, hour, minute, second = (int(part or 0) for part in match.groups())
+        raise RecordError(f"expected {form}, found '{text}'")
     try:
-        when = datetime(year, month, day, hour, minute, second, tzinfo=timezone.utc)
+        when = datetime(*(int(part or 0) for part in match.groups()), tzinfo=timezone.utc)
     except ValueError as error:        # Feb 30, hour 24, ...: the calendar says no
-        raise RecordError(f"'{text}' is not a real time: {error}") from None
+        raise RecordError(f"'{text}' is not a real {what}: {error}") from None
     return int(when.timestamp())
 
 
@@ -261,14 +266,7 @@ def parse_date(text: str) -> int:
     >>> parse_date("1970-01-02")
     86400
     """
-    match = _DATE.fullmatch(text)
-    if match is None:
-        raise RecordError(f"expected a date like 2026-12-20, found '{text}'")
-    try:
-        day = datetime(*(int(part) for part in match.groups()), tzinfo=timezone.utc)
-    except ValueError as error:
-        raise RecordError(f"'{text}' is not a real date: {error}") from None
-    return int(day.timestamp())
+    return _utc_seconds(text, _DATE, "a date like 2026-12-20", "date")
 
 
 def format_date(seconds: int) -> str:
