@@ -578,13 +578,19 @@ class Game:
     # Times are UTC texts like ``2026-11-23T10:15Z`` or the seconds of
     # :func:`tomis.notation.clock.parse_stamp`; None is this minute.
 
-    def start_clock(self, time_control: str, at: str | int | None = None) -> None:
-        """Give a game without actions a ``TimeControl`` (``30d+3d``, ``bank:240h+36h``)
-        and its start stamp. Raises :class:`RecordError` for a value that is no control."""
+    def start_clock(self, time_control: str, at: str | int | None = None,
+                    leave_days: int | None = None) -> None:
+        """Give a game without actions a ``TimeControl`` (``30d+3d``, ``bank:240h+36h``,
+        ``10/30d``) and its start stamp, and with ``leave_days`` the ``LeaveDays`` tag (the
+        leave each side may take per calendar year). Raises :class:`RecordError` for a value
+        that is no control or no such number of days."""
         from .notation import clock
 
         self._refuse_if_broken()
         clock.parse_time_control(time_control)
+        if leave_days is not None:
+            clock.parse_leave_days(str(leave_days))
+            self._record.tags[clock.LEAVE_DAYS_TAG] = str(leave_days)
         self._record.tags[clock.TIME_CONTROL_TAG] = time_control
         self._record.comments.append(f"[%ts {clock.format_stamp(_stamp(at))}]")
 
@@ -665,7 +671,7 @@ class Game:
             return None
         first = rec.start.ply + 1
         stamps = [clock.Stamp(first + i, (first + i - 1) & 1, at) for i, at in enumerate(facts.stamps)]
-        ran = clock.run(facts.control, facts.start, stamps)
+        ran = clock.run(facts.control, facts.start, stamps, facts.leaves)
         return next((fall for fall in ran.flag_falls if fall.number == number), None)
 
     def check_not_ended(self) -> None:

@@ -1,0 +1,159 @@
+"""ICCF-style time controls (``N/Md``) and leave (``[%leave SIDE FIRST LAST]``, the
+``LeaveDays`` tag) in records: read, refused with line and column, run on the clock,
+covered by the Digest (docs/NOTATION.md, "Leave")."""
+
+from __future__ import annotations
+
+import pytest
+
+from tomis import clock, correspondence, record
+from tomis.clock import DAY
+from test_correspondence import error_of
+from test_correspondence import located as located_parts
+from tomis.digest import check_extends
+
+START = "{[%ts 2026-11-01T10:00Z]} "
+ICCF = '[TimeControl "2/10d"]\n\n'
+FISCHER = '[TimeControl "30d+3d"]\n\n'
+DIGEST_EDITED = ("game 1: the Digest tag does not match the actions: the history was edited, "
+                 "or the file was written by hand")
+
+
+def located(text):
+    """((line, column), message) of the record's error."""
+    line, column, message = located_parts(text)
+    return (line, column), message
+
+
+def clock_of(text):
+    game = record.read_game(text)
+    return correspondence.check(game, correspondence.read_facts(game)).clock
+
+
+# --------------------------------------------------------------------------- N/Md in a record
+
+def test_a_per_record_counts_to_its_control_point():
+    text = (ICCF + START + "1. B@e1 {[%ts 2026-11-02T10:00Z]} B@d8 {[%ts 2026-11-02T10:00Z]} "
+            "2. G@b1 {[%ts 2026-11-05T10:00Z]} *")
+    ran = clock_of(text)
+    # White used 1 + 3 days for its first two actions: 16 of 20 left to its 4th; Black,
+    # having used nothing for its first action, still has 10 to its 2nd.
+    assert ran.left == (16 * DAY, 10 * DAY) and ran.actions == (2, 1)
+    assert (ran.next_control(0), ran.next_control(1)) == (4, 2)
+    assert record.read_game(text).flag_falls == ()
+
+
+def test_a_per_record_late_at_the_control_point_is_a_flag_fall():
+    text = ICCF + START + "1. B@e1 {[%ts 2026-11-02T10:00Z]} B@d8 {[%ts 2026-11-12T10:01Z]} *"
+    game = record.read_game(text)
+    assert game.flag_falls == (clock.FlagFall(1, clock.parse_stamp("2026-11-12T10:00Z"), 2),)
+
+
+# --------------------------------------------------------------------------- leave
+
+def test_a_leave_reads_runs_and_writes_back():
+    text = (FISCHER + START + "1. B@e1 {[%ts 2026-11-02T10:00Z] [%leave b 2026-11-03 2026-11-12]} "
+            "B@d8 {[%ts 2026-11-20T10:00Z]} *")
+    game = record.read_game(text)
+    facts = correspondence.read_facts(game)
+    assert facts.leaves == (clock.parse_leave("b 2026-11-03 2026-11-12"),)
+    assert facts.leave_allowance == clock.DEFAULT_LEAVE_DAYS
+    # Black's 18 days between stamps hold 10 days of leave: it used 8 of its 30.
+    assert clock_of(text).left[1] == 25 * DAY
+    assert record.read_game(record.write(game)) == game
+    assert "[%leave b 2026-11-03 2026-11-12]" in record.write(game)
+
+
+def test_without_the_leave_the_same_record_is_late():
+    text = (FISCHER + START + "1. B@e1 {[%ts 2026-11-02T10:00Z]} {[%leave b 2026-11-03 2026-11-12]} "
+            "B@d8 {[%ts 2026-12-10T10:00Z]} *")
+    assert record.read_game(text).flag_falls == ()                   # 38 days less 10 of leave
+    bare = text.replace(" {[%leave b 2026-11-03 2026-11-12]}", "")
+    assert record.read_game(bare).flag_falls == (
+        clock.FlagFall(1, clock.parse_stamp("2026-12-02T10:00Z"), 2),)
+
+
+def test_a_leave_before_the_first_action_follows_the_start_stamp():
+    text = FISCHER + "{[%ts 2026-11-01T10:00Z] [%leave w 2026-11-02 2026-11-03]} 1. B@e1 {[%ts 2026-11-05T10:00Z]} *"
+    assert clock_of(text).left[0] == 30 * DAY - 2 * DAY + 3 * DAY
+
+
+def test_leave_days_tag_sets_the_allowance():
+    leave = "{[%leave w 2026-11-02 2026-12-31]}"            # 60 days in 2026
+    text = FISCHER + START + leave + " 1. B@e1 {[%ts 2026-11-01T12:00Z]} *"
+    assert error_of('[LeaveDays "60"]\n' + text) is None
+    assert located('[LeaveDays "59"]\n' + text) == ((4, 28),
+        "game 1: [%leave w 2026-11-02 2026-12-31] brings White's leave in 2026 to 60 days, more "
+        'than the 59 a side may take per calendar year ([LeaveDays "59"])')
+
+
+def test_the_allowance_is_per_calendar_year_and_side():
+    # 30 days in December, then 30 in January: two years, 30 each, within 45.
+    text = (FISCHER + "{[%ts 2026-11-01T10:00Z] [%leave w 2026-12-02 2026-12-31]} "
+            "1. B@e1 {[%ts 2026-11-01T12:00Z] [%leave w 2027-01-01 2027-01-30] "
+            "[%leave b 2026-11-02 2026-12-16]} *")
+    assert error_of(text) is None
+
+
+@pytest.mark.parametrize("text, where, message", [
+    (FISCHER + START + "1. B@e1 {[%ts 2026-11-02T10:00Z] [%leave b 2026-11-02 2026-11-05]} *", (3, 60),
+     "game 1: [%leave b 2026-11-02 2026-11-05]: leave is taken ahead, but its first day begins "
+     "before the timestamp it follows, 2026-11-02T10:00Z"),
+    (FISCHER + "{[%leave w 2026-11-02 2026-11-05]} 1. B@e1 {[%ts 2026-11-02T10:00Z]} *", (3, 2),
+     "game 1: [%leave w 2026-11-02 2026-11-05] stands before the first action, so it needs the "
+     "game's start stamp {[%ts ...]} before it, to show the leave lies ahead"),
+    (FISCHER + START + "1. B@e1 {[%ts 2026-11-02T10:00Z] [%leave b 2026-11-05 2026-11-03]} *", (3, 68),
+     "game 1: [%leave ...]: a leave's last day comes before its first: 2026-11-03 < 2026-11-05"),
+    (FISCHER + START + "1. B@e1 {[%ts 2026-11-02T10:00Z] [%leave b 2026-11-31 2026-12-03]} *", (3, 68),
+     "game 1: [%leave ...]: '2026-11-31' is not a real date: day is out of range for month"),
+    (FISCHER + START + "1. B@e1 {[%ts 2026-11-02T10:00Z] [%leave 2026-11-05 2026-11-08]} *", (3, 68),
+     "game 1: [%leave ...]: a leave is written like [%leave w 2026-12-20 2027-01-03]: the side "
+     "(w or b), then its first and last day; found '2026-11-05 2026-11-08'"),
+    (FISCHER + START + "1. B@e1 {[%ts 2026-11-02T10:00Z] [%leave b 2026-11-05 2026-11-08] "
+     "[%leave b 2026-11-08 2026-11-10]} *", (3, 93),
+     "game 1: [%leave b 2026-11-08 2026-11-10] overlaps Black's earlier leave "
+     "[%leave b 2026-11-05 2026-11-08]"),
+    (FISCHER + START + "1. B@e1 {[%ts 2026-11-02T10:00Z] [%leave b 2026-11-05 2026-12-20]} *", (3, 60),
+     "game 1: [%leave b 2026-11-05 2026-12-20] brings Black's leave in 2026 to 46 days, more "
+     "than the 45 a side may take per calendar year (no LeaveDays tag, so 45)"),
+    ("1. B@e1 {[%leave b 2026-11-05 2026-11-08]} *", (1, 10),
+     "game 1: [%leave ...] stops a side's clock, but the game has no TimeControl tag"),
+    ('[LeaveDays "forty"]\n' + FISCHER + START + "1. B@e1 {[%ts 2026-11-02T10:00Z]} *", (1, 12),
+     "game 1: the LeaveDays tag must be a number of days from 0 to 366, found 'forty'"),
+])
+def test_bad_leaves_are_refused_where_they_stand(text, where, message):
+    assert located(text) == (where, message)
+
+
+# --------------------------------------------------------------------------- the Digest
+
+SEALED = ('[LeaveDays "30"]\n' + FISCHER + START +
+          "1. B@e1 {[%ts 2026-11-02T10:00Z] [%leave b 2026-11-03 2026-11-12]} "
+          "B@d8 {[%ts 2026-11-20T10:00Z]} *")
+
+
+def test_the_digest_covers_leave_and_its_allowance():
+    game = record.read_game(SEALED)
+    assert correspondence.digest_lines(game) == (
+        ["timecontrol 30d+3d", "leavedays 30", "ts 2026-11-01T10:00Z"],
+        [["ts 2026-11-02T10:00Z", "leave b 2026-11-03 2026-11-12"], ["ts 2026-11-20T10:00Z"]], [])
+    text = record.write(game)
+    assert error_of(text) is None
+    for before, after in [("2026-11-12]", "2026-11-19]"), ("[%leave b", "[%leave w"),
+                          (" [%leave b 2026-11-03 2026-11-12]", ""), ('"30"', '"31"')]:
+        edited = text.replace(before, after, 1)
+        assert edited != text
+        assert error_of(edited).message == DIGEST_EDITED, before
+
+
+def test_a_leave_slipped_in_behind_a_sent_action_is_refused():
+    sent = record.read_game(FISCHER + START + "1. B@e1 {[%ts 2026-11-02T10:00Z]} *")
+    reply = record.read_game(FISCHER + START + "1. B@e1 {[%ts 2026-11-02T10:00Z] "
+                             "[%leave b 2026-11-03 2026-11-12]} B@d8 {[%ts 2026-11-20T10:00Z]} *")
+    with pytest.raises(record.RecordError) as caught:
+        check_extends(sent, reply, "sent.tgn")
+    assert "were changed here" in caught.value.message
+    # Announced with the reply, after the action it comes with, the same leave is fine.
+    honest = record.read_game(FISCHER + START + "1. B@e1 {[%ts 2026-11-02T10:00Z]} B@d8 "
+                              "{[%ts 2026-11-20T10:00Z] [%leave b 2026-11-21 2026-11-30]} *")
+    check_extends(sent, honest, "sent.tgn")
