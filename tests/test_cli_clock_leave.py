@@ -13,10 +13,12 @@ ICCF = """\
 [Result "*"]
 [TimeControl "10/30d"]
 
-{[%ts 2026-11-01T10:00Z]} 1. B@e1 {[%ts 2026-11-02T10:00Z] [%leave b 2026-11-03 2026-11-12]}
-B@d8 {[%ts 2026-11-20T10:00Z]}
-2. G@b1 {[%ts 2026-11-21T12:00Z] [%leave b 2026-12-20 2027-01-03]} *
+{[%ts 2026-11-01T10:00Z] [%leave 2026-11-03 2026-11-12]} 1. B@e1 {[%ts 2026-11-02T10:00Z]}
+B@d8 {[%ts 2026-11-20T10:00Z] [%leave 2026-12-20 2027-01-03]}
+2. G@b1 {[%ts 2026-11-21T12:00Z]} *
 """
+# Both leaves are Black's: the first stands before the first action (the side that does
+# not act first), the second after Black's own action.
 # White used 1d and 1d 2h of the 30d to its 10th action: 27d 22h left. Black's 18 days
 # held 10 of leave, so it used 8: 22d left, to act since 2026-11-21T12:00Z.
 
@@ -84,28 +86,28 @@ def test_claim_refused_while_leave_holds_the_flag_up(tmp_path):
 
 def test_validate_refuses_a_leave_taken_after_the_fact(tmp_path):
     path = tmp_path / "g.tgn"
-    path.write_text(ICCF.replace("[%leave b 2026-11-03", "[%leave b 2026-11-01"), encoding="utf-8")
+    path.write_text(ICCF.replace("[%leave 2026-11-03", "[%leave 2026-11-01"), encoding="utf-8")
     result = invoke("validate", path)
     assert result.exit_code == 1
-    assert (f"{path}:6:60: game 1: [%leave b 2026-11-01 2026-11-12]: leave is taken ahead, but "
-            f"its first day begins before the timestamp it follows, 2026-11-02T10:00Z") in result.stdout + result.stderr
+    assert (f"{path}:6:26: game 1: [%leave 2026-11-01 2026-11-12]: leave is taken ahead, but "
+            f"its first day begins before the timestamp it follows, 2026-11-01T10:00Z") in result.stdout + result.stderr
 
 
 def test_move_counts_leave_before_calling_an_action_late(tmp_path):
     path = tmp_path / "g.tgn"
-    path.write_text('[TimeControl "1/1d"]\n\n{[%ts 2026-11-01T09:00Z] '
-                    '[%leave w 2026-11-02 2026-11-02]} *\n', encoding="utf-8")
-    # Two days for one action, one of them on leave: on time, no note.
-    result = invoke("move", path, "B@e1", "--as", "white", "--time", "2026-11-03T09:00Z")
+    before = ('[TimeControl "1/1d"]\n\n{[%ts 2026-11-01T09:00Z] [%leave 2026-11-02 2026-11-02]} '
+              '1. B@e1 {[%ts 2026-11-01T09:00Z]} *\n')
+    path.write_text(before, encoding="utf-8")
+    # Black's two days for one action, one of them on leave: on time, no note.
+    result = invoke("move", path, "B@d8", "--as", "black", "--time", "2026-11-03T09:00Z")
     assert result.exit_code == 0, result.stderr
     assert not any("note:" in line for line in result.stdout.splitlines())
     # A minute more is late, and the note names the deadline the leave moved.
-    path.write_text('[TimeControl "1/1d"]\n\n{[%ts 2026-11-01T09:00Z] '
-                    '[%leave w 2026-11-02 2026-11-02]} *\n', encoding="utf-8")
-    result = invoke("move", path, "B@e1", "--as", "white", "--time", "2026-11-03T09:01Z")
+    path.write_text(before, encoding="utf-8")
+    result = invoke("move", path, "B@d8", "--as", "black", "--time", "2026-11-03T09:01Z")
     assert result.exit_code == 0, result.stderr
-    assert ("note: action 1 (White) was played after White's time ran out at 2026-11-03T09:00Z; "
-            "Black may claim the game (tomis claim)") in result.stdout.splitlines()
+    assert ("note: action 2 (Black) was played after Black's time ran out at 2026-11-03T09:00Z; "
+            "White may claim the game (tomis claim)") in result.stdout.splitlines()
 
 
 def test_new_with_an_iccf_control_and_leave_days(tmp_path):

@@ -224,34 +224,35 @@ def test_per_form_one_action_exactly_on_its_allowance_is_on_time():
 # --------------------------------------------------------------------------- leave
 
 def test_leave_round_trip_and_refusals():
-    leave = clock.parse_leave("b 2026-12-20 2027-01-03")
+    leave = clock.parse_leave("2026-12-20 2027-01-03", 1)
     assert leave.side == 1 and leave.days == 15
     assert leave.begins == clock.parse_date("2026-12-20")
     assert leave.ends == clock.parse_date("2027-01-04")
-    assert str(leave) == "b 2026-12-20 2027-01-03"
-    assert leave.command() == "[%leave b 2026-12-20 2027-01-03]"
-    assert clock.parse_leave(str(leave)) == leave
-    assert clock.parse_leave("w 2026-12-20 2026-12-20").days == 1
+    assert str(leave) == "2026-12-20 2027-01-03"
+    assert leave.command() == "[%leave 2026-12-20 2027-01-03]"
+    assert clock.parse_leave(str(leave), 1) == leave
+    assert clock.parse_leave("2026-12-20 2026-12-20", 0).days == 1
     assert clock.leave_days_in_year([leave], 1, 2026) == 12
     assert clock.leave_days_in_year([leave], 1, 2027) == 3
     assert clock.leave_days_in_year([leave], 0, 2026) == 0
     assert list(clock.years_of(leave)) == [2026, 2027]
 
 
+_FORM = "a leave is written like [%leave 2026-12-20 2027-01-03]: its first and last day; found"
+
+
 @pytest.mark.parametrize("arguments, message", [
-    ("2026-12-20 2027-01-03", "a leave is written like [%leave w 2026-12-20 2027-01-03]: the side "
-                              "(w or b), then its first and last day; found '2026-12-20 2027-01-03'"),
-    ("x 2026-12-20 2027-01-03", "a leave is written like [%leave w 2026-12-20 2027-01-03]: the side "
-                                "(w or b), then its first and last day; found 'x 2026-12-20 2027-01-03'"),
-    ("w 2026-12-20", "a leave is written like [%leave w 2026-12-20 2027-01-03]: the side "
-                     "(w or b), then its first and last day; found 'w 2026-12-20'"),
-    ("w 20.12.2026 2027-01-03", "expected a date like 2026-12-20, found '20.12.2026'"),
-    ("w 2026-02-30 2027-01-03", "'2026-02-30' is not a real date: day is out of range for month"),
-    ("w 2026-12-20 2026-12-19", "a leave's last day comes before its first: 2026-12-19 < 2026-12-20"),
+    # the contract is two dates: a side letter is not read, whose leave it is comes from its place
+    ("w 2026-12-20 2027-01-03", f"{_FORM} 'w 2026-12-20 2027-01-03'"),
+    ("2026-12-20", f"{_FORM} '2026-12-20'"),
+    ("", f"{_FORM} ''"),
+    ("20.12.2026 2027-01-03", "expected a date like 2026-12-20, found '20.12.2026'"),
+    ("2026-02-30 2027-01-03", "'2026-02-30' is not a real date: day is out of range for month"),
+    ("2026-12-20 2026-12-19", "a leave's last day comes before its first: 2026-12-19 < 2026-12-20"),
 ])
 def test_leave_refused(arguments, message):
     with pytest.raises(RecordError) as caught:
-        clock.parse_leave(arguments)
+        clock.parse_leave(arguments, 0)
     assert caught.value.message == message
 
 

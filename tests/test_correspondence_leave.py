@@ -1,6 +1,7 @@
-"""ICCF-style time controls (``N/Md``) and leave (``[%leave SIDE FIRST LAST]``, the
+"""ICCF-style time controls (``N/Md``) and leave (``[%leave FIRST LAST]``, the
 ``LeaveDays`` tag) in records: read, refused with line and column, run on the clock,
-covered by the Digest (docs/NOTATION.md, "Leave")."""
+covered by the Digest (docs/NOTATION.md, "Leave"). A leave is the side's that played the
+action it follows; before the first action, the side that does not act first."""
 
 from __future__ import annotations
 
@@ -52,71 +53,86 @@ def test_a_per_record_late_at_the_control_point_is_a_flag_fall():
 # --------------------------------------------------------------------------- leave
 
 def test_a_leave_reads_runs_and_writes_back():
-    text = (FISCHER + START + "1. B@e1 {[%ts 2026-11-02T10:00Z] [%leave b 2026-11-03 2026-11-12]} "
-            "B@d8 {[%ts 2026-11-20T10:00Z]} *")
+    text = (FISCHER + "{[%ts 2026-11-01T10:00Z] [%leave 2026-11-03 2026-11-12]} "
+            "1. B@e1 {[%ts 2026-11-02T10:00Z]} B@d8 {[%ts 2026-11-20T10:00Z]} *")
     game = record.read_game(text)
     facts = correspondence.read_facts(game)
-    assert facts.leaves == (clock.parse_leave("b 2026-11-03 2026-11-12"),)
+    assert facts.leaves == (clock.parse_leave("2026-11-03 2026-11-12", 1),)
     assert facts.leave_allowance == clock.DEFAULT_LEAVE_DAYS
     # Black's 18 days between stamps hold 10 days of leave: it used 8 of its 30.
     assert clock_of(text).left[1] == 25 * DAY
     assert record.read_game(record.write(game)) == game
-    assert "[%leave b 2026-11-03 2026-11-12]" in record.write(game)
+    assert "[%leave 2026-11-03 2026-11-12]" in record.write(game)
 
 
 def test_without_the_leave_the_same_record_is_late():
-    text = (FISCHER + START + "1. B@e1 {[%ts 2026-11-02T10:00Z]} {[%leave b 2026-11-03 2026-11-12]} "
+    text = (FISCHER + START + "{[%leave 2026-11-03 2026-11-12]} 1. B@e1 {[%ts 2026-11-02T10:00Z]} "
             "B@d8 {[%ts 2026-12-10T10:00Z]} *")
     assert record.read_game(text).flag_falls == ()                   # 38 days less 10 of leave
-    bare = text.replace(" {[%leave b 2026-11-03 2026-11-12]}", "")
+    bare = text.replace("{[%leave 2026-11-03 2026-11-12]} ", "")
     assert record.read_game(bare).flag_falls == (
         clock.FlagFall(1, clock.parse_stamp("2026-12-02T10:00Z"), 2),)
 
 
-def test_a_leave_before_the_first_action_follows_the_start_stamp():
-    text = FISCHER + "{[%ts 2026-11-01T10:00Z] [%leave w 2026-11-02 2026-11-03]} 1. B@e1 {[%ts 2026-11-05T10:00Z]} *"
-    assert clock_of(text).left[0] == 30 * DAY - 2 * DAY + 3 * DAY
+def test_a_leave_before_the_first_action_is_the_second_sides():
+    # Black's leave on the 5th: White's clock runs through it, Black's from 10:00 stops
+    # until midnight, then runs ten hours to the stamp of its action.
+    text = (FISCHER + "{[%ts 2026-11-01T10:00Z] [%leave 2026-11-05 2026-11-05]} 1. B@e1 "
+            "{[%ts 2026-11-05T10:00Z]} B@d8 {[%ts 2026-11-06T10:00Z]} *")
+    assert clock_of(text).left == (29 * DAY, 33 * DAY - 10 * 3600)
+
+
+def test_a_leave_after_an_action_is_the_side_that_played_it():
+    after_white = (FISCHER + START + "1. B@e1 {[%ts 2026-11-02T10:00Z] [%leave 2026-11-04 2026-11-05]} "
+                   "B@d8 {[%ts 2026-11-06T10:00Z]} 2. G@b1 {[%ts 2026-11-07T10:00Z]} *")
+    after_black = after_white.replace(" [%leave 2026-11-04 2026-11-05]", "").replace(
+        "B@d8 {[%ts 2026-11-06T10:00Z]}", "B@d8 {[%ts 2026-11-03T10:00Z] [%leave 2026-11-04 2026-11-05]}")
+    assert [leave.side for leave in correspondence.read_facts(record.read_game(after_white)).leaves] == [0]
+    assert [leave.side for leave in correspondence.read_facts(record.read_game(after_black)).leaves] == [1]
+    # White's leave falls in Black's turn and stops nothing: Black used 4 days.
+    assert clock_of(after_white).left[1] == 29 * DAY
 
 
 def test_leave_days_tag_sets_the_allowance():
-    leave = "{[%leave w 2026-11-02 2026-12-31]}"            # 60 days in 2026
+    leave = "{[%leave 2026-11-02 2026-12-31]}"              # Black's, 60 days in 2026
     text = FISCHER + START + leave + " 1. B@e1 {[%ts 2026-11-01T12:00Z]} *"
     assert error_of('[LeaveDays "60"]\n' + text) is None
     assert located('[LeaveDays "59"]\n' + text) == ((4, 28),
-        "game 1: [%leave w 2026-11-02 2026-12-31] brings White's leave in 2026 to 60 days, more "
+        "game 1: [%leave 2026-11-02 2026-12-31] brings Black's leave in 2026 to 60 days, more "
         'than the 59 a side may take per calendar year ([LeaveDays "59"])')
 
 
 def test_the_allowance_is_per_calendar_year_and_side():
-    # 30 days in December, then 30 in January: two years, 30 each, within 45.
-    text = (FISCHER + "{[%ts 2026-11-01T10:00Z] [%leave w 2026-12-02 2026-12-31]} "
-            "1. B@e1 {[%ts 2026-11-01T12:00Z] [%leave w 2027-01-01 2027-01-30] "
-            "[%leave b 2026-11-02 2026-12-16]} *")
+    # Black: 30 days in December, then 30 in January: two years, 30 each, within 45.
+    # White: 45 days in 2026, at the same time as Black's.
+    text = (FISCHER + "{[%ts 2026-11-01T10:00Z] [%leave 2026-12-02 2026-12-31]} "
+            "1. B@e1 {[%ts 2026-11-01T12:00Z] [%leave 2026-11-02 2026-12-16]} "
+            "B@d8 {[%ts 2026-11-01T13:00Z] [%leave 2027-01-01 2027-01-30]} *")
     assert error_of(text) is None
 
 
 @pytest.mark.parametrize("text, where, message", [
-    (FISCHER + START + "1. B@e1 {[%ts 2026-11-02T10:00Z] [%leave b 2026-11-02 2026-11-05]} *", (3, 60),
-     "game 1: [%leave b 2026-11-02 2026-11-05]: leave is taken ahead, but its first day begins "
+    (FISCHER + START + "1. B@e1 {[%ts 2026-11-02T10:00Z] [%leave 2026-11-02 2026-11-05]} *", (3, 60),
+     "game 1: [%leave 2026-11-02 2026-11-05]: leave is taken ahead, but its first day begins "
      "before the timestamp it follows, 2026-11-02T10:00Z"),
-    (FISCHER + "{[%leave w 2026-11-02 2026-11-05]} 1. B@e1 {[%ts 2026-11-02T10:00Z]} *", (3, 2),
-     "game 1: [%leave w 2026-11-02 2026-11-05] stands before the first action, so it needs the "
+    (FISCHER + "{[%leave 2026-11-02 2026-11-05]} 1. B@e1 {[%ts 2026-11-02T10:00Z]} *", (3, 2),
+     "game 1: [%leave 2026-11-02 2026-11-05] stands before the first action, so it needs the "
      "game's start stamp {[%ts ...]} before it, to show the leave lies ahead"),
-    (FISCHER + START + "1. B@e1 {[%ts 2026-11-02T10:00Z] [%leave b 2026-11-05 2026-11-03]} *", (3, 68),
+    (FISCHER + START + "1. B@e1 {[%ts 2026-11-02T10:00Z] [%leave 2026-11-05 2026-11-03]} *", (3, 68),
      "game 1: [%leave ...]: a leave's last day comes before its first: 2026-11-03 < 2026-11-05"),
-    (FISCHER + START + "1. B@e1 {[%ts 2026-11-02T10:00Z] [%leave b 2026-11-31 2026-12-03]} *", (3, 68),
+    (FISCHER + START + "1. B@e1 {[%ts 2026-11-02T10:00Z] [%leave 2026-11-31 2026-12-03]} *", (3, 68),
      "game 1: [%leave ...]: '2026-11-31' is not a real date: day is out of range for month"),
-    (FISCHER + START + "1. B@e1 {[%ts 2026-11-02T10:00Z] [%leave 2026-11-05 2026-11-08]} *", (3, 68),
-     "game 1: [%leave ...]: a leave is written like [%leave w 2026-12-20 2027-01-03]: the side "
-     "(w or b), then its first and last day; found '2026-11-05 2026-11-08'"),
-    (FISCHER + START + "1. B@e1 {[%ts 2026-11-02T10:00Z] [%leave b 2026-11-05 2026-11-08] "
-     "[%leave b 2026-11-08 2026-11-10]} *", (3, 93),
-     "game 1: [%leave b 2026-11-08 2026-11-10] overlaps Black's earlier leave "
-     "[%leave b 2026-11-05 2026-11-08]"),
-    (FISCHER + START + "1. B@e1 {[%ts 2026-11-02T10:00Z] [%leave b 2026-11-05 2026-12-20]} *", (3, 60),
-     "game 1: [%leave b 2026-11-05 2026-12-20] brings Black's leave in 2026 to 46 days, more "
+    (FISCHER + START + "1. B@e1 {[%ts 2026-11-02T10:00Z] [%leave w 2026-11-05 2026-11-08]} *", (3, 68),
+     "game 1: [%leave ...]: a leave is written like [%leave 2026-12-20 2027-01-03]: its first "
+     "and last day; found 'w 2026-11-05 2026-11-08'"),
+    (FISCHER + START + "1. B@e1 {[%ts 2026-11-02T10:00Z] [%leave 2026-11-05 2026-11-08] "
+     "[%leave 2026-11-08 2026-11-10]} *", (3, 91),
+     "game 1: [%leave 2026-11-08 2026-11-10] overlaps White's earlier leave "
+     "[%leave 2026-11-05 2026-11-08]"),
+    (FISCHER + START + "1. B@e1 {[%ts 2026-11-02T10:00Z] [%leave 2026-11-05 2026-12-20]} *", (3, 60),
+     "game 1: [%leave 2026-11-05 2026-12-20] brings White's leave in 2026 to 46 days, more "
      "than the 45 a side may take per calendar year (no LeaveDays tag, so 45)"),
-    ("1. B@e1 {[%leave b 2026-11-05 2026-11-08]} *", (1, 10),
+    ("1. B@e1 {[%leave 2026-11-05 2026-11-08]} *", (1, 10),
      "game 1: [%leave ...] stops a side's clock, but the game has no TimeControl tag"),
     ('[LeaveDays "forty"]\n' + FISCHER + START + "1. B@e1 {[%ts 2026-11-02T10:00Z]} *", (1, 12),
      "game 1: the LeaveDays tag must be a number of days from 0 to 366, found 'forty'"),
@@ -128,19 +144,21 @@ def test_bad_leaves_are_refused_where_they_stand(text, where, message):
 # --------------------------------------------------------------------------- the Digest
 
 SEALED = ('[LeaveDays "30"]\n' + FISCHER + START +
-          "1. B@e1 {[%ts 2026-11-02T10:00Z] [%leave b 2026-11-03 2026-11-12]} "
-          "B@d8 {[%ts 2026-11-20T10:00Z]} *")
+          "1. B@e1 {[%ts 2026-11-02T10:00Z]} "
+          "B@d8 {[%ts 2026-11-20T10:00Z] [%leave 2026-11-23 2026-11-30]} *")
 
 
 def test_the_digest_covers_leave_and_its_allowance():
     game = record.read_game(SEALED)
     assert correspondence.digest_lines(game) == (
         ["timecontrol 30d+3d", "leavedays 30", "ts 2026-11-01T10:00Z"],
-        [["ts 2026-11-02T10:00Z", "leave b 2026-11-03 2026-11-12"], ["ts 2026-11-20T10:00Z"]], [])
+        [["ts 2026-11-02T10:00Z"], ["ts 2026-11-20T10:00Z", "leave 2026-11-23 2026-11-30"]], [])
     text = record.write(game)
     assert error_of(text) is None
-    for before, after in [("2026-11-12]", "2026-11-19]"), ("[%leave b", "[%leave w"),
-                          (" [%leave b 2026-11-03 2026-11-12]", ""), ('"30"', '"31"')]:
+    moved = ("10:00Z]} 1... B@d8\n{[%ts 2026-11-20T10:00Z] [%leave 2026-11-23 2026-11-30]}",
+             "10:00Z] [%leave 2026-11-23 2026-11-30]} 1... B@d8\n{[%ts 2026-11-20T10:00Z]}")
+    for before, after in [("2026-11-30]", "2026-12-01]"), moved,      # moved: now White's
+                          (" [%leave 2026-11-23 2026-11-30]", ""), ('"30"', '"31"')]:
         edited = text.replace(before, after, 1)
         assert edited != text
         assert error_of(edited).message == DIGEST_EDITED, before
@@ -149,11 +167,11 @@ def test_the_digest_covers_leave_and_its_allowance():
 def test_a_leave_slipped_in_behind_a_sent_action_is_refused():
     sent = record.read_game(FISCHER + START + "1. B@e1 {[%ts 2026-11-02T10:00Z]} *")
     reply = record.read_game(FISCHER + START + "1. B@e1 {[%ts 2026-11-02T10:00Z] "
-                             "[%leave b 2026-11-03 2026-11-12]} B@d8 {[%ts 2026-11-20T10:00Z]} *")
+                             "[%leave 2026-11-03 2026-11-12]} B@d8 {[%ts 2026-11-20T10:00Z]} *")
     with pytest.raises(record.RecordError) as caught:
         check_extends(sent, reply, "sent.tgn")
     assert "were changed here" in caught.value.message
     # Announced with the reply, after the action it comes with, the same leave is fine.
     honest = record.read_game(FISCHER + START + "1. B@e1 {[%ts 2026-11-02T10:00Z]} B@d8 "
-                              "{[%ts 2026-11-20T10:00Z] [%leave b 2026-11-21 2026-11-30]} *")
+                              "{[%ts 2026-11-20T10:00Z] [%leave 2026-11-21 2026-11-30]} *")
     check_extends(sent, honest, "sent.tgn")

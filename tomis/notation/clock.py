@@ -24,8 +24,7 @@ TIME_CONTROL_FORMS = "like 30d+3d, bank:240h+36h or 10/30d"
 STAMP_FORM = "a UTC time like 2026-11-23T10:15Z"
 DEFAULT_LEAVE_DAYS = 45             # per side and calendar year, when the tag is absent
 MAX_LEAVE_DAYS = 366
-SIDE_LETTERS = ("w", "b")
-LEAVE_FORM = "[%leave w 2026-12-20 2027-01-03]"
+LEAVE_FORM = "[%leave 2026-12-20 2027-01-03]"
 
 _UNITS = (("d", DAY), ("h", HOUR), ("m", MINUTE))
 _DURATION = r"(?:[0-9]{1,7}d)?(?:[0-9]{1,7}h)?(?:[0-9]{1,7}m)?"
@@ -243,12 +242,12 @@ class Leave(NamedTuple):
         return (self.ends - self.begins) // DAY
 
     def __str__(self) -> str:
-        """The command's arguments: ``w 2026-12-20 2027-01-03``."""
-        return (f"{SIDE_LETTERS[self.side]} {format_date(self.begins)} "
-                f"{format_date(self.ends - DAY)}")
+        """The command's arguments, the first and last day: ``2026-12-20 2027-01-03``."""
+        return f"{format_date(self.begins)} {format_date(self.ends - DAY)}"
 
     def command(self) -> str:
-        """The comment command that records it: ``[%leave w 2026-12-20 2027-01-03]``."""
+        """The comment command that records it: ``[%leave 2026-12-20 2027-01-03]``. Whose
+        leave it is, the record says by where it stands (see :func:`parse_leave`)."""
         return f"[%leave {self}]"
 
     def covers(self, when: int) -> bool:
@@ -269,20 +268,21 @@ def format_date(seconds: int) -> str:
     return datetime.fromtimestamp(seconds, tz=timezone.utc).strftime("%Y-%m-%d")
 
 
-def parse_leave(arguments: str) -> Leave:
-    """The arguments of ``[%leave SIDE FIRST LAST]``: ``w`` or ``b``, then two dates.
+def parse_leave(arguments: str, side: int) -> Leave:
+    """``side``'s leave from the arguments of ``[%leave FIRST LAST]``, two dates. A record
+    gives the side by the command's place: the side that played the action it follows.
 
-    >>> str(parse_leave("b 2026-12-20 2027-01-03"))
-    'b 2026-12-20 2027-01-03'
+    >>> str(parse_leave("2026-12-20 2027-01-03", 1))
+    '2026-12-20 2027-01-03'
     """
     words = arguments.split()
-    if len(words) != 3 or words[0] not in SIDE_LETTERS:
-        raise RecordError(f"a leave is written like {LEAVE_FORM}: the side (w or b), then its "
-                          f"first and last day; found '{arguments}'")
-    begins, last = parse_date(words[1]), parse_date(words[2])
+    if len(words) != 2:
+        raise RecordError(f"a leave is written like {LEAVE_FORM}: its first and last day; "
+                          f"found '{arguments}'")
+    begins, last = parse_date(words[0]), parse_date(words[1])
     if last < begins:
-        raise RecordError(f"a leave's last day comes before its first: {words[2]} < {words[1]}")
-    return Leave(SIDE_LETTERS.index(words[0]), begins, last + DAY)
+        raise RecordError(f"a leave's last day comes before its first: {words[1]} < {words[0]}")
+    return Leave(side, begins, last + DAY)
 
 
 def parse_leave_days(text: str) -> int:

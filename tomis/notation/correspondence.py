@@ -128,7 +128,7 @@ def read_facts(game, places: dict | None = None, control_at: tuple | None = None
                           _place(command))
             draw_accepted = True
         elif command.name == "leave":
-            leaves.append(_leave(command))
+            leaves.append(_leave(command, leave_side(game, command.index)))
         else:
             claim = _stamp(command)
     offers = tuple(node.offer for node in game.nodes)
@@ -147,9 +147,16 @@ def _tag_value(game, name: str, parse, where):
         raise _at(error, where) from None
 
 
-def _leave(command: Command) -> _clock.Leave:
+def leave_side(game, index: int) -> int:
+    """Whose leave a ``[%leave]`` at ``index`` (0: before the first action, n: after node
+    n) is: the side that played the action it follows. Before the first action, the side
+    that does not act first, as if the game's start were its action."""
+    return (game.start.ply + index - 1) & 1
+
+
+def _leave(command: Command, side: int) -> _clock.Leave:
     try:
-        return _clock.parse_leave(command.arguments)
+        return _clock.parse_leave(command.arguments, side)
     except RecordError as error:
         raise _at(RecordError(f"[%leave ...]: {error.message}"),
                   (command.line, command.arguments_column)) from None
