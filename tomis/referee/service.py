@@ -8,7 +8,6 @@ import hashlib
 import re
 from dataclasses import dataclass
 
-from ..notation import record as _record
 from ..game import Game as LibraryGame
 from ..notation.clock import format_stamp
 from ..errors import TomisError
@@ -21,7 +20,6 @@ from .process import expire, process_pending
 from .sending import parse_method, send_queued
 from .store import create, open_store, settings, transaction
 
-DEFAULT_LEAVE_DAYS = 45
 MAX_NAME = 64
 _MESSAGE_ID_HEADER = re.compile(rb"^Message-ID:[ \t]*(.*(?:\r?\n[ \t].*)*)", re.IGNORECASE | re.MULTILINE)
 
