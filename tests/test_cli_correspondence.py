@@ -140,10 +140,10 @@ def test_new_with_a_time_control_starts_the_clock(tmp_path):
 
 @pytest.mark.parametrize("args, message", [
     (["--time-control", "30 days"], "Invalid value for --time-control: the TimeControl tag must be "
-                                    "like 30d+3d or bank:240h+36h, found '30 days'"),
+                                    "like 30d+3d, bank:240h+36h or 10/30d, found '30 days'"),
     (["--time-control", "30d", "--time", "today"],
      "Invalid value for --time: expected a UTC time like 2026-11-23T10:15Z, found 'today'"),
-    (["--time", T0], "Invalid value for --time: a start time is for a game with a clock: give "
+    (["--time", T0], "Invalid value for --time: --time is for a game with a clock: give "
                      "--time-control too"),
 ])
 def test_new_refuses_bad_clock_options_and_writes_nothing(tmp_path, args, message):

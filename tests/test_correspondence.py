@@ -111,7 +111,7 @@ def test_a_fired_line_honoured_and_a_cancelled_line():
     ("1. B@e1 {[%ts 2026-11-02T10:00Z]} {[%ts 2026-11-02T10:00Z]} *", (1, 36),
      "game 1, action 1 (White) B@e1: the action is stamped twice; one [%ts ...] per action"),
     ('[TimeControl "30 days"]\n1. B@e1 *', (1, 14),
-     "game 1: the TimeControl tag must be like 30d+3d or bank:240h+36h, found '30 days'"),
+     "game 1: the TimeControl tag must be like 30d+3d, bank:240h+36h or 10/30d, found '30 days'"),
     ("1. B@e1 {[%draw offer]} *", (1, 10), "game 1: expected [%draw accept], found [%draw offer]"),
     ("1. B@e1 B@d8 {[%draw accept]} 1/2-1/2", (1, 15),
      "game 1: [%draw accept] accepts a draw offer, but no offer of Black stands: the last action "

@@ -26,6 +26,7 @@ LAYERS = (
     ("tomis.outgoing",),
     ("tomis.archive",),
     ("tomis.engine",),
+    ("tomis.referee",),
     ("tomis.cli", "tomis.__main__"),
 )
 

@@ -579,13 +579,19 @@ class Game:
     # Times are UTC texts like ``2026-11-23T10:15Z`` or the seconds of
     # :func:`tomis.notation.clock.parse_stamp`; None is this minute.
 
-    def start_clock(self, time_control: str, at: str | int | None = None) -> None:
-        """Give a game without actions a ``TimeControl`` (``30d+3d``, ``bank:240h+36h``)
-        and its start stamp. Raises :class:`RecordError` for a value that is no control."""
+    def start_clock(self, time_control: str, at: str | int | None = None,
+                    leave_days: int | None = None) -> None:
+        """Give a game without actions a ``TimeControl`` (``30d+3d``, ``bank:240h+36h``,
+        ``10/30d``) and its start stamp, and with ``leave_days`` the ``LeaveDays`` tag (the
+        leave each side may take per calendar year). Raises :class:`RecordError` for a value
+        that is no control or no such number of days."""
         from .notation import clock
 
         self._refuse_if_broken()
         clock.parse_time_control(time_control)
+        if leave_days is not None:
+            clock.parse_leave_days(str(leave_days))
+            self._record.tags[clock.LEAVE_DAYS_TAG] = str(leave_days)
         self._record.tags[clock.TIME_CONTROL_TAG] = time_control
         self._record.comments.append(f"[%ts {clock.format_stamp(_stamp(at))}]")
 
@@ -619,6 +625,34 @@ class Game:
         if not self._record.nodes:
             raise RecordError("a draw is offered with an action, and the game has none yet (R23)")
         self._record.nodes[-1].offer = True
+
+    def take_leave(self, side: str, first: str, last: str) -> None:
+        """``side`` takes leave from ``first`` to ``last`` (``YYYY-MM-DD``, UTC, both
+        inclusive): ``{[%leave FIRST LAST]}`` after the last action, which must be the
+        side's own (before the first action, only the side that does not act first may).
+
+        Raises :class:`RecordError` when the game has ended or has no ``TimeControl``,
+        when the other side played last, or for a leave the reader refuses (not ahead of
+        the last stamp, overlapping the side's earlier leave, past the yearly allowance);
+        the record is then unchanged (docs/NOTATION.md, "Leave").
+        """
+        from .notation import clock, correspondence
+
+        self._refuse_if_broken()
+        self.check_not_ended()
+        taker = SIDES.index(_side(side))
+        rec = self._record
+        if correspondence.leave_side(rec, len(rec.nodes)) != taker:
+            raise RecordError(
+                f"a leave follows its side's own action, and the last action is "
+                f"{SIDE_TITLES[1 - taker]}'s: {SIDE_TITLES[taker]} takes leave with its next action")
+        comments = self._last_comments()
+        comments.append(clock.parse_leave(f"{first} {last}", taker).command())
+        try:
+            correspondence.check(rec, correspondence.read_facts(rec))
+        except TomisError as error:
+            comments.pop()
+            raise RecordError(error.message) from None
 
     def add_lines(self, lines: Sequence[Sequence[str]]) -> None:
         """Store conditional lines after the last action, each ``(THEIRS, MINE, ...)`` in
@@ -666,7 +700,7 @@ class Game:
             return None
         first = rec.start.ply + 1
         stamps = [clock.Stamp(first + i, (first + i - 1) & 1, at) for i, at in enumerate(facts.stamps)]
-        ran = clock.run(facts.control, facts.start, stamps)
+        ran = clock.run(facts.control, facts.start, stamps, facts.leaves)
         return next((fall for fall in ran.flag_falls if fall.number == number), None)
 
     def check_not_ended(self) -> None:

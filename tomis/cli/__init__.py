@@ -35,7 +35,7 @@ COMMANDS = {
     "stats": "archive:stats", "clock": "correspondence:clock", "claim": "correspondence:claim",
     "draw": "correspondence:draw", "resign": "correspondence:resign", "hint": "engine:hint",
     "analyse": "engine:analyse", "engine": "engine:engine", "match": "engine:match",
-    "variation": "variations:variation",
+    "variation": "variations:variation", "referee": "referee:referee",
 }
 
 # Every command that reads a record can read one message of a mailbox (--message); those

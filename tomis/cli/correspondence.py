@@ -71,25 +71,19 @@ def _clocks(game, source):
 
 
 def clock_lines(game, facts, ran, now: int, name: str = "FILE") -> list[str]:
-    """The clocks in words: the control, then one line per side, then who may claim."""
+    """The clocks in words: the control, one line per side, the leave, then who may claim."""
     from ..notation import clock as _clock
+    from ..notation.correspondence import control_words, leave_lines, side_clock_words
     from ..rules.board import SIDE_TITLES
 
     state = game.final
     over = game.result != "*" or state.is_over
     to_move = None if over else state.to_move
-    lines = [f"TimeControl {game.tags[_clock.TIME_CONTROL_TAG]}: {_control_words(facts.control)}"]
-    for side in (0, 1):
-        left = ran.time_left(side, to_move, now)
-        words = (f"{SIDE_TITLES[side]}: {_clock.describe_duration(left)} left" if left >= 0
-                 else f"{SIDE_TITLES[side]}: no time left")
-        if side == to_move and ran.since is not None:
-            words += (f", to act since {_clock.format_stamp(ran.since)}; time runs out at "
-                      f"{_clock.format_stamp(ran.deadline(side))}" if left >= 0 else
-                      f", to act since {_clock.format_stamp(ran.since)}")
-        elif side == to_move:
-            words += ", to act; the clocks start with White's first action"
-        lines.append(words)
+    lines = [f"TimeControl {game.tags[_clock.TIME_CONTROL_TAG]}: {control_words(facts.control)}"]
+    lines.extend(f"{SIDE_TITLES[side]}: {side_clock_words(ran, side, to_move, now)}"
+                 for side in (0, 1))
+    if facts.leaves or facts.leave_days is not None:
+        lines.extend(leave_lines(facts, now))
     if over:
         lines.append(f"The game has ended ({game.result}); the clocks are stopped.")
         return lines
@@ -102,17 +96,6 @@ def clock_lines(game, facts, ran, now: int, name: str = "FILE") -> list[str]:
                          f"{late}: {SIDE_TITLES[1 - side]} may claim the game "
                          f"(tomis claim {name} --as {claimant})")
     return lines
-
-
-def _control_words(control) -> str:
-    from ..notation import clock as _clock
-
-    start = _clock.describe_duration(control.start)
-    plus = _clock.describe_duration(control.increment)
-    if control.cap is None:
-        return f"{start} each, {plus} more after each own action"
-    return (f"a bank of {start} each, {plus} more after each own action, "
-            f"never above {_clock.describe_duration(control.cap)}")
 
 
 # --------------------------------------------------------------------------- ending a game
@@ -250,12 +233,13 @@ COMMANDS = (clock, claim, draw, resign)
 
 # --------------------------------------------------------------------------- inside tomis new / move
 
-def start_clock(game, time_control: str, at: int) -> None:
-    """``tomis new --time-control TC``: a control that is none is a usage error."""
+def start_clock(game, time_control: str, at: int, leave_days: int | None = None) -> None:
+    """``tomis new --time-control TC [--leave-days N]``: a control that is none is a usage
+    error."""
     from ..errors import RecordError
 
     try:
-        game.start_clock(time_control, at)
+        game.start_clock(time_control, at, leave_days)
     except RecordError as error:
         raise click.BadParameter(error.message, param_hint="--time-control") from None
 

@@ -24,6 +24,9 @@ EXTRA_SECTIONS = [
               "difference, or a file that could not be written or locked."),
         ("2", "A usage error, or an input file that cannot be read (missing, a folder, "
               "not UTF-8, binary, too large)."),
+        ("75", "referee deliver only: the message could not be stored (the store locked "
+               "too long, the disk full); the mail server tries again. It exits 0 for every "
+               "message it stored, refused ones included."),
         ("130", "Interrupted with Ctrl-C; what was saved stays saved."),
     ]),
     ("ENVIRONMENT", [
@@ -53,6 +56,8 @@ EXTRA_SECTIONS = [
                               "$XDG_CONFIG_HOME/tomis/mail.ini, else ~/.config/tomis/mail.ini, "
                               "sections [smtp] and [imap]; docs/MAIL.md)."),
         ("TOMIS_DEBUG", "When set, an internal error shows its Python traceback."),
+        ("TOMIS_REFEREE_WAIT", "Seconds referee deliver waits for the store's lock before it "
+                               "exits 75 so that the mail server tries again (default 20)."),
         ("TOMIS_TEST_NO_TMPFILE, TOMIS_TEST_PAUSE_BEFORE_RENAME",
          "For tests only (docs/SECURITY.md): named temporary files even where O_TMPFILE "
          "works; a pause of so many seconds before a write's rename."),
@@ -135,17 +140,21 @@ def option_lines(command, ctx, with_help: bool = True) -> list[str]:
     return out
 
 
-def command_lines(group, ctx) -> list[str]:
-    out = [".SH COMMANDS"]
+def command_lines(group, ctx, prefix: str = "tomis") -> list[str]:
+    """A section per command; a command group's own commands follow it, each named in full
+    (``tomis referee deliver``)."""
+    out = [".SH COMMANDS"] if prefix == "tomis" else []
     for name in group.list_commands(ctx):
         command = group.get_command(ctx, name)
         if command is None or command.hidden:
             continue
         sub = command.context_class(command, info_name=name, parent=ctx)
         usage = " ".join(command.collect_usage_pieces(sub))
-        out += [f".SS \"tomis {escape(name)} {escape(usage)}\""]
+        out += [f".SS \"{escape(prefix)} {escape(name)} {escape(usage)}\""]
         out += paragraph_lines(command.help)
         out += option_lines(command, sub, with_help=False)
+        if isinstance(command, click.Group):
+            out += command_lines(command, sub, f"{prefix} {name}")
     return out
 
 

@@ -34,21 +34,28 @@ THEN_PATH = "<then>"           # ... and in a --then line
 @click.option("--round", "round_", help="Round tag.")
 @click.option("--position", help="Start from this position string instead of the empty board.")
 @click.option("--time-control", "time_control", metavar="TC",
-              help="A correspondence clock: 30d+3d (start, increment per own action) or "
-                   "bank:240h+36h (a bank never above its start); see docs/NOTATION.md.")
+              help="A correspondence clock: 30d+3d (start, increment per own action), "
+                   "bank:240h+36h (a bank never above its start) or 10/30d (10 own actions in "
+                   "30 days, cumulative); see docs/NOTATION.md.")
 @click.option("--time", "start_time", metavar="TIME",
               help="When the clocks start, a UTC time like 2026-11-23T10:15Z (default: now).")
-def new(file, white, black, rules, event, site, date, round_, position, time_control, start_time):
+@click.option("--leave-days", "leave_days", type=click.IntRange(0, 366), metavar="N",
+              help="Days of leave each side may take per calendar year (the LeaveDays tag; "
+                   "without it, 45).")
+def new(file, white, black, rules, event, site, date, round_, position, time_control, start_time,
+        leave_days):
     """Start a new game record in FILE (never overwrites an existing file)."""
     from ..pictures import render
 
     game = new_game(white=white, black=black, rules=rules, event=event, site=site,
                     date=date, round=round_, position=position)
     if time_control is not None:
-        start_clock(game, time_control, parse_now(start_time, "--time"))
-    elif start_time is not None:
-        raise click.BadParameter("a start time is for a game with a clock: give --time-control too",
-                                 param_hint="--time")
+        start_clock(game, time_control, parse_now(start_time, "--time"), leave_days)
+    else:
+        for value, option in ((start_time, "--time"), (leave_days, "--leave-days")):
+            if value is not None:
+                raise click.BadParameter(f"{option} is for a game with a clock: give "
+                                         f"--time-control too", param_hint=option)
     text = str(game)
     if file == "-":
         echo_record(text)

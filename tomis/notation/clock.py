@@ -16,17 +16,22 @@ from datetime import datetime, timezone
 from typing import NamedTuple, Sequence
 
 from ..errors import RecordError
-from .tags import TIME_CONTROL_TAG  # noqa: F401 -- answered here for the readers of clocks
+from .tags import LEAVE_DAYS_TAG, TIME_CONTROL_TAG  # noqa: F401 -- TIME_CONTROL_TAG answered here for the readers of clocks
 
 MINUTE, HOUR, DAY = 60, 3600, 86400
 MAX_DURATION = 3650 * DAY           # ten years: beyond it a clock means nothing
-TIME_CONTROL_FORMS = "like 30d+3d or bank:240h+36h"
+TIME_CONTROL_FORMS = "like 30d+3d, bank:240h+36h or 10/30d"
 STAMP_FORM = "a UTC time like 2026-11-23T10:15Z"
+DEFAULT_LEAVE_DAYS = 45             # per side and calendar year, when the tag is absent
+MAX_LEAVE_DAYS = 366
+LEAVE_FORM = "[%leave 2026-12-20 2027-01-03]"
 
 _UNITS = (("d", DAY), ("h", HOUR), ("m", MINUTE))
 _DURATION = r"(?:[0-9]{1,7}d)?(?:[0-9]{1,7}h)?(?:[0-9]{1,7}m)?"
 _CONTROL = re.compile(rf"(?P<bank>bank:)?(?P<start>{_DURATION})(?:\+(?P<inc>{_DURATION}))?"
                       rf"(?:/(?P<cap>{_DURATION}))?")
+_PER = re.compile(rf"(?P<count>[0-9]{{1,4}})/(?P<days>{_DURATION})(?P<rest>.*)")
+_DATE = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
 _STAMP = re.compile(r"(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2}))?Z")
 
 
@@ -81,14 +86,34 @@ def describe_duration(seconds: int) -> str:
 # --------------------------------------------------------------------------- time controls
 
 class TimeControl(NamedTuple):
-    """A parsed ``TimeControl`` tag. ``cap`` is None for a Fischer clock (no cap)."""
+    """A parsed ``TimeControl`` tag.
+
+    ``cap`` is None for a Fischer clock (no cap). ``per`` is N in ICCF's ``N/Md`` (N
+    actions in M days, cumulative): then ``start`` and ``increment`` are both M, and the
+    increment comes after every N-th own action instead of after each one.
+    """
 
     start: int
     increment: int
     cap: int | None
+    per: int | None = None
+
+    @property
+    def is_per(self) -> bool:
+        return self.per is not None
+
+    def next_control(self, actions: int) -> int | None:
+        """The own action a side with ``actions`` own actions made must reach next within
+        its allowance (a multiple of N); None for a clock without control points."""
+        if self.per is None:
+            return None
+        return (actions // self.per + 1) * self.per
 
     def __str__(self) -> str:
-        """The canonical tag value: ``30d+3d``, ``bank:240h+36h`` (the cap only when not START)."""
+        """The canonical tag value: ``30d+3d``, ``bank:240h+36h`` (the cap only when not START),
+        ``10/30d``."""
+        if self.per is not None:
+            return f"{self.per}/{format_duration(self.start)}"
         text = format_duration(self.start)
         if self.increment:
             text += "+" + format_duration(self.increment)
@@ -97,26 +122,38 @@ class TimeControl(NamedTuple):
         cap = "" if self.cap == self.start else "/" + format_duration(self.cap)
         return f"bank:{text}{cap}"
 
-    def after_action(self, had: int, used: int) -> int:
-        """What a side has after an action that took ``used`` of the ``had`` it had.
+    def after_action(self, had: int, used: int, count: int = 1) -> int:
+        """What a side has after an action that took ``used`` of the ``had`` it had;
+        ``count`` is how many own actions the side has made with this one.
 
         A late action (``used > had``) leaves the side run out, without an increment.
+        Under ``N/Md`` the allowance grows by M at each N-th action, so what a side saved
+        carries forward to the next control point.
         """
         left = had - used
         if had < 0 or left < 0:
             return min(left, had)
+        if self.per is not None:
+            return left + (self.increment if count % self.per == 0 else 0)
         left += self.increment
         return left if self.cap is None else min(left, self.cap)
 
 
 def parse_time_control(text: str) -> TimeControl:
-    """A ``TimeControl`` value: ``START[+INC]`` or ``bank:START[+INC][/CAP]``.
+    """A ``TimeControl`` value: ``START[+INC]``, ``bank:START[+INC][/CAP]`` or ``N/M``.
 
     >>> parse_time_control("30d+3d")
-    TimeControl(start=2592000, increment=259200, cap=None)
+    TimeControl(start=2592000, increment=259200, cap=None, per=None)
     >>> str(parse_time_control("bank:240h+36h"))
     'bank:10d+1d12h'
     """
+    per = _PER.fullmatch(text.removeprefix("bank:"))
+    if per is not None and per["days"]:
+        if text.startswith("bank:"):
+            raise RecordError(f"an N/Md time control stands alone, with no increment, bank or "
+                              f"cap: write {text.removeprefix('bank:')}, or a form like "
+                              f"bank:240h+36h; found '{text}'")
+        return _parse_per(text, per)
     match = _CONTROL.fullmatch(text)
     if match is None or not match["start"] or match["inc"] == "" or match["cap"] == "":
         raise RecordError(f"the TimeControl tag must be {TIME_CONTROL_FORMS}, found '{text}'")
@@ -136,6 +173,21 @@ def parse_time_control(text: str) -> TimeControl:
     return TimeControl(start, increment, cap)
 
 
+def _parse_per(text: str, match: re.Match) -> TimeControl:
+    """``N/M``: N own actions in M of thinking time, cumulative (ICCF's form)."""
+    if match["rest"]:
+        raise RecordError(f"an N/Md time control stands alone, with no increment, bank or cap: "
+                          f"write {match['count']}/{match['days']}, or a form like 30d+3d; "
+                          f"found '{text}'")
+    count = int(match["count"])
+    if count == 0:
+        raise RecordError(f"an N/Md time control counts at least 1 action, found '{text}'")
+    allowance = parse_duration(match["days"])
+    if allowance == 0:
+        raise RecordError(f"the TimeControl tag starts each side with no time at all: '{text}'")
+    return TimeControl(allowance, allowance, None, count)
+
+
 # --------------------------------------------------------------------------- timestamps
 
 def parse_stamp(text: str) -> int:
@@ -144,14 +196,19 @@ def parse_stamp(text: str) -> int:
     >>> parse_stamp("1970-01-02T00:00Z")
     86400
     """
-    match = _STAMP.fullmatch(text)
+    return _utc_seconds(text, _STAMP, STAMP_FORM, "time")
+
+
+def _utc_seconds(text: str, pattern: re.Pattern, form: str, what: str) -> int:
+    """Seconds since the epoch of ``text``, whose groups ``pattern`` gives as year, month,
+    day and any of hour, minute, second (absent ones 0)."""
+    match = pattern.fullmatch(text)
     if match is None:
-        raise RecordError(f"expected {STAMP_FORM}, found '{text}'")
-    year, month, day, hour, minute, second = (int(part or 0) for part in match.groups())
+        raise RecordError(f"expected {form}, found '{text}'")
     try:
-        when = datetime(year, month, day, hour, minute, second, tzinfo=timezone.utc)
+        when = datetime(*(int(part or 0) for part in match.groups()), tzinfo=timezone.utc)
     except ValueError as error:        # Feb 30, hour 24, ...: the calendar says no
-        raise RecordError(f"'{text}' is not a real time: {error}") from None
+        raise RecordError(f"'{text}' is not a real {what}: {error}") from None
     return int(when.timestamp())
 
 
@@ -168,6 +225,125 @@ def stamp_of(when: datetime) -> int:
     """A timezone-aware ``datetime`` as a stamp, cut down to the minute (never rounded up)."""
     seconds = int(when.astimezone(timezone.utc).timestamp())
     return seconds - seconds % MINUTE
+
+
+# --------------------------------------------------------------------------- leave
+
+class Leave(NamedTuple):
+    """A side's leave: its clock stops from ``begins`` (00:00Z of the first day) up to
+    ``ends`` (00:00Z of the day after the last: the dates are inclusive)."""
+
+    side: int
+    begins: int
+    ends: int
+
+    @property
+    def days(self) -> int:
+        return (self.ends - self.begins) // DAY
+
+    def __str__(self) -> str:
+        """The command's arguments, the first and last day: ``2026-12-20 2027-01-03``."""
+        return f"{format_date(self.begins)} {format_date(self.ends - DAY)}"
+
+    def command(self) -> str:
+        """The comment command that records it: ``[%leave 2026-12-20 2027-01-03]``. Whose
+        leave it is, the record says by where it stands (see :func:`parse_leave`)."""
+        return f"[%leave {self}]"
+
+    def covers(self, when: int) -> bool:
+        return self.begins <= when < self.ends
+
+
+def parse_date(text: str) -> int:
+    """Seconds since the epoch of 00:00Z on the day ``YYYY-MM-DD``.
+
+    >>> parse_date("1970-01-02")
+    86400
+    """
+    return _utc_seconds(text, _DATE, "a date like 2026-12-20", "date")
+
+
+def format_date(seconds: int) -> str:
+    """``2026-12-20``: the UTC day holding ``seconds``."""
+    return datetime.fromtimestamp(seconds, tz=timezone.utc).strftime("%Y-%m-%d")
+
+
+def parse_leave(arguments: str, side: int) -> Leave:
+    """``side``'s leave from the arguments of ``[%leave FIRST LAST]``, two dates. A record
+    gives the side by the command's place: the side that played the action it follows.
+
+    >>> str(parse_leave("2026-12-20 2027-01-03", 1))
+    '2026-12-20 2027-01-03'
+    """
+    words = arguments.split()
+    if len(words) != 2:
+        raise RecordError(f"a leave is written like {LEAVE_FORM}: its first and last day; "
+                          f"found '{arguments}'")
+    begins, last = parse_date(words[0]), parse_date(words[1])
+    if last < begins:
+        raise RecordError(f"a leave's last day comes before its first: {words[1]} < {words[0]}")
+    return Leave(side, begins, last + DAY)
+
+
+def parse_leave_days(text: str) -> int:
+    """The ``LeaveDays`` tag: whole days of leave each side may take per calendar year."""
+    if re.fullmatch(r"[0-9]{1,3}", text) is None or int(text) > MAX_LEAVE_DAYS:
+        raise RecordError(f"the {LEAVE_DAYS_TAG} tag must be a number of days from 0 to "
+                          f"{MAX_LEAVE_DAYS}, found '{text}'")
+    return int(text)
+
+
+def leave_days_in_year(leaves: Sequence[Leave], side: int, year: int) -> int:
+    """The days of ``side``'s leaves that fall in the calendar ``year`` (UTC)."""
+    first = int(datetime(year, 1, 1, tzinfo=timezone.utc).timestamp())
+    after = int(datetime(year + 1, 1, 1, tzinfo=timezone.utc).timestamp())
+    return sum(max(0, min(leave.ends, after) - max(leave.begins, first)) // DAY
+               for leave in leaves if leave.side == side)
+
+
+def years_of(leave: Leave) -> range:
+    """The calendar years a leave touches (one, or more across New Year)."""
+    return range(year_of(leave.begins), year_of(leave.ends - DAY) + 1)
+
+
+def year_of(seconds: int) -> int:
+    return datetime.fromtimestamp(seconds, tz=timezone.utc).year
+
+
+def _stops(leaves: Sequence[Leave], side: int) -> list[tuple[int, int]]:
+    """``side``'s leaves as sorted, merged (begins, ends) spans (overlaps counted once)."""
+    spans: list[tuple[int, int]] = []
+    for leave in sorted(leave for leave in leaves if leave.side == side):
+        if spans and leave.begins <= spans[-1][1]:
+            spans[-1] = (spans[-1][0], max(spans[-1][1], leave.ends))
+        else:
+            spans.append((leave.begins, leave.ends))
+    return spans
+
+
+def running_time(leaves: Sequence[Leave], side: int, begin: int, end: int) -> int:
+    """How long ``side``'s clock runs from ``begin`` to ``end``: the span minus its leave."""
+    if end <= begin:
+        return 0
+    stopped = sum(max(0, min(end, stop_end) - max(begin, stop_begin))
+                  for stop_begin, stop_end in _stops(leaves, side))
+    return end - begin - stopped
+
+
+def advance(leaves: Sequence[Leave], side: int, begin: int, amount: int) -> int:
+    """The last instant by which ``side``'s clock, running from ``begin``, has run
+    ``amount`` seconds (``amount`` >= 0): leave it meets on the way is skipped, and a
+    leave that starts just as the amount is reached still stops the clock."""
+    at, remaining = begin, amount
+    for stop_begin, stop_end in _stops(leaves, side):
+        if stop_end <= at:
+            continue
+        gap = max(0, stop_begin - at)
+        if remaining < gap:
+            break
+        remaining -= gap
+        at = stop_end
+    return at + remaining
 
 
 # --------------------------------------------------------------------------- running a clock
@@ -202,7 +378,9 @@ class Clock(NamedTuple):
     ``left[side]`` is what each side had after its last action (START if it has not
     acted); ``since`` the stamp the side to act's period runs from (None before the
     first stamp, when no start stamp was given); ``flag_falls`` every late action;
-    ``last_number`` the number of the last stamped action (None: none).
+    ``last_number`` the number of the last stamped action (None: none); ``leaves``
+    both sides' leave, during which a side's clock does not run; ``actions`` how many
+    own actions each side made in the stamps run.
     """
 
     control: TimeControl
@@ -210,17 +388,30 @@ class Clock(NamedTuple):
     since: int | None
     flag_falls: tuple[FlagFall, ...]
     last_number: int | None
+    leaves: tuple[Leave, ...] = ()
+    actions: tuple[int, int] = (0, 0)
 
     def time_left(self, side: int, to_move: int | None, now: int | None) -> int:
-        """What ``side`` has at ``now``: its period runs only while it is to act."""
+        """What ``side`` has at ``now``: its period runs only while it is to act, and
+        not during its leave."""
         left = self.left[side]
         if side == to_move and now is not None and self.since is not None:
-            left -= max(0, now - self.since)
+            left -= running_time(self.leaves, side, self.since, now)
         return left
 
     def deadline(self, side: int) -> int | None:
-        """When ``side``'s time runs out if it is to act now (None before the clocks start)."""
-        return None if self.since is None else self.since + self.left[side]
+        """When ``side``'s time runs out if it is to act now (None before the clocks start):
+        the last instant at which it still has time; a moment later its flag has fallen."""
+        if self.since is None:
+            return None
+        if self.left[side] < 0:             # already run out by a late action
+            return self.since + self.left[side]
+        return advance(self.leaves, side, self.since, self.left[side])
+
+    def next_control(self, side: int) -> int | None:
+        """Under ``N/Md``: the own action (counted from 1) ``side`` must reach next within
+        its allowance; None for the other forms."""
+        return self.control.next_control(self.actions[side])
 
 
 def check_order(start: int | None, stamps: Sequence[Stamp]) -> None:
@@ -235,24 +426,30 @@ def check_order(start: int | None, stamps: Sequence[Stamp]) -> None:
         before, before_number = stamp.at, stamp.number
 
 
-def run(control: TimeControl, start: int | None, stamps: Sequence[Stamp]) -> Clock:
+def run(control: TimeControl, start: int | None, stamps: Sequence[Stamp],
+        leaves: Sequence[Leave] = ()) -> Clock:
     """Both clocks after ``stamps`` (the main line's, in order, none missing).
 
     ``start`` is the game's start stamp or None (then White's first period is empty).
-    Stamps must not go backwards (see :func:`check_order`, which this calls).
+    Stamps must not go backwards (see :func:`check_order`, which this calls). A side's
+    clock does not run during its ``leaves``.
     """
     check_order(start, stamps)
     left = [control.start, control.start]
+    counts = [0, 0]
     falls: list[FlagFall] = []
     since, last_number = start, None
     for stamp in stamps:
-        had = left[stamp.side]
-        used = 0 if since is None else stamp.at - since
+        side = stamp.side
+        had = left[side]
+        used = 0 if since is None else running_time(leaves, side, since, stamp.at)
         if used > had:     # late; a side already run out stays out, every action late
-            falls.append(FlagFall(stamp.side, since + max(had, 0), stamp.number))
-        left[stamp.side] = control.after_action(had, used)
+            falls.append(FlagFall(side, advance(leaves, side, since, max(had, 0)), stamp.number))
+        counts[side] += 1
+        left[side] = control.after_action(had, used, counts[side])
         since, last_number = stamp.at, stamp.number
-    return Clock(control, (left[0], left[1]), since, tuple(falls), last_number)
+    return Clock(control, (left[0], left[1]), since, tuple(falls), last_number, tuple(leaves),
+                 (counts[0], counts[1]))
 
 
 def ran_out(clock: Clock, side: int, to_move: int | None, now: int) -> FlagFall | None:
@@ -269,3 +466,53 @@ def ran_out(clock: Clock, side: int, to_move: int | None, now: int) -> FlagFall 
         if latest.side == side and latest.number == clock.last_number:
             return latest
     return None
+
+
+
+# --------------------------------------------------------------------------- one reading, for a referee
+
+class Reading(NamedTuple):
+    """One side's clock at a time ``now`` (see :func:`read`).
+
+    ``had`` is what the side had when its turn began (what it has, when not to act);
+    ``left`` what it has at ``now`` (below zero once run out); ``deadline`` the last
+    instant it still has time if it does not act (None when not to act, or before the
+    clocks start); ``fall`` how its time ran out by ``now`` (None: it has not);
+    ``next_control`` the own action its allowance runs to under ``N/Md`` (else None).
+    """
+
+    side: int
+    to_act: bool
+    had: int
+    left: int
+    on_leave: bool
+    deadline: int | None
+    fall: FlagFall | None
+    next_control: int | None
+
+    @property
+    def used_half(self) -> bool:
+        """Whether the side to act has used at least half of what it had when its turn
+        began (the moment for one reminder per turn)."""
+        return self.to_act and self.had > 0 and 2 * (self.had - self.left) >= self.had
+
+
+def readings(control: TimeControl, start: int | None, stamps: Sequence[Stamp],
+         leaves: Sequence[Leave], now: int, to_move: int | None) -> tuple[Reading, Reading]:
+    """Both sides' clocks at ``now``; ``to_move`` is None once the game has ended.
+
+    ``stamps`` are the main line's, in order, none missing; ``leaves`` both sides'.
+    Raises :class:`BackwardStamp` when a stamp goes backwards.
+    """
+    ran = run(control, start, stamps, leaves)
+    return tuple(reading(ran, side, to_move, now) for side in (0, 1))
+
+
+def reading(ran: Clock, side: int, to_move: int | None, now: int) -> Reading:
+    """One side's :class:`Reading` of the clocks ``ran`` at ``now``."""
+    to_act = side == to_move and ran.since is not None
+    return Reading(side, to_act, ran.left[side], ran.time_left(side, to_move, now),
+                   any(leave.side == side and leave.covers(now) for leave in ran.leaves),
+                   ran.deadline(side) if to_act else None,
+                   ran_out(ran, side, to_move, now) if to_move is not None else None,
+                   ran.next_control(side))

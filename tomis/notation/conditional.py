@@ -175,26 +175,27 @@ def follow(first: int, actions: Sequence[str],
         if owed is not None:
             if text != owed.reply:
                 raise NotHonoured(_not_honoured(owed, text), number)
-            rest = owed.line._replace(next=owed.line.next + 2)
-            pending[side] = [rest] if rest.next < len(rest.actions) else []
+            pending[side] = after_reply(owed.line)
             owed = None
         else:
-            owed = _answer(pending, 1 - side, text, number)
+            fired = fire(pending[1 - side], text)
+            pending[1 - side] = []      # every line that does not fire is cancelled
+            owed = None if fired is None else Fired(fired, number + 1)
         for actions_stored in stored.get(number, ()):
-            _store(pending[side], Line(side, number, tuple(actions_stored)))
+            store(pending[side], Line(side, number, tuple(actions_stored)))
     return Follow((tuple(pending[0]), tuple(pending[1])), owed)
 
 
-def _answer(pending: list[list[Line]], waiting: int, text: str, number: int) -> Fired | None:
-    """The opponent of ``waiting`` played ``text`` (action ``number``): fire or cancel."""
-    lines = pending[waiting]
-    if not lines:
-        return None
-    pending[waiting] = []           # every line that does not fire is cancelled
-    for line in lines:
-        if line.waiting_for == text:
-            return Fired(line, number + 1)
-    return None
+def fire(lines: Sequence[Line], text: str) -> Line | None:
+    """The one of a side's pending ``lines`` that the opponent's action ``text`` fires, or
+    None. Either way the others are cancelled: the caller drops them."""
+    return next((line for line in lines if line.waiting_for == text), None)
+
+
+def after_reply(line: Line) -> list[Line]:
+    """What stays pending of a fired ``line`` once its reply is played: its rest, if any."""
+    rest = line._replace(next=line.next + 2)
+    return [rest] if rest.next < len(rest.actions) else []
 
 
 class Clash(RecordError):
@@ -205,7 +206,9 @@ class Clash(RecordError):
         self.number = number
 
 
-def _store(lines: list[Line], line: Line) -> None:
+def store(lines: list[Line], line: Line) -> None:
+    """Add ``line`` to its side's pending ``lines``; raises :class:`Clash` when another
+    already waits for the same action (at most one line answers an action)."""
     for other in lines:
         if other.waiting_for == line.waiting_for:
             raise Clash(

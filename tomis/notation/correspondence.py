@@ -2,10 +2,12 @@
 
 docs/NOTATION.md ("Correspondence play") defines them; they live in the ``TimeControl``
 tag, in ``(=)`` after an action (``Node.offer``), and in comment commands ``[%ts ...]``,
-``[%if ...]``, ``[%draw accept]``, ``[%claim ...]``. :func:`read_facts` finds them in a
+``[%if ...]``, ``[%draw accept]``, ``[%claim ...]``, ``[%leave ...]`` (with the
+``LeaveDays`` tag). :func:`read_facts` finds them in a
 :class:`tomis.record.Record` and checks their form; :func:`check` checks them against the
 main line (stamps in order, every action stamped under a clock, lines playable and
-honoured, an accepted draw backed by an offer, a claim backed by a flag fall) and
+honoured, an accepted draw backed by an offer, a claim backed by a flag fall, leave
+taken ahead, never twice and within the yearly allowance) and
 returns what the clock says. :func:`digest_lines` gives what the Digest covers.
 
 Nothing here reads the system clock or a file. Comments keep every command as text (the
@@ -24,7 +26,7 @@ from .tags import TERMINATION_TAG, TIME_FORFEIT
 from ..errors import NotationError, RecordError, TomisError
 
 WIN_FOR = WIN_RESULTS               # WIN_FOR[side]: the result when ``side`` wins
-KNOWN = ("ts", "if", "draw", "claim")
+KNOWN = ("ts", "if", "draw", "claim", "leave")
 
 # [%name arguments]: a lowercase name, then blanks and the arguments up to the next ']'.
 _COMMAND = re.compile(r"\[%([a-z]+)(?:[ \t]+([^\]]*?))?[ \t]*\]")
@@ -53,6 +55,13 @@ class Facts(NamedTuple):
     draw_accepted: bool
     claim: int | None                      # the claim's time
     commands: tuple[Command, ...]
+    leaves: tuple[_clock.Leave, ...] = ()  # in record order, one per [%leave] command
+    leave_days: int | None = None          # the LeaveDays tag (None: absent)
+
+    @property
+    def leave_allowance(self) -> int:
+        """Days of leave each side may take per calendar year."""
+        return _clock.DEFAULT_LEAVE_DAYS if self.leave_days is None else self.leave_days
 
     @property
     def used(self) -> bool:
@@ -80,22 +89,18 @@ def ending_command(comment: str) -> bool:
             and _COMMAND.fullmatch(comment.strip()) is not None)
 
 
-def read_facts(game, places: dict | None = None, control_at: tuple | None = None) -> Facts:
+def read_facts(game, places: dict | None = None, control_at: tuple | None = None,
+               leave_days_at: tuple | None = None) -> Facts:
     """The facts of ``game`` (a :class:`tomis.record.Record`), each command checked for form.
 
     ``places[(index, k)]`` is (line, column) of the k-th comment at ``index`` (0: before
-    the first action, n: after node n), for errors; ``control_at`` where the
-    TimeControl tag's value stands. Raises a located :class:`RecordError` or
-    :class:`NotationError`.
+    the first action, n: after node n), for errors; ``control_at`` and
+    ``leave_days_at`` where the TimeControl and LeaveDays tags' values stand. Raises a
+    located :class:`RecordError` or :class:`NotationError`.
     """
     places = places or {}
-    control = None
-    text = game.tags.get(_clock.TIME_CONTROL_TAG)
-    if text is not None:
-        try:
-            control = _clock.parse_time_control(text)
-        except RecordError as error:
-            raise _at(error, control_at) from None
+    control = _tag_value(game, _clock.TIME_CONTROL_TAG, _clock.parse_time_control, control_at)
+    leave_days = _tag_value(game, _clock.LEAVE_DAYS_TAG, _clock.parse_leave_days, leave_days_at)
     commands = []
     for index, comments in enumerate([game.comments] + [node.comments for node in game.nodes]):
         for k, comment in enumerate(comments):
@@ -109,6 +114,7 @@ def read_facts(game, places: dict | None = None, control_at: tuple | None = None
     stamps: list[int | None] = [None] * (len(game.nodes) + 1)
     lines: dict[int, list[tuple[str, ...]]] = {}
     draw_accepted, claim = False, None
+    leaves = []
     for command in commands:
         if command.name == "ts":
             if stamps[command.index] is not None:
@@ -121,11 +127,39 @@ def read_facts(game, places: dict | None = None, control_at: tuple | None = None
                 raise _at(RecordError(f"expected [%draw accept], found [%draw {command.arguments}]"),
                           _place(command))
             draw_accepted = True
+        elif command.name == "leave":
+            leaves.append(_leave(command, leave_side(game, command.index)))
         else:
             claim = _stamp(command)
     offers = tuple(node.offer for node in game.nodes)
     return Facts(control, stamps[0], tuple(stamps[1:]), offers, lines, draw_accepted, claim,
-                 tuple(commands))
+                 tuple(commands), tuple(leaves), leave_days)
+
+
+def _tag_value(game, name: str, parse, where):
+    """A tag's value read by ``parse``, None when absent; an error located at the value."""
+    text = game.tags.get(name)
+    if text is None:
+        return None
+    try:
+        return parse(text)
+    except RecordError as error:
+        raise _at(error, where) from None
+
+
+def leave_side(game, index: int) -> int:
+    """Whose leave a ``[%leave]`` at ``index`` (0: before the first action, n: after node
+    n) is: the side that played the action it follows. Before the first action, the side
+    that does not act first, as if the game's start were its action."""
+    return (game.start.ply + index - 1) & 1
+
+
+def _leave(command: Command, side: int) -> _clock.Leave:
+    try:
+        return _clock.parse_leave(command.arguments, side)
+    except RecordError as error:
+        raise _at(RecordError(f"[%leave ...]: {error.message}"),
+                  (command.line, command.arguments_column)) from None
 
 
 def _place(command: Command) -> tuple[int | None, int | None]:
@@ -203,6 +237,9 @@ def _check_clock(game, facts: Facts) -> _clock.Clock | None:
         raise _about(RecordError(f"{_words(game, index)}: {error.message}",
                                  stamp.line, stamp.arguments_column), game, index) from None
     if facts.control is None:
+        if facts.leaves:
+            raise _at(RecordError("[%leave ...] stops a side's clock, but the game has no "
+                                  "TimeControl tag"), _place(_leave_commands(facts)[0]))
         return None
     for index, at in enumerate(facts.stamps, 1):
         if at is None:
@@ -211,7 +248,49 @@ def _check_clock(game, facts: Facts) -> _clock.Clock | None:
                 f"{_words(game, index)}: the game has a TimeControl, so every action carries "
                 f"a timestamp like {{[%ts 2026-11-23T10:15Z]}}; this one has none",
                 action.line, action.column), game, index)
-    return _clock.run(facts.control, facts.start, stamped)
+    _check_leaves(facts)
+    return _clock.run(facts.control, facts.start, stamped, facts.leaves)
+
+
+def _leave_commands(facts: Facts) -> list[Command]:
+    """The ``[%leave]`` commands, in the order of ``facts.leaves``."""
+    return [command for command in facts.commands if command.name == "leave"]
+
+
+def _check_leaves(facts: Facts) -> None:
+    """Each leave lies ahead of the stamp it follows, overlaps no earlier leave of its side,
+    and keeps its side within the yearly allowance (docs/NOTATION.md, "Leave")."""
+    taken: list[_clock.Leave] = []
+    for leave, command in zip(facts.leaves, _leave_commands(facts)):
+        where = _place(command)
+        after = facts.start if command.index == 0 else facts.stamps[command.index - 1]
+        if after is None:
+            raise _at(RecordError(f"{leave.command()} stands before the first action, so it needs "
+                                  f"the game's start stamp {{[%ts ...]}} before it, to show the "
+                                  f"leave lies ahead"), where)
+        if leave.begins < after:
+            raise _at(RecordError(f"{leave.command()}: leave is taken ahead, but its first day "
+                                  f"begins before the timestamp it follows, "
+                                  f"{_clock.format_stamp(after)}"), where)
+        side = SIDE_TITLES[leave.side]
+        for earlier in taken:
+            if earlier.side == leave.side and earlier.begins < leave.ends and leave.begins < earlier.ends:
+                raise _at(RecordError(f"{leave.command()} overlaps {side}'s earlier leave "
+                                      f"{earlier.command()}"), where)
+        taken.append(leave)
+        for year in _clock.years_of(leave):
+            days = _clock.leave_days_in_year(taken, leave.side, year)
+            if days > facts.leave_allowance:
+                raise _at(RecordError(
+                    f"{leave.command()} brings {side}'s leave in {year} to {days} days, more "
+                    f"than the {facts.leave_allowance} a side may take per calendar year "
+                    f"({_allowance_source(facts)})"), where)
+
+
+def _allowance_source(facts: Facts) -> str:
+    if facts.leave_days is None:
+        return f"no {_clock.LEAVE_DAYS_TAG} tag, so {_clock.DEFAULT_LEAVE_DAYS}"
+    return f"[{_clock.LEAVE_DAYS_TAG} \"{facts.leave_days}\"]"
 
 
 def _check_lines(game, facts: Facts) -> conditional.Follow:
@@ -313,14 +392,21 @@ def digest_lines(game) -> tuple[list[str], list[list[str]], list[str]]:
     head = []
     if facts.control is not None:
         head.append(f"timecontrol {game.tags[_clock.TIME_CONTROL_TAG]}")
+        if facts.leave_days is not None:
+            head.append(f"leavedays {facts.leave_days}")
     if facts.start is not None:
         head.append(f"ts {_clock.format_stamp(facts.start)}")
+    leaves: dict[int, list[str]] = {}
+    for leave, command in zip(facts.leaves, _leave_commands(facts)):
+        leaves.setdefault(command.index, []).append(f"leave {leave}")
+    head.extend(leaves.get(0, ()))
     per_action = []
     for index, (stamp, offer) in enumerate(zip(facts.stamps, facts.offers), 1):
         lines = [] if stamp is None else [f"ts {_clock.format_stamp(stamp)}"]
         if offer:
             lines.append("offer")
         lines.extend(f"if {' '.join(line)}" for line in facts.lines.get(index, ()))
+        lines.extend(leaves.get(index, ()))
         per_action.append(lines)
     tail = []
     if facts.draw_accepted:
@@ -338,3 +424,60 @@ def flag_fall_words(fall) -> str:
     return (f"action {fall.number} ({SIDE_TITLES[fall.side]}) was played after "
             f"{SIDE_TITLES[fall.side]}'s time ran out at {format_stamp(fall.deadline)}; "
             f"{SIDE_TITLES[1 - fall.side]} may claim the game (tomis claim)")
+
+
+# --------------------------------------------------------------------------- the clocks in words
+# One wording for `tomis clock` and the referee's messages, so they read alike.
+
+def control_words(control: _clock.TimeControl) -> str:
+    """``30d each, 3d more after each own action``, and the like for each form."""
+    start = _clock.describe_duration(control.start)
+    if control.per is not None:
+        return f"{control.per} own actions in {start}, cumulative (time saved carries forward)"
+    plus = _clock.describe_duration(control.increment)
+    if control.cap is None:
+        return f"{start} each, {plus} more after each own action"
+    return (f"a bank of {start} each, {plus} more after each own action, "
+            f"never above {_clock.describe_duration(control.cap)}")
+
+
+def side_clock_words(ran: _clock.Clock, side: int, to_move: int | None, now: int) -> str:
+    """``15d 2h left until its 10th action, to act since ...; time runs out at ...``:
+    one side's clock at ``now`` (``to_move`` None once the game has ended)."""
+    left = ran.time_left(side, to_move, now)
+    words = f"{_clock.describe_duration(left)} left" if left >= 0 else "no time left"
+    target = ran.next_control(side)
+    if target is not None and left >= 0:
+        words += f" until its {_ordinal(target)} action"
+    if side == to_move and ran.since is not None:
+        words += f", to act since {_clock.format_stamp(ran.since)}"
+        if left >= 0:
+            words += f"; time runs out at {_clock.format_stamp(ran.deadline(side))}"
+    elif side == to_move:
+        words += ", to act; the clocks start with White's first action"
+    return words
+
+
+def leave_lines(facts: Facts, now: int) -> list[str]:
+    """Leave taken and left in ``now``'s year, and each side's leave not yet over."""
+    year = _clock.year_of(now)
+    allowance = facts.leave_allowance
+    taken = [_clock.leave_days_in_year(facts.leaves, side, year) for side in (0, 1)]
+    lines = [f"Leave in {year} ({allowance} days a side per calendar year): " + "; ".join(
+        f"{SIDE_TITLES[side]} {taken[side]} taken, {max(0, allowance - taken[side])} left"
+        for side in (0, 1))]
+    for leave in sorted(facts.leaves, key=lambda leave: leave.begins):
+        first, last = _clock.format_date(leave.begins), _clock.format_date(leave.ends - _clock.DAY)
+        side = SIDE_TITLES[leave.side]
+        if leave.covers(now):
+            lines.append(f"{side} is on leave from {first} to {last}: its clock stands still")
+        elif leave.begins > now:
+            lines.append(f"{side} takes leave from {first} to {last}")
+    return lines
+
+
+def _ordinal(number: int) -> str:
+    """``1st``, ``2nd``, ``3rd``, ``11th``, ``22nd``."""
+    if number % 100 in (11, 12, 13):
+        return f"{number}th"
+    return f"{number}{ {1: 'st', 2: 'nd', 3: 'rd'}.get(number % 10, 'th')}"

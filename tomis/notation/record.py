@@ -48,7 +48,8 @@ from ..rules.position import from_string
 from ..rules.core import Report, State, apply, new_game
 from ..util.textio import MAX_ACTIONS_PER_GAME, MAX_COMMENT, MAX_GAMES_PER_FILE
 from .tags import (  # noqa: F401  (names scripts take from tomis.record)
-    ABANDONED, ADJUDICATION, RULES_INFRACTION, TERMINATION_TAG, TIME_CONTROL_TAG, TIME_FORFEIT,
+    ABANDONED, ADJUDICATION, LEAVE_DAYS_TAG, RULES_INFRACTION, TERMINATION_TAG, TIME_CONTROL_TAG,
+    TIME_FORFEIT,
 )
 
 ROSTER = ("Event", "Site", "Date", "Round", "White", "Black", "Result")
@@ -392,7 +393,8 @@ def _check_correspondence(game: Record, value_at: dict, result: ResultItem) -> N
     that use them: a plain record never imports their modules."""
     from . import conditional, correspondence
 
-    facts = correspondence.read_facts(game, game.command_places, value_at.get(TIME_CONTROL_TAG))
+    facts = correspondence.read_facts(game, game.command_places, value_at.get(TIME_CONTROL_TAG),
+                                      value_at.get(LEAVE_DAYS_TAG))
     checked = correspondence.check(game, facts, (result.line, result.column))
     owed = checked.lines.owed
     if owed is not None:

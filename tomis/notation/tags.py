@@ -4,6 +4,8 @@ the clock, matches, select and stats.
 """
 
 TIME_CONTROL_TAG = "TimeControl"
+# Days of leave each side may take per calendar year; without the tag, DEFAULT_LEAVE_DAYS.
+LEAVE_DAYS_TAG = "LeaveDays"
 # The PGN standard's Termination tag, for a result an arbiter gave, not the rules or the
 # players (R23): `tomis match` and a time claim write it, select and stats read it.
 TERMINATION_TAG = "Termination"

@@ -1,0 +1,254 @@
+"""One refereed game: its row in the store, its record, its private lines, and the
+changes a player's commands make to it.
+
+The record is the public one, and every change to it is made by the library's write side
+(:class:`tomis.Game`): each action stamped with the time its message was stored
+(``[%ts]``), draw offers as ``(=)``, an accepted draw (``[%draw accept]``), a claim on time
+(``[%claim]``), leave (``[%leave]``). The clocks are the library's reading of that record
+(:mod:`tomis.notation.clock`), so the attached record and ``tomis clock`` agree with the
+referee. Conditional lines are private: they live in their own table, never in the
+record, and fire by the library's rule (:mod:`tomis.notation.conditional`).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from datetime import date
+
+from ..errors import TomisError
+from ..game import SIDES
+from ..game import Game as LibraryGame
+from ..notation import clock, conditional, correspondence
+from ..notation import record as _record
+from ..notation.clock import TIME_CONTROL_TAG
+from ..rules.board import SIDE_TITLES
+from .outgoing import Player
+
+MAX_LEAVES = 20                  # periods a player may hold in one game
+
+
+class Refusal(TomisError):
+    """A command the game cannot take; the message is refused with this reason."""
+
+
+@dataclass
+class Game:
+    """A game as loaded from the store, changed in memory, saved in the same transaction."""
+
+    id: int
+    players: tuple[Player, Player]
+    record: _record.Game
+    over: bool
+    leave_days: int
+    thread: dict[str, list[str]]
+    reminded_ply: int
+    lines: list[list[conditional.Line]] = field(default_factory=lambda: [[], []])
+    # The PNG board of the last state drawn, (actions played, result) -> bytes: both
+    # players' messages after one change show the same board, drawn once.
+    png_cache: tuple | None = field(default=None, compare=False, repr=False)
+
+    # ------------------------------------------------------------------ the store
+    @classmethod
+    def load(cls, connection, number: int) -> Game | None:
+        row = connection.execute(
+            "SELECT white_name, white_address, black_name, black_address, record, over, "
+            "leave_days, thread, reminded_ply FROM games WHERE id = ?", (number,)).fetchone()
+        if row is None:
+            return None
+        game = cls(number, (Player(row[0], row[1]), Player(row[2], row[3])),
+                   _record.read_game(row[4]), bool(row[5]), row[6], json.loads(row[7]) or {},
+                   row[8])
+        for side, actions in connection.execute(
+                "SELECT side, actions FROM lines WHERE game = ? ORDER BY id", (number,)):
+            line = conditional.Line(side, game.actions_played, tuple(json.loads(actions)))
+            game.lines[side].append(line)
+        return game
+
+    @classmethod
+    def insert(cls, connection, players: tuple[Player, Player], rec: _record.Game,
+               leave_days: int, created: int) -> Game:
+        cursor = connection.execute(
+            "INSERT INTO games (white_name, white_address, black_name, black_address, record, "
+            "leave_days, created) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (players[0].name, players[0].address, players[1].name, players[1].address,
+             _record.write(rec), leave_days, created))
+        return cls(cursor.lastrowid, players, rec, False, leave_days, {}, -1)
+
+    def save(self, connection) -> None:
+        connection.execute(
+            "UPDATE games SET record = ?, over = ?, thread = ?, reminded_ply = ? WHERE id = ?",
+            (_record.write(self.record), int(self.over), json.dumps(self.thread),
+             self.reminded_ply, self.id))
+        connection.execute("DELETE FROM lines WHERE game = ?", (self.id,))
+        connection.execute("DELETE FROM leaves WHERE game = ?", (self.id,))
+        for side in (0, 1):
+            connection.executemany("INSERT INTO lines (game, side, actions) VALUES (?, ?, ?)",
+                                   [(self.id, side, json.dumps(line.rest)) for line in self.lines[side]])
+        # The leaves table mirrors the record's [%leave] commands, for the organiser.
+        connection.executemany(
+            "INSERT INTO leaves (game, side, first_day, last_day) VALUES (?, ?, ?, ?)",
+            [(self.id, leave.side, clock.format_date(leave.begins),
+              clock.format_date(leave.ends - clock.DAY)) for leave in self.leaves()])
+
+    # ------------------------------------------------------------------ facts
+    @property
+    def state(self):
+        return self.record.final
+
+    @property
+    def to_move(self) -> int | None:
+        return None if self.over else self.state.to_move
+
+    @property
+    def actions_played(self) -> int:
+        return len(self.record.nodes)
+
+    def offer_open(self) -> int | None:
+        """The side whose draw offer stands (its last action carries ``(=)``), or None."""
+        if self.over or not self.record.nodes or not self.record.nodes[-1].offer:
+            return None
+        return 1 - self.state.to_move
+
+    def facts(self) -> correspondence.Facts:
+        """The record's correspondence facts (stamps, leave, the allowance)."""
+        return correspondence.read_facts(self.record)
+
+    def leaves(self, side: int | None = None) -> list[clock.Leave]:
+        """The leave in the record, of ``side`` or of both, in record order."""
+        return [leave for leave in self.facts().leaves if side in (None, leave.side)]
+
+    def clock(self) -> clock.Clock | None:
+        """Both clocks as the library runs the record, or None for a game without a
+        TimeControl."""
+        if TIME_CONTROL_TAG not in self.record.tags:
+            return None
+        return self.library.clock()[1]
+
+    def readings(self, now: int) -> tuple[clock.Reading, clock.Reading] | None:
+        """Each side's clock at ``now`` (time left, deadline, flag, leave, half used)."""
+        ran = self.clock()
+        if ran is None:
+            return None
+        return tuple(clock.reading(ran, side, self.to_move, now) for side in (0, 1))
+
+    # ------------------------------------------------------------------ changes
+    @property
+    def library(self) -> LibraryGame:
+        """The record as a :class:`tomis.Game` (shared, not copied): its write side makes
+        every change."""
+        return LibraryGame.from_record(self.record)
+
+    def play(self, side: int, action: str, at: int, offer: bool = False):
+        """Play ``action`` for ``side`` stamped ``at``; the engine's report."""
+        if self.to_move != side:
+            raise Refusal(self._not_your_turn(side))
+        try:
+            report = _record.append(self.record, action)
+        except TomisError as error:
+            raise Refusal(f"{action} cannot be played: {error.message}. "
+                          f"{self.legal_near(action)}") from None
+        game = self.library
+        if game.stamps_actions():
+            game.stamp(at)
+        if offer and not self.state.is_over:
+            game.offer_draw()
+        self.over = self.state.is_over
+        return report
+
+    def _not_your_turn(self, side: int) -> str:
+        if self.over:
+            return f"the game has ended ({self.record.result})"
+        return (f"it is not your turn: {SIDE_TITLES[self.to_move]} is to play action "
+                f"{self.actions_played + 1}")
+
+    def legal_near(self, text: str, limit: int = 24) -> str:
+        """The legal actions that share the square or piece of ``text``, in words."""
+        from ..rules.core import legal_actions
+
+        every = [str(action) for action in legal_actions(self.state)]
+        square = next((text[i:i + 2] for i in range(len(text) - 1)
+                       if text[i] in "abcdefgh" and text[i + 1] in "12345678"), None)
+        near = [a for a in every if square and square in a] or \
+            [a for a in every if a[:1] == text[:1]] or every
+        shown = " ".join(near[:limit]) + (" ..." if len(near) > limit else "")
+        return f"Legal actions{' near ' + square if square and square in shown else ''}: {shown}"
+
+    def accept_draw(self, side: int) -> None:
+        # Asked here first: the library's refusals speak of the command line's --as.
+        if self.offer_open() != 1 - side:
+            raise Refusal(f"there is no draw offer of {SIDE_TITLES[1 - side]} to accept: an "
+                          f"offer stands only until the next action (R23)")
+        self._change(lambda game: game.accept_draw(SIDES[side]))
+
+    def resign(self, side: int) -> None:
+        if self.over:
+            raise Refusal(self._not_your_turn(side))
+        self._change(lambda game: game.resign(SIDES[side]))
+
+    def forfeit(self, side: int, at: int) -> None:
+        """``side``'s time ran out: the opponent claims the win at ``at``."""
+        self._change(lambda game: game.claim_time(SIDES[1 - side], at))
+
+    def _change(self, change) -> None:
+        """Make an ending ``change`` through the library; what it refuses, the player is told."""
+        try:
+            change(self.library)
+        except TomisError as error:
+            raise Refusal(error.message) from None
+        self.over = True
+
+    def remember(self, side: int, message_id: str | None) -> None:
+        """Add ``message_id`` to the thread of ``side``'s player."""
+        if message_id:
+            ids = self.thread.setdefault(str(side), [])
+            if message_id not in ids:
+                ids.append(message_id)
+            del ids[:-20]
+
+    def thread_of(self, side: int) -> tuple[str, ...]:
+        return tuple(self.thread.get(str(side), []))
+
+    # ------------------------------------------------------------------ conditional lines
+    def store_lines(self, side: int, lines: list[tuple[str, ...]]) -> None:
+        """Keep ``side``'s lines, each checked playable from the position now; the
+        opponent must be the one to act."""
+        if not lines:
+            return
+        if self.to_move != 1 - side:
+            raise Refusal("a conditional line starts with your opponent's next action, so it "
+                          "is sent with your own action (or while your opponent is to act)")
+        kept = list(self.lines[side])
+        try:
+            for actions in lines:
+                conditional.check_playable(self.state, actions)
+                conditional.store(kept, conditional.Line(side, self.actions_played, tuple(actions)))
+        except TomisError as error:
+            raise Refusal(f"the conditional line 'if {' '.join(actions)}' cannot be stored: "
+                          f"{error.message}") from None
+        self.lines[side] = kept
+
+    def answer_from_lines(self, side_moved: int, action: str) -> str | None:
+        """After ``side_moved`` played ``action``: the opponent's stored reply, if a line
+        fires. The other lines are cancelled; the one that fires keeps its rest."""
+        owner = 1 - side_moved
+        fired = conditional.fire(self.lines[owner], action)
+        self.lines[owner] = [] if fired is None else conditional.after_reply(fired)
+        return None if fired is None else fired.reply
+
+    # ------------------------------------------------------------------ leave
+    def add_leave(self, side: int, first: date, last: date, at: int) -> None:
+        """Take leave from ``first`` to ``last`` (UTC days, inclusive) at the time ``at``:
+        future days only, a bounded number of periods, and what the record's reader allows
+        (docs/NOTATION.md)."""
+        if self.over:
+            raise Refusal(f"the game has ended ({self.record.result})")
+        if clock.parse_date(first.isoformat()) <= at:
+            raise Refusal(f"leave {first} {last}: leave is taken for future days only "
+                          f"(today is {clock.format_date(at)}, UTC)")
+        if len(self.leaves(side)) >= MAX_LEAVES:
+            raise Refusal(f"at most {MAX_LEAVES} leave periods in one game")
+        try:
+            self.library.take_leave(SIDES[side], first.isoformat(), last.isoformat())
+        except TomisError as error:
+            raise Refusal(f"leave {first} {last}: {error.message}") from None

@@ -1,0 +1,88 @@
+"""The text of the referee's messages: what happened, the board, the clocks, the offer,
+the chat, and how to answer. Pure text from a :class:`~tomis.referee.games.Game`."""
+
+from __future__ import annotations
+
+from ..rules.board import SIDE_TITLES
+from ..notation.clock import TIME_CONTROL_TAG
+from ..errors import one_line, visible
+from .outgoing import HELP_LINES
+
+
+def title(game) -> str:
+    white, black = (one_line(player.name) for player in game.players)
+    return f"[tomis #{game.id}] {white} (White) vs {black} (Black)"
+
+
+def player_words(game, side: int) -> str:
+    return f"{SIDE_TITLES[side]} ({visible(game.players[side].name)})"
+
+
+def action_lines(report, number: int) -> list[str]:
+    from ..pictures import render
+
+    return render.report_lines(report, number)
+
+
+def clock_lines(game, now: int) -> list[str]:
+    """The clocks in the words of ``tomis clock``, each side named with its player."""
+    from ..notation.correspondence import control_words, leave_lines, side_clock_words
+
+    ran = game.clock()
+    if ran is None:
+        return ["Clocks: none (this game has no time control)"]
+    facts = game.facts()
+    lines = [f"Clocks (TimeControl {game.record.tags[TIME_CONTROL_TAG]}: "
+             f"{control_words(facts.control)}):"]
+    lines.extend(f"  {player_words(game, side)}: {side_clock_words(ran, side, game.to_move, now)}"
+                 for side in (0, 1))
+    lines.extend(f"  {line}" for line in leave_lines(facts, now))
+    return lines
+
+
+def turn_lines(game, side: int) -> list[str]:
+    if game.over:
+        reason = game.record.tags.get("Termination")
+        ending = game.state.reason or reason
+        return [f"The game has ended: {game.record.result}" + (f" ({ending})" if ending else "")]
+    lines = []
+    offerer = game.offer_open()
+    if offerer is not None:
+        lines.append(f"Draw offer: {player_words(game, offerer)} offers a draw; "
+                     + ("reply 'accept' to take it, or play on to decline it."
+                        if offerer != side else "it stands until the next action."))
+    to_move = game.to_move
+    lines.append("Your turn: reply above the line with your action." if to_move == side
+                 else f"Waiting for {player_words(game, to_move)}.")
+    return lines
+
+
+def chat_lines(game, side: int, chat: list[str]) -> list[str]:
+    if not chat:
+        return []
+    return [f"{visible(game.players[side].name)} writes:",
+            *(f"| {visible(line)}" for line in chat), ""]
+
+
+def position_lines(game) -> list[str]:
+    from ..pictures import render
+
+    return [render.position_text(game.state, result=game.record.result)]
+
+
+def update_body(game, side: int, events: list[str], chat_from: int | None, chat: list[str],
+                now: int) -> str:
+    """The message to ``side`` after a change: events, chat, board, clocks, turn, help."""
+    lines = [title(game), ""]
+    lines += events + [""] if events else []
+    if chat_from is not None:
+        lines += chat_lines(game, chat_from, chat)
+    lines += position_lines(game) + [""] + clock_lines(game, now) + [""]
+    lines += turn_lines(game, side)
+    if not game.over:
+        lines += [""] + HELP_LINES
+    return "\n".join(lines)
+
+
+def subject(game, what: str) -> str:
+    return f"{title(game)}: {what}"

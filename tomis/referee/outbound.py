@@ -1,0 +1,81 @@
+"""Putting messages in the outbox, inside the caller's transaction: the update after a
+change, a status, and the rate-limited explanation ("why") of a refused message."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from . import letters, tokens
+from .outgoing import Letter, Referee, compose, message_bytes
+
+WHY_LIMIT = 5                  # explanations an address gets ...
+WHY_WINDOW = 86_400            # ... in this many seconds (the referee's clock)
+
+
+@dataclass(frozen=True)
+class Config:
+    """The store's settings, read once per process."""
+
+    referee: Referee
+    secret: str
+    settings: dict[str, str]
+
+
+def load_config(settings: dict[str, str]) -> Config:
+    local, domain = settings["address"].rsplit("@", 1)
+    return Config(Referee(settings.get("name", "Tomis referee"), local, domain),
+                  settings["secret"], settings)
+
+
+def queue_letter(connection, config: Config, game, side: int, what: str, body: str, at: int,
+                 *, attach: bool = True) -> None:
+    """Queue ``body`` to ``side``'s player, with the record (and board) attached."""
+    letter = Letter(
+        to=game.players[side], token=tokens.make(config.secret, tokens.Seat(game.id, side)),
+        subject=letters.subject(game, what), body=body, thread=game.thread_of(side),
+        record_text=_public_record(game) if attach else None,
+        record_name=f"tomis-{game.id}.tgn", png=_board(game) if attach else None)
+    message = compose(config.referee, letter, at)
+    connection.execute(
+        "INSERT INTO outbox (game, queued_at, envelope_from, envelope_to, raw) "
+        "VALUES (?, ?, ?, ?, ?)",
+        (game.id, at, config.referee.address, game.players[side].address, message_bytes(message)))
+    game.remember(side, message["Message-ID"])
+
+
+def _board(game) -> bytes | None:
+    """The board after the last change as PNG (None without the images extra), drawn once."""
+    from .outgoing import board_png
+
+    key = (game.actions_played, game.record.result)
+    if game.png_cache is None or game.png_cache[0] != key:
+        report = game.record.nodes[-1].report if game.record.nodes else None
+        game.png_cache = (key, board_png(game.state, report))
+    return game.png_cache[1]
+
+
+def _public_record(game) -> str:
+    from ..notation import record
+
+    return record.write(game.record)
+
+
+def queue_update(connection, config: Config, game, side: int, what: str, events: list[str],
+                 chat_from: int | None, chat: list[str], at: int) -> None:
+    body = letters.update_body(game, side, events, chat_from, chat, at)
+    queue_letter(connection, config, game, side, what, body, at)
+
+
+def queue_why(connection, config: Config, game, side: int, at: int, reason: str) -> bool:
+    """Explain a refusal to ``side``'s registered address, unless it had
+    :data:`WHY_LIMIT` explanations in the last :data:`WHY_WINDOW` seconds."""
+    address = game.players[side].address
+    (count,) = connection.execute("SELECT COUNT(*) FROM replies WHERE address = ? AND at > ?",
+                                  (address, at - WHY_WINDOW)).fetchone()
+    if count >= WHY_LIMIT:
+        return False
+    connection.execute("DELETE FROM replies WHERE at <= ?", (at - WHY_WINDOW,))
+    connection.execute("INSERT INTO replies VALUES (?, ?)", (address, at))
+    body = letters.update_body(game, side, [reason], None, [], at)
+    queue_letter(connection, config, game, side, "not taken", body, at, attach=False)
+    return True

@@ -1,0 +1,264 @@
+"""The middle of the queue: one stored message at a time becomes commands, a new game
+state and the messages that causes, all in one transaction.
+
+The message is claimed inside that transaction (``BEGIN IMMEDIATE``), so of several
+processes exactly one takes it; a process killed before ``COMMIT`` leaves it unprocessed
+for the next ``deliver`` or ``tick``, which decides it the same way (its clock is the
+time it was stored, not the time it is processed).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..rules.board import SIDE_TITLES
+from ..errors import TomisError, visible
+from . import letters, tokens
+from .commands import CommandError, read_commands
+from .games import Game, Refusal
+from .inbound import Unreadable, read_message
+from .outbound import Config, queue_letter, queue_update, queue_why
+from .store import transaction
+
+DONE, REJECTED = "done", "rejected"
+
+
+@dataclass
+class Verdict:
+    state: str
+    reason: str | None = None
+    game: int | None = None
+
+
+@dataclass(frozen=True)
+class Stored:
+    id: int
+    raw: bytes
+    stored_at: int
+    recipient: str | None
+
+
+def process_next(connection, config: Config) -> bool:
+    """Decide the oldest unprocessed message; False when there is none.
+
+    A message that trips a bug of ours is set aside as rejected, with the error, in the
+    same transaction (what its deciding had written is rolled back to a savepoint), so
+    that it cannot stop the queue and no other message is mistaken for it.
+    """
+    with transaction(connection):
+        row = connection.execute("SELECT id, raw, stored_at, recipient FROM inbox "
+                                 "WHERE state = 'new' ORDER BY id LIMIT 1").fetchone()
+        if row is None:
+            return False
+        stored = Stored(*row)
+        connection.execute("SAVEPOINT deciding")
+        try:
+            verdict = decide(connection, config, stored)
+        except (TomisError, ArithmeticError, LookupError, ValueError, TypeError) as error:
+            connection.execute("ROLLBACK TO deciding")
+            verdict = Verdict(REJECTED, f"internal error: {type(error).__name__}: "
+                                        f"{visible(str(error))}"[:500])
+        connection.execute("RELEASE deciding")
+        connection.execute("UPDATE inbox SET state = ?, reason = ?, game = ? WHERE id = ?",
+                           (verdict.state, verdict.reason, verdict.game, stored.id))
+    return True
+
+
+def process_pending(connection, config: Config) -> int:
+    """Decide every unprocessed message; how many."""
+    count = 0
+    while process_next(connection, config):
+        count += 1
+    return count
+
+
+def find_seat(config: Config, recipients: list[str]) -> tokens.Seat | None:
+    """The seat of the first recipient that is a token address of this referee."""
+    local, domain = config.referee.local.lower(), config.referee.domain.lower()
+    for address in recipients:
+        user, _, host = address.rpartition("@")
+        base, plus, token = user.partition("+")
+        if host == domain and base == local and plus:
+            seat = tokens.read(config.secret, token)
+            if seat is not None:
+                return seat
+    return None
+
+
+def decide(connection, config: Config, stored: Stored) -> Verdict:
+    """What the message ``stored`` does; every answer it causes is queued here."""
+    try:
+        incoming = read_message(stored.raw, stored.recipient)
+    except Unreadable as error:
+        return Verdict(REJECTED, str(error))
+    if incoming.automatic is not None:
+        return Verdict(REJECTED, f"written by a machine ({incoming.automatic}): no answer")
+    seat = find_seat(config, incoming.recipients)
+    game = Game.load(connection, seat.game) if seat is not None else None
+    if game is None:
+        return Verdict(REJECTED, "not sent to a player's reply address (a stranger): no answer")
+    side, at = seat.side, stored.stored_at
+    player = game.players[side]
+    if incoming.sender != player.address:
+        shown = incoming.sender or "no single address"
+        queue_why(connection, config, game, side, at,
+                  f"A message from {shown} reached your reply address for this game. Only "
+                  f"mail from your registered address ({player.address}) acts for you, so it "
+                  f"changed nothing. If you sent it, send it again from {player.address}.")
+        game.save(connection)
+        return Verdict(REJECTED, f"From {shown} is not {SIDE_TITLES[side]}'s address", game.id)
+    game.remember(side, incoming.message_id)
+    if not game.over and expire(connection, config, game, at):
+        return _refuse(connection, config, game, side, at,
+                       f"your time ran out before this message arrived; the game has ended "
+                       f"{game.record.result}")
+    try:
+        outcome = _apply(connection, config, game, side, incoming.text, at)
+    except (Refusal, CommandError) as error:
+        # A command may fail after others changed the game in memory (an action played,
+        # then its conditional line refused): the stored game is the one to keep.
+        game = Game.load(connection, game.id)
+        game.remember(side, incoming.message_id)
+        return _refuse(connection, config, game, side, at, error.message)
+    game.save(connection)
+    return Verdict(DONE, outcome, game.id)
+
+
+def _refuse(connection, config: Config, game: Game, side: int, at: int, why: str) -> Verdict:
+    reason = visible(why)
+    queue_why(connection, config, game, side, at,
+              f"Your message was not taken, and nothing changed: {reason}")
+    game.save(connection)
+    return Verdict(REJECTED, reason, game.id)
+
+
+@dataclass
+class Events:
+    """What one message did, in words: for both players, and for each alone."""
+
+    both: list[str] = field(default_factory=list)
+    own: tuple[list[str], list[str]] = field(default_factory=lambda: ([], []))
+    subject: str | None = None
+
+
+def expire(connection, config: Config, game: Game, at: int) -> bool:
+    """End ``game`` when the side to act has run out of time by ``at``; True if it did."""
+    readings = game.readings(at)
+    side = game.to_move
+    if readings is None or side is None or readings[side].fall is None:
+        return False
+    deadline = readings[side].fall.deadline
+    game.forfeit(side, at)
+    from ..notation.clock import format_stamp
+
+    events = Events(both=[f"{letters.player_words(game, side)}'s time ran out at "
+                          f"{format_stamp(deadline)}: {letters.player_words(game, 1 - side)} "
+                          f"wins on time. Result {game.record.result}"],
+                    subject=f"{game.record.result}, {SIDE_TITLES[side]}'s time ran out")
+    for each in (0, 1):
+        queue_update(connection, config, game, each, events.subject, events.both, None, [], at)
+    return True
+
+
+def _apply(connection, config: Config, game: Game, side: int, text: str, at: int) -> str:
+    """Carry out the commands of ``text`` for ``side``; what was done, for the store."""
+    if game.over:
+        raise Refusal(f"game {game.id} has ended ({game.record.result}); this address is no "
+                      f"longer in use")
+    commands = read_commands(text)
+    if commands.empty and not commands.chat:
+        raise Refusal("the message holds no command and no text for your opponent")
+    if commands.resign and (commands.action or commands.accept):
+        raise Refusal("a message that resigns holds no action and no acceptance")
+    if commands.accept and commands.action:
+        raise Refusal("accepting a draw ends the game: send 'accept' without an action")
+    events = Events()
+    _clear_lines(game, side, commands, events)
+    if commands.resign:
+        game.resign(side)
+        events.both.append(f"{letters.player_words(game, side)} resigns. Result {game.record.result}")
+        events.subject = f"{game.record.result}, {SIDE_TITLES[side]} resigns"
+    elif commands.accept:
+        game.accept_draw(side)
+        events.both.append(f"{letters.player_words(game, side)} accepts the draw. "
+                           f"Result {game.record.result}")
+        events.subject = f"{game.record.result}, draw agreed"
+    elif commands.action:
+        _play(game, side, commands, events, at)
+    elif commands.lines:
+        game.store_lines(side, commands.lines)
+        events.own[side].extend(_stored_words(commands.lines))
+    _take_leave(game, side, commands, events, at)
+    return _send_news(connection, config, game, side, commands, events, at)
+
+
+def _take_leave(game: Game, side: int, commands, events: Events, at: int) -> None:
+    """Leave follows the side's own action in the record, so it is taken after the action
+    the message carries (docs/NOTATION.md, "Leave")."""
+    if commands.leaves and game.to_move == side:
+        raise Refusal("leave is written after your own action: send it with your action (or "
+                      "once you have played, while your opponent is to act)")
+    for leave in commands.leaves:
+        game.add_leave(side, leave.first, leave.last, at)
+        events.both.append(f"{letters.player_words(game, side)} takes leave from {leave.first} "
+                           f"to {leave.last} (UTC, inclusive): that clock stands still then.")
+
+
+def _clear_lines(game: Game, side: int, commands, events: Events) -> None:
+    if commands.clear_lines:
+        game.lines[side] = []
+        events.own[side].append("Your conditional lines are cleared.")
+
+
+def _stored_words(lines) -> list[str]:
+    return [f"Stored your conditional line: if {' '.join(line)}" for line in lines]
+
+
+def _play(game: Game, side: int, commands, events: Events, at: int) -> None:
+    report = game.play(side, commands.action, at, commands.offer_draw)
+    events.both += letters.action_lines(report, game.actions_played)
+    if commands.offer_draw and not game.over:
+        events.both.append(f"{letters.player_words(game, side)} offers a draw.")
+    if commands.lines and not game.over:
+        game.store_lines(side, commands.lines)
+        events.own[side].extend(_stored_words(commands.lines))
+    mover, played = side, commands.action
+    while not game.over:
+        owner = 1 - mover
+        had = list(game.lines[owner])
+        reply = game.answer_from_lines(mover, played)
+        if reply is None:
+            if had:
+                events.own[owner].append(f"{played} was not the action your conditional "
+                                         f"lines waited for; they are cancelled.")
+            break
+        report = game.play(owner, reply, at)
+        events.own[owner].append(f"Your conditional line answered {played} with {reply}.")
+        events.both += letters.action_lines(report, game.actions_played)
+        mover, played = owner, reply
+    last = game.record.nodes[-1]
+    events.subject = (f"action {game.actions_played} ({last.action})" if not game.over
+                      else f"{game.record.result}, action {game.actions_played} ({last.action})")
+
+
+def _send_news(connection, config: Config, game: Game, side: int, commands, events: Events,
+               at: int) -> str:
+    """Queue what the players learn; a summary of what was done."""
+    if events.subject is not None:          # the game moved or ended: both hear of it
+        for each in (0, 1):
+            chat = commands.chat if each != side else []
+            queue_update(connection, config, game, each, events.subject,
+                         events.both + events.own[each], side, chat, at)
+        return events.subject
+    done = []
+    if events.both or commands.chat:         # leave, or chat alone
+        what = "leave" if events.both else "a message"
+        queue_update(connection, config, game, 1 - side, f"{what} from "
+                     f"{SIDE_TITLES[side]}", events.both, side, commands.chat, at)
+        done.append(what)
+    if events.own[side] or events.both or commands.status:
+        queue_letter(connection, config, game, side, "status" if commands.status else "noted",
+                     letters.update_body(game, side, events.both + events.own[side], None, [], at),
+                     at)
+        done.append("status" if commands.status else "noted")
+    return ", ".join(done) or "nothing to do"

@@ -1,0 +1,216 @@
+"""The referee's commands as library calls: ``init``, ``new``, ``deliver`` (store, then
+process, then send) and ``tick``. The CLI (:mod:`tomis.cli.referee`) parses options and
+prints; everything it does is here."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+
+from ..game import Game as LibraryGame
+from ..notation.clock import format_stamp
+from ..errors import TomisError
+from . import letters, tokens
+from .games import Game
+from .inbound import MAX_MESSAGE_BYTES, valid_id
+from .outbound import Config, load_config, queue_letter, queue_update
+from .outgoing import HELP_LINES, Player
+from .process import expire, process_pending
+from .sending import parse_method, send_queued
+from .store import create, open_store, settings, transaction
+
+MAX_NAME = 64
+_MESSAGE_ID_HEADER = re.compile(rb"^Message-ID:[ \t]*(.*(?:\r?\n[ \t].*)*)", re.IGNORECASE | re.MULTILINE)
+
+
+class RefereeError(TomisError):
+    """A bad value given to a referee command."""
+
+
+# --------------------------------------------------------------------------- init, new
+
+def init(path: str, address: str, name: str | None, send_by: str, config_file: str | None) -> None:
+    """Create the store at ``path``: the referee's address and name, how it sends, its secret."""
+    from email.headerregistry import Address
+
+    local, _, domain = address.rpartition("@")
+    try:
+        Address(username=local, domain=domain)
+    except (ValueError, IndexError):
+        raise RefereeError(f"{address!r} is not a mail address like referee@club.example") from None
+    if not local or not domain or "+" in local or not re.fullmatch(r"[A-Za-z0-9._-]+", local) \
+            or not re.fullmatch(r"[A-Za-z0-9.-]+\.[A-Za-z0-9-]+", domain):
+        raise RefereeError(f"{address!r} must be a plain address like referee@club.example "
+                           f"(letters, digits, '.', '_' and '-' before the @, no '+')")
+    if not tokens.local_part_room(local):
+        raise RefereeError(f"the part before the @ of {address!r} is too long for reply "
+                           f"tokens: at most {tokens.MAX_LOCAL_PART - 1 - tokens.TOKEN_LENGTH} "
+                           f"characters")
+    try:
+        parse_method(send_by)
+    except ValueError as error:
+        raise RefereeError(f"--send-by {send_by!r}: {error}") from None
+    values = {"address": address.lower(), "name": _name(name or "Tomis referee", "--name"),
+              "send_by": send_by, "secret": tokens.new_secret()}
+    if config_file:
+        import os
+
+        values["config"] = os.path.abspath(config_file)
+    create(path, values)
+
+
+def _name(text: str, what: str) -> str:
+    if not text.strip() or len(text) > MAX_NAME or not text.isprintable() or any(
+            c in text for c in '<>"\\'):
+        raise RefereeError(f"{what} {text!r}: a name is 1 to {MAX_NAME} printable characters "
+                           f"without < > \" \\")
+    return text.strip()
+
+
+def parse_player(text: str, what: str) -> Player:
+    """``NAME <ADDR>`` as a :class:`Player` (the address checked and lowercased)."""
+    from ..errors import MailError
+    from ..outgoing.headers import address_pairs
+
+    try:
+        ((name, address),) = address_pairs(text, what, single=True)
+    except MailError:
+        name = address = ""
+    if not name:
+        raise RefereeError(f"{what} {text!r} must be like \"Ana Lungu <ana@example.org>\"")
+    return Player(_name(name, what), address.lower())
+
+
+def connect(path: str):
+    connection = open_store(path)
+    return connection, load_config(settings(connection))
+
+
+def new_game(path: str, white: Player, black: Player, *, time_control: str | None,
+             leave_days: int, event: str | None, rules: str, now: int) -> tuple[int, list[str]]:
+    """Start a game and queue its first messages; the game's number, and the messages that
+    could not be sent yet (left queued for tick), in words."""
+    from datetime import datetime, timezone
+
+    if white.address == black.address:
+        raise RefereeError("White and Black need different addresses: the address says who acts")
+    if event is not None:
+        _name(event, "--event")
+    connection, config = connect(path)
+    day = datetime.fromtimestamp(now, tz=timezone.utc).strftime("%Y.%m.%d")
+    library = LibraryGame(white=white.name, black=black.name, rules=rules, event=event,
+                          site=config.referee.domain, date=day)
+    if time_control is not None:
+        try:
+            # The allowance is written out, so the record says it without a default.
+            library.start_clock(time_control, now, leave_days)
+        except TomisError as error:
+            connection.close()
+            raise RefereeError(f"--time-control: {error.message}") from None
+    rec = library.record
+    with transaction(connection):
+        game = Game.insert(connection, (white, black), rec, leave_days, now)
+        what = "the game begins"
+        for side, words in ((0, "You have White: your turn."),
+                            (1, "You have Black: White plays first; you will hear of it.")):
+            queue_update(connection, config, game, side, what,
+                         [f"A new game of Tomis begins. {words}"], None, [], now)
+        game.save(connection)
+    failures = send_queued(connection, config.settings, retry=False)
+    connection.close()
+    return game.id, failures
+
+
+# --------------------------------------------------------------------------- deliver
+
+@dataclass(frozen=True)
+class StoredResult:
+    id: int | None          # None: seen before (same Message-ID, else same bytes)
+    rejected: str | None
+
+
+def dedupe_key(raw: bytes) -> str:
+    """``mid:<id>`` for a message with a valid Message-ID, else ``sha256:<hex>``."""
+    end = raw.find(b"\n\n")
+    end2 = raw.find(b"\r\n\r\n")
+    head = raw[: min(x for x in (end, end2, len(raw)) if x >= 0)]
+    found = _MESSAGE_ID_HEADER.search(head)
+    if found:
+        good = valid_id(re.sub(rb"\s+", b"", found[1]).decode("ascii", "replace"))
+        if good:
+            return f"mid:{good}"
+    return "sha256:" + hashlib.sha256(raw).hexdigest()
+
+
+def store_message(connection, raw: bytes, oversized: bool, recipient: str | None,
+                  now: int) -> StoredResult:
+    """Step 1: keep the message (before anything is decided) and commit."""
+    rejected = f"larger than {MAX_MESSAGE_BYTES // 2**20} MiB: kept in part" if oversized else None
+    with transaction(connection):
+        cursor = connection.execute(
+            "INSERT OR IGNORE INTO inbox (dedupe_key, stored_at, recipient, raw, size, state, "
+            "reason) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (dedupe_key(raw), now, (recipient or "")[:320] or None, raw, len(raw),
+             "rejected" if oversized else "new", rejected))
+        new_id = cursor.lastrowid if cursor.rowcount else None
+    return StoredResult(new_id, rejected)
+
+
+def after_storing(connection, config: Config) -> list[str]:
+    """Steps 2 and 3 of deliver: process what is stored, send what was queued."""
+    process_pending(connection, config)
+    return send_queued(connection, config.settings, retry=False)
+
+
+# --------------------------------------------------------------------------- tick
+
+@dataclass
+class TickReport:
+    processed: int = 0
+    reminders: int = 0
+    forfeits: int = 0
+    failures: list[str] | None = None
+
+
+def tick(path: str, now: int) -> TickReport:
+    """Unprocessed messages, due reminders and time-outs, then every unsent message."""
+    connection, config = connect(path)
+    report = TickReport()
+    report.processed = process_pending(connection, config)
+    numbers = [row[0] for row in connection.execute("SELECT id FROM games WHERE over = 0")]
+    for number in numbers:
+        with transaction(connection):
+            game = Game.load(connection, number)
+            if game is None or game.over:
+                continue
+            if expire(connection, config, game, now):
+                report.forfeits += 1
+            elif _remind(connection, config, game, now):
+                report.reminders += 1
+            else:
+                continue
+            game.save(connection)
+    report.failures = send_queued(connection, config.settings, retry=True)
+    connection.close()
+    return report
+
+
+def _remind(connection, config: Config, game: Game, now: int) -> bool:
+    """Once per turn, when the side to act has used half the time it had at its start."""
+    readings = game.readings(now)
+    side = game.to_move
+    if readings is None or side is None or game.reminded_ply == game.actions_played:
+        return False
+    reading = readings[side]
+    if not reading.used_half or reading.on_leave:
+        return False
+    game.reminded_ply = game.actions_played
+    deadline = reading.deadline
+    body = "\n".join([
+        letters.title(game), "",
+        f"A reminder: it is your turn, and you have used half the time you had when it began. "
+        f"Your time runs out at {format_stamp(deadline)}.", "",
+        *letters.position_lines(game), "", *letters.clock_lines(game, now), "", *HELP_LINES])
+    queue_letter(connection, config, game, side, "reminder: your turn", body, now)
+    return True
