@@ -135,3 +135,178 @@ def tick(db, now):
     _say_unsent(report.failures or [])
     click.echo(f"processed {report.processed}, reminders {report.reminders}, "
                f"time-outs {report.forfeits}, unsent {len(report.failures or [])}", err=True)
+
+
+# --------------------------------------------------------------------------- the organiser
+
+def _db(command):
+    return click.argument("db", type=click.Path(dir_okay=False))(command)
+
+
+def _number(command):
+    return click.argument("number", metavar="N", type=click.IntRange(1))(command)
+
+
+def _reason(command):
+    return click.option("--reason", required=True, metavar="TEXT",
+                        help="Why, in one line: both players read it, the record keeps it.")(command)
+
+
+def _clock(now: str | None) -> int:
+    import time
+
+    return int(time.time()) if now is None else parse_now(now)
+
+
+@referee.command()
+@_db
+@click.option("--json", "as_json", is_flag=True, help="One JSON object a line.")
+@click.option("--all", "every", is_flag=True, help="Finished games too, with their results.")
+@_now_option
+def games(db, as_json, every, now):
+    """List the games: number, players, to act, clocks, last action, waiting since."""
+    import json
+
+    from ..referee import organiser
+
+    found = organiser.games(db, _clock(now), every=every)
+    for summary in found:
+        click.echo(json.dumps(summary.to_json()) if as_json else _games_line(summary))
+    if not found and not as_json:
+        click.echo("no games" + ("" if every else " in play (--all shows finished ones)"),
+                   err=True)
+
+
+def _games_line(summary) -> str:
+    from ..errors import visible
+    from ..notation.clock import describe_duration, format_stamp
+
+    players = f"{visible(summary.white)} - {visible(summary.black)}"
+    if summary.over:
+        state = f"ended {summary.result}" + (f" ({summary.termination})"
+                                              if summary.termination else "")
+    else:
+        state = f"{summary.to_act} to act"
+    clocks = "no clocks" if summary.clocks is None else "clocks " + " / ".join(
+        describe_duration(left) if left >= 0 else "none left" for left in summary.clocks)
+    last = (f"action {summary.actions} {summary.last_action}" if summary.last_action
+            else "no action yet")
+    return (f"#{summary.number}  {players}  {state}  {clocks}  {last}  "
+            f"since {format_stamp(summary.last_change)}")
+
+
+@referee.command()
+@_db
+@_number
+@_now_option
+def show(db, number, now):
+    """The board and clocks of game N."""
+    from ..referee import organiser
+
+    click.echo(organiser.show(db, number, _clock(now)))
+
+
+@referee.command()
+@_db
+@_number
+@click.option("-o", "output", type=click.Path(dir_okay=False), metavar="FILE",
+              help="Write the record to FILE (atomically) instead of standard output.")
+def export(db, number, output):
+    """The record of game N, without the private conditional lines."""
+    from ..referee import organiser
+
+    text = organiser.export(db, number)
+    if output is None:
+        click.echo(text, nl=False)
+    else:
+        from ..util import safefile
+
+        safefile.atomic_write(output, text)
+        click.echo(f"wrote game {number} to {output}", err=True)
+
+
+@referee.command()
+@_db
+@_number
+@click.argument("side", type=click.Choice(["white", "black"]))
+@click.argument("player", metavar='"NAME <ADDR>"')
+@_now_option
+def address(db, number, side, player, now):
+    """Register a new name and address for one side of game N; that address is told."""
+    from ..referee import organiser
+
+    failures = organiser.change_address(db, number, organiser.side_of(side), player, _clock(now))
+    click.echo(f"game {number}: {side} is now {player}", err=True)
+    _say_unsent(failures)
+
+
+@referee.command()
+@_db
+@_number
+@click.argument("result", type=click.Choice(["1-0", "0-1", "1/2-1/2"]))
+@_reason
+@_now_option
+def adjudicate(db, number, result, reason, now):
+    """End game N with RESULT (Termination adjudication); both players are told."""
+    from ..referee import organiser
+
+    _say_unsent(organiser.adjudicate(db, number, result, reason, _clock(now)))
+    click.echo(f"game {number}: {result}, adjudicated", err=True)
+
+
+@referee.command()
+@_db
+@_number
+@_reason
+@_now_option
+def abort(db, number, reason, now):
+    """End game N without a result (Termination abandoned); both players are told."""
+    from ..referee import organiser
+
+    _say_unsent(organiser.abort(db, number, reason, _clock(now)))
+    click.echo(f"game {number}: aborted", err=True)
+
+
+@referee.command()
+@_db
+@_number
+@_now_option
+def resend(db, number, now):
+    """Send each player of game N the last message they were sent, again."""
+    from ..referee import organiser
+
+    _say_unsent(organiser.resend(db, number, _clock(now)))
+    click.echo(f"game {number}: the last messages queued again", err=True)
+
+
+@referee.command()
+@_db
+def outbox(db):
+    """The messages not sent yet, and why."""
+    from ..errors import visible
+    from ..notation.clock import format_stamp
+    from ..referee import organiser
+
+    waiting = organiser.outbox(db)
+    for item in waiting:
+        why = visible(item.error) if item.error else "not tried yet"
+        click.echo(f"{item.id}  game {item.game}  to {item.to}  queued {format_stamp(item.queued_at)}"
+                   f"  tries {item.attempts}  {why}")
+    if not waiting:
+        click.echo("the outbox is empty: every message was sent", err=True)
+
+
+@referee.command()
+@_db
+def rejected(db):
+    """The messages refused, and why."""
+    from ..notation.clock import format_stamp
+    from ..referee import organiser
+
+    refused = organiser.rejected(db)
+    for item in refused:
+        game = f"game {item.game}" if item.game is not None else "no game"
+        click.echo(f"{item.id}  {format_stamp(item.stored_at)}  {game}  from {item.sender or '?'}"
+                   f"  {item.subject!s}  -- {item.reason}")
+    if not refused:
+        click.echo("no message was refused", err=True)
