@@ -310,3 +310,46 @@ def rejected(db):
                    f"  {item.subject!s}  -- {item.reason}")
     if not refused:
         click.echo("no message was refused", err=True)
+
+
+# --------------------------------------------------------------------------- mailboxes
+
+def _mailbox_options(command):
+    command = click.option("--imap", "imap_place", metavar="URL",
+                           help="An IMAP folder, imaps://USER@HOST[:PORT]/FOLDER, read-only; "
+                                "the password from TOMIS_IMAP_PASSWORD.")(command)
+    return click.option("--maildir", type=click.Path(file_okay=False), metavar="DIR",
+                         help="A Maildir on this host; each message taken moves to cur/ "
+                              "with the S flag.")(command)
+
+
+def _mailbox(maildir: str | None, imap_place: str | None):
+    from ..referee.fetching import Mailbox
+
+    if (maildir is None) == (imap_place is None):
+        raise click.UsageError("give one of --maildir DIR or --imap URL")
+    if imap_place is not None:
+        from ..imap import parse_place
+
+        parse_place(imap_place)          # a bad URL is told before anything is read
+    return Mailbox(maildir, imap_place)
+
+
+def _log_outcome(outcome) -> None:
+    click.echo(f"tomis referee: {outcome.log_line()}", err=True)
+
+
+@referee.command()
+@_db
+@_mailbox_options
+@_now_option
+def fetch(db, maildir, imap_place, now):
+    """Take every new message of a Maildir or an IMAP folder once, as deliver would."""
+    from ..referee import fetching
+
+    mailbox = _mailbox(maildir, imap_place)
+    at = None if now is None else parse_now(now)
+    report = fetching.fetch(db, mailbox, fetching.host_clock if at is None else (lambda: at),
+                            log=_log_outcome)
+    _say_unsent(report.failures or [])
+    click.echo(f"taken {report.taken}", err=True)
