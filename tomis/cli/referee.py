@@ -353,3 +353,39 @@ def fetch(db, maildir, imap_place, now):
                             log=_log_outcome)
     _say_unsent(report.failures or [])
     click.echo(f"taken {report.taken}", err=True)
+
+
+@referee.command("run")
+@_db
+@_mailbox_options
+@click.option("--every", type=click.FloatRange(1, 86_400), default=60, show_default=True,
+              metavar="SECONDS", help="Time between two rounds of fetch and tick.")
+@click.option("--pages", type=click.Path(file_okay=False), metavar="DIR",
+              help="Write the status pages (as tomis referee page) to DIR after every change.")
+def run_command(db, maildir, imap_place, every, pages):
+    """Fetch and tick in a loop; stop on SIGTERM or SIGINT after the message in hand.
+
+    One line per message on standard error; fit to run under systemd (docs/REFEREE.md).
+    """
+    from ..referee import daemon
+    from ..referee.service import connect
+
+    mailbox = _mailbox(maildir, imap_place)
+    connect(db)[0].close()                    # a missing store is told at once, not each round
+    if maildir is not None:
+        from ..referee.fetching import check_maildir
+
+        check_maildir(maildir)
+    refresh = None
+    if pages is not None:
+        from ..referee import pages as status_pages
+
+        def refresh():
+            status_pages.write(db, pages)
+
+    stop = daemon.Stopper()
+    stop.install()
+    say = lambda text: click.echo(f"tomis referee: {text}", err=True)   # noqa: E731
+    say(f"running on {db}, every {every:g} s; SIGTERM or SIGINT stops")
+    daemon.run(db, mailbox, every, stop, say, _log_outcome, refresh)
+    say(f"stopped ({stop.signal_name or 'asked'}); every message taken is stored")
