@@ -11,6 +11,7 @@ import time
 from email.message import EmailMessage
 from email.utils import make_msgid
 
+import pytest
 from conftest import ROOT, tomis_env
 from referee_support import Lab, run
 from test_referee_fetch import maildir
@@ -48,6 +49,7 @@ def stranger(number: int) -> bytes:
     return message.as_bytes()
 
 
+@pytest.mark.slow
 def test_run_takes_messages_as_they_come_and_stops_on_sigint(tmp_path):
     lab = Lab(tmp_path)
     folder = maildir(tmp_path)

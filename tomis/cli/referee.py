@@ -389,3 +389,16 @@ def run_command(db, maildir, imap_place, every, pages):
     say(f"running on {db}, every {every:g} s; SIGTERM or SIGINT stops")
     daemon.run(db, mailbox, every, stop, say, _log_outcome, refresh)
     say(f"stopped ({stop.signal_name or 'asked'}); every message taken is stored")
+
+
+@referee.command()
+@_db
+@click.option("-o", "output", required=True, type=click.Path(file_okay=False), metavar="DIR",
+              help="The folder of the pages (made if missing).")
+@_now_option
+def page(db, output, now):
+    """Write the status pages: index.html (games, standings, crosstable) and game-N.html."""
+    from ..referee import pages
+
+    written = pages.write(db, output, None if now is None else parse_now(now))
+    click.echo(f"wrote {len(written)} page(s) to {output}", err=True)
