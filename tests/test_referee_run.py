@@ -80,7 +80,7 @@ def test_sigterm_mid_message_finishes_it_and_loses_nothing(tmp_path):
     for name, raw in messages.items():
         (folder / "new" / name).write_bytes(raw)
     log_path = tmp_path / "run.log"
-    process = start(lab, folder, log_path)
+    process = start(lab, folder, log_path, "--pages", tmp_path / "pages")
     try:
         wait_for(log_path, "new/001.host: message")        # a few taken: more are in hand
         process.send_signal(signal.SIGTERM)
@@ -97,6 +97,8 @@ def test_sigterm_mid_message_finishes_it_and_loses_nothing(tmp_path):
     assert len(lab.inbox()) == len(taken) == log.count(": message ")
     assert sorted(taken + waiting) == sorted(messages)
     assert "B@e1" in lab.record()
+    # the pages were refreshed after the round that took B@e1, before the process ended
+    assert "1. B@e1" in (tmp_path / "pages" / "index.html").read_text(encoding="utf-8")
     # the rest is taken by the next fetch, each once
     result = run("referee", "fetch", lab.db, "--maildir", folder)
     assert result.exit_code == 0, result.output
