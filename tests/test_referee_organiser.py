@@ -122,6 +122,20 @@ def test_adjudicate_ends_the_game_with_a_termination_tag_and_both_are_told(lab):
     _fails("referee", "adjudicate", lab.db, lab.game, "2-0", "--reason", "x", code=2)
 
 
+def test_an_adjudicated_draw_of_a_timed_game_is_a_record_every_reader_takes(lab):
+    lab.deliver(lab.reply(0, "B@e1"), "2026-11-23T11:00Z")
+    _ok("referee", "adjudicate", lab.db, lab.game, "1/2-1/2", "--reason", "a dead position",
+        "--now", LATER)
+    text = _ok("referee", "export", lab.db, lab.game).stdout
+    assert '[Termination "adjudication"]' in text and "[%draw" not in text
+    assert record.read_game(text).result == "1/2-1/2"
+    assert "1/2-1/2" in _ok("referee", "show", lab.db, lab.game).stdout
+    # without the Termination tag the same record is refused: only an arbiter's draw stands
+    bare = text.replace('[Termination "adjudication"]\n', "")
+    with pytest.raises(Exception, match="accepted offer"):
+        record.read_game(bare)
+
+
 def test_adjudicate_refuses_a_reason_that_could_break_the_record(lab):
     before = lab.record()
     assert "--reason" in _fails("referee", "adjudicate", lab.db, lab.game, "1-0",
