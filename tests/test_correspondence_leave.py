@@ -175,3 +175,31 @@ def test_a_leave_slipped_in_behind_a_sent_action_is_refused():
     honest = record.read_game(FISCHER + START + "1. B@e1 {[%ts 2026-11-02T10:00Z]} B@d8 "
                               "{[%ts 2026-11-20T10:00Z] [%leave 2026-11-21 2026-11-30]} *")
     check_extends(sent, honest, "sent.tgn")
+
+
+# --------------------------------------------------------------------------- the library's write side
+
+def test_the_library_writes_leave_after_the_sides_own_action():
+    import tomis
+
+    game = tomis.Game(white="Ana", black="Bo")
+    game.start_clock("30d+3d", "2026-11-01T10:00Z", leave_days=20)
+    game.take_leave("black", "2026-11-03", "2026-11-04")      # before the first action
+    with pytest.raises(record.RecordError, match="White takes leave with its next action"):
+        game.take_leave("white", "2026-11-05", "2026-11-06")
+    game.play("B@e1")
+    game.stamp("2026-11-02T10:00Z")
+    game.take_leave("white", "2026-11-05", "2026-11-06")
+    before = str(game)
+    for first, last, refusal in [("2026-11-06", "2026-11-07", "overlaps White's earlier leave"),
+                                 ("2026-11-10", "2026-11-30", "more than the 20 a side may take"),
+                                 ("2026-11-01", "2026-11-01", "leave is taken ahead"),
+                                 ("2026-11-09", "2026-11-08", "last day comes before its first")]:
+        with pytest.raises(record.RecordError, match=refusal):
+            game.take_leave("white", first, last)
+        assert str(game) == before                              # nothing written
+    reread = tomis.read_game(before)
+    assert reread.error is None and reread.tags["LeaveDays"] == "20"
+    facts = correspondence.read_facts(reread.record)
+    assert [(leave.side, str(leave)) for leave in facts.leaves] == [
+        (1, "2026-11-03 2026-11-04"), (0, "2026-11-05 2026-11-06")]

@@ -418,41 +418,100 @@ def test_a_message_after_the_deadline_ends_the_game_instead_of_acting(lab):
 
 
 def test_leave_stops_the_clock(lab):
-    lab.deliver(lab.reply(0, "B@e1"), "2026-11-23T11:00Z")
+    # White's leave, sent with its action: in the record after that action (NOTATION.md).
     lab.new_messages()
-    lab.deliver(lab.reply(1, "leave 2026-12-01 2026-12-10"), "2026-11-23T12:00Z")
+    lab.deliver(lab.reply(0, "B@e1\nleave 2026-12-01 2026-12-10"), "2026-11-23T11:00Z")
     to_ana, to_bo = lab.new_messages()
-    assert "takes leave from 2026-12-01 to 2026-12-10" in body_of(to_ana)
-    assert "on leave 2026-12-01 to 2026-12-10" in body_of(to_bo)
-    # 30 days from 11:00 on the 23rd, plus ten days of leave
-    assert "time runs out at 2027-01-02T11:00Z" in body_of(to_bo)
-    run("referee", "tick", lab.db, "--now", "2026-12-24T12:00Z")
+    assert "takes leave from 2026-12-01 to 2026-12-10" in body_of(to_bo)
+    assert "B@e1 {[%ts 2026-11-23T11:00Z]}\n{[%leave 2026-12-01 2026-12-10]}" in lab.record()
+    lab.deliver(lab.reply(1, "B@d8"), "2026-11-23T12:00Z")
+    to_ana, to_bo = lab.new_messages()
+    assert "White takes leave from 2026-12-01 to 2026-12-10" in body_of(to_ana)
+    # 30d, less the hour before B@e1, plus 3d: 32d 23h from 12:00 on the 23rd, plus ten
+    # days of leave
+    assert "time runs out at 2027-01-05T11:00Z" in body_of(to_ana)
+    run("referee", "tick", lab.db, "--now", "2026-12-30T12:00Z")
     assert record.read_game(lab.record()).result == "*"
-    run("referee", "tick", lab.db, "--now", "2027-01-02T11:01Z")
-    assert record.read_game(lab.record()).result == "1-0"
+    run("referee", "tick", lab.db, "--now", "2027-01-05T11:01Z")
+    assert record.read_game(lab.record()).result == "0-1"
+
+
+def test_leave_alone_on_your_turn_is_refused(lab):
+    lab.new_messages()
+    lab.deliver(lab.reply(0, "leave 2026-12-01 2026-12-10"), "2026-11-23T11:00Z")
+    (why,) = lab.new_messages()
+    assert "send it with your action" in body_of(why)
+    assert "[%leave" not in lab.record() and lab.query("SELECT COUNT(*) FROM leaves") == [(0,)]
 
 
 @pytest.mark.parametrize("text, message", [
     ("leave 2026-11-23 2026-11-25", "future days only"),
-    ("leave 2026-12-05 2026-12-01", "before the first"),
-    ("leave 2026-12-01 2027-02-20", "51 days of leave in 2027"),
+    ("leave 2026-12-05 2026-12-01", "last day comes before its first"),
+    ("leave 2026-12-01 2027-02-20", "leave in 2027 to 51 days, more than the 45"),
 ])
 def test_leave_is_refused_for_past_days_and_beyond_the_allowance(lab, text, message):
     lab.new_messages()
-    lab.deliver(lab.reply(0, text), "2026-11-23T11:00Z")
+    lab.deliver(lab.reply(0, "B@e1\n" + text), "2026-11-23T11:00Z")
     (why,) = lab.new_messages()
     assert message in body_of(why) and lab.query("SELECT COUNT(*) FROM leaves") == [(0,)]
+    assert not record.read_game(lab.record()).nodes          # the action went with it
 
 
 def test_leave_allowance_is_per_calendar_year(tmp_path):
     lab = Lab(tmp_path, leave_days=10)
-    lab.deliver(lab.reply(0, "leave 2026-12-25 2027-01-05"), "2026-11-23T11:00Z")
-    assert lab.query("SELECT first_day, last_day FROM leaves") == [("2026-12-25", "2027-01-05")]
+    # Before White's first action, a leave is Black's (the side that does not act first).
+    lab.deliver(lab.reply(1, "leave 2026-12-25 2027-01-05"), "2026-11-23T11:00Z")
+    assert lab.query("SELECT side, first_day, last_day FROM leaves") == [
+        (1, "2026-12-25", "2027-01-05")]
+    assert '[LeaveDays "10"]' in lab.record()
     lab.new_messages()
-    lab.deliver(lab.reply(0, "leave 2026-12-19 2026-12-22"), "2026-11-23T11:05Z")
+    lab.deliver(lab.reply(1, "leave 2026-12-19 2026-12-22"), "2026-11-23T11:05Z")
     (why,) = lab.new_messages()
-    assert "10 days a calendar year" in body_of(why)
+    assert "more than the 10 a side may take per calendar year" in body_of(why)
 
+
+def test_the_referees_clocks_are_what_tomis_clock_reads_in_the_mailed_record(tmp_path):
+    import sqlite3
+
+    import tomis
+    from tomis.notation.clock import format_stamp, parse_stamp
+    from tomis.referee.games import Game as Refereed
+
+    lab = Lab(tmp_path, time_control="10/30d", leave_days=20)
+    lab.new_messages()
+    lab.deliver(lab.reply(0, "B@e1\nleave 2026-11-27 2026-12-05"), "2026-11-23T11:00Z")
+    lab.new_messages()
+    lab.deliver(lab.reply(1, "B@d8"), "2026-11-25T09:30Z")
+    to_ana, _ = lab.new_messages()
+    mailed = tmp_path / "mailed.tgn"
+    mailed.write_text(attachment(to_ana, ".tgn"), encoding="utf-8")
+    for now in ("2026-11-25T09:30Z", "2026-12-01T00:00Z", "2027-01-02T00:00Z"):
+        shown = run("clock", mailed, "--now", now).stdout.splitlines()
+        with sqlite3.connect(lab.db) as connection:
+            game = Refereed.load(connection, lab.game)
+        readings = game.readings(parse_stamp(now))
+        assert tomis.read_game(mailed).time_left(now) == {
+            "white": readings[0].left, "black": readings[1].left}
+        referee_lines = "\n".join(lab_clock_lines(game, parse_stamp(now)))
+        for side, name in ((0, "White"), (1, "Black")):
+            words = next(line for line in shown if line.startswith(f"{name}: "))[len(name) + 2:]
+            assert f"{name} ({game.players[side].name}): {words}" in referee_lines
+    shown = run("clock", mailed, "--now", "2026-11-25T09:30Z").stdout
+    assert "until its 10th action" in shown and "White takes leave from 2026-11-27 to 2026-12-05" in shown
+    assert "until its 10th action" in body_of(to_ana) and "White takes leave" in body_of(to_ana)
+    # The deadline both print is the one the referee keeps: a minute later the game is over.
+    deadline = next(line for line in shown.splitlines() if "time runs out at" in line).split()[-1]
+    run("referee", "tick", lab.db, "--now", deadline)
+    assert record.read_game(lab.record()).result == "*"
+    assert tomis.read_game(mailed).time_left(deadline)["white"] == 0
+    run("referee", "tick", lab.db, "--now", format_stamp(parse_stamp(deadline) + 60))
+    assert record.read_game(lab.record()).result == "0-1"
+
+
+def lab_clock_lines(game, now):
+    from tomis.referee import letters
+
+    return letters.clock_lines(game, now)
 
 
 def test_a_message_that_trips_a_bug_is_set_aside_and_the_queue_goes_on(lab, monkeypatch):

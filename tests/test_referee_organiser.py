@@ -56,7 +56,7 @@ def test_games_lists_the_games_in_play_and_all_with_json(lab):
 def test_show_prints_the_board_clocks_and_who_acts(lab):
     text = _ok("referee", "show", lab.db, lab.game, "--now", LATER).stdout
     assert text.startswith(f"[tomis #{lab.game}] Ana Lungu (White) vs Bo Marin (Black)")
-    assert "Clocks (TimeControl 30d+3d):" in text and "To act: White (Ana Lungu)" in text
+    assert "Clocks (TimeControl 30d+3d: " in text and "To act: White (Ana Lungu)" in text
     assert "28d left" in text
     assert "no game 9" in _fails("referee", "show", lab.db, 9).output
 

@@ -56,6 +56,7 @@ def test_a_whole_game_by_mail_through_real_deliver_processes(tmp_path):
     lab = Lab(tmp_path)
     opening = lab.new_messages()
     assert len(opening) == 2
+    images = attachment(opening[0], ".png") is not None      # the images extra installed
     for number, action in enumerate(actions, 1):
         side = (number - 1) % 2
         style = STYLES[number % len(STYLES)]
@@ -70,8 +71,15 @@ def test_a_whole_game_by_mail_through_real_deliver_processes(tmp_path):
             assert f"action {number} ({action})" in str(message["Subject"])
             assert message["Auto-Submitted"] == "auto-replied"
             assert body.startswith("-- reply above this line --")
-            played = [str(n.action) for n in record.read_game(attachment(message, ".tgn")).nodes]
-            assert played == actions[:number]
+            mailed = attachment(message, ".tgn")
+            nodes = record.read_game(mailed).nodes
+            assert [str(n.action) for n in nodes] == actions[:number]
+            # stamped by the referee with the time the message was stored; no private line
+            assert f"[%ts {_stamp(number * 30)}]" in nodes[-1].comments
+            assert "[%if" not in mailed
+            assert "Clocks (TimeControl 30d+3d" in body and "   a     b     c" in body
+            if images:
+                assert attachment(message, ".png")[:8] == b"\x89PNG\r\n\x1a\n"
         opponent = (to_ana, to_bo)[1 - side]
         assert f"| move {number}, in {style}" in body_of(opponent)
         assert f"move {number}" not in body_of((to_ana, to_bo)[side])

@@ -48,12 +48,14 @@ def test_smtp_sends_with_the_settings_files_password_file(server, tmp_path):  # 
     inbox, port = server(auth=True)
     config, _ = _settings(tmp_path, port)
     db = _start(tmp_path, "smtp", config)
-    # the envelope is the message's own From (the player's token address) and To
-    assert [(e.mail_from.split("+")[0], e.rcpt_tos) for e in inbox.envelopes] == [
-        ("ref", ["ana@a.test"]), ("ref", ["bo@b.test"])]
-    assert all(e.mail_from.endswith("@club.test") for e in inbox.envelopes)
-    message = email.message_from_bytes(inbox.envelopes[0].original_content,
-                                       policy=email.policy.default)
+    # the envelope sender is the referee's bare address (bounces come back to it); From
+    # and Reply-To are the player's token address; the recipient is the player
+    assert [(e.mail_from, e.rcpt_tos) for e in inbox.envelopes] == [
+        ("ref@club.test", ["ana@a.test"]), ("ref@club.test", ["bo@b.test"])]
+    for envelope in inbox.envelopes:
+        message = email.message_from_bytes(envelope.original_content, policy=email.policy.default)
+        assert message["From"] == message["Reply-To"]
+        assert message["From"].addresses[0].addr_spec.startswith("ref+")
     assert message["Auto-Submitted"] == "auto-replied" and "[tomis #1]" in message["Subject"]
     assert _unsent(db) == []
     assert PASSWORD.encode() not in db.read_bytes()
@@ -91,13 +93,19 @@ def test_sendmail_gets_the_envelope_on_its_command_line_never_t(tmp_path):
     program.write_text(f"#!{sys.executable}\nimport sys\n"
                        f"data = sys.stdin.buffer.read()\n"
                        f"with open({str(log)!r}, 'a') as out:\n"
-                       f"    out.write(repr((sys.argv[1:], len(data), b'Auto-Submitted' in data)) + '\\n')\n")
+                       f"    out.write(repr((sys.argv[1:], data.decode())) + '\\n')\n")
     program.chmod(0o755)
     _start(tmp_path, f"sendmail:{program}")
     calls = [eval(line) for line in log.read_text().splitlines()]  # noqa: S307 -- our own repr
+    # the same envelope as by SMTP: the referee's bare address, the player
     assert [call[0] for call in calls] == [["-i", "-f", "ref@club.test", "--", "ana@a.test"],
                                            ["-i", "-f", "ref@club.test", "--", "bo@b.test"]]
-    assert all(size > 500 and auto for _, size, auto in calls)
+    for _, data in calls:
+        message = email.message_from_string(data, policy=email.policy.default)
+        assert message["From"] == message["Reply-To"]
+        assert message["From"].addresses[0].addr_spec.startswith("ref+")
+        assert message["Auto-Submitted"] == "auto-replied"
+        assert "\r\n" not in data          # a local program reads Unix line ends
 
 
 def test_a_failing_sendmail_is_retried(tmp_path):
@@ -105,7 +113,8 @@ def test_a_failing_sendmail_is_retried(tmp_path):
     program.write_text("#!/bin/sh\necho 'queue full' >&2\nexit 75\n")
     program.chmod(0o755)
     db = _start(tmp_path, f"sendmail:{program}")
-    assert [error for _, _, error in _unsent(db)] == [f"{program} exited 75: queue full"] * 2
+    assert [error for _, _, error in _unsent(db)] == [
+        f"{program} exited with status 75: queue full"] * 2
     program.write_text("#!/bin/sh\ncat >/dev/null\n")
     assert run("referee", "tick", db, "--now", "2026-11-23T10:05Z").exit_code == 0
     assert _unsent(db) == []
@@ -120,4 +129,14 @@ def test_new_says_which_messages_wait_for_tick(tmp_path):
     result = run("referee", "new", db, "--white", ANA, "--black", BO)
     assert result.exit_code == 0 and result.stdout == "1\n"
     assert result.stderr.count("not sent yet (tick tries again)") == 2
-    assert "exited 1: no route" in result.stderr
+    assert "exited with status 1: no route" in result.stderr
+
+
+@pytest.mark.parametrize("address", ["Ref <ref@club.test>", "ref@club.test\r\nBcc: x@y.test",
+                                     "ref@club.test, x@y.test", ""])
+def test_an_envelope_sender_is_one_bare_address(address):
+    from tomis import mailout
+
+    assert mailout.envelope_sender("ref@club.test") == "ref@club.test"
+    with pytest.raises(mailout.MailError):
+        mailout.envelope_sender(address)

@@ -625,6 +625,34 @@ class Game:
             raise RecordError("a draw is offered with an action, and the game has none yet (R23)")
         self._record.nodes[-1].offer = True
 
+    def take_leave(self, side: str, first: str, last: str) -> None:
+        """``side`` takes leave from ``first`` to ``last`` (``YYYY-MM-DD``, UTC, both
+        inclusive): ``{[%leave FIRST LAST]}`` after the last action, which must be the
+        side's own (before the first action, only the side that does not act first may).
+
+        Raises :class:`RecordError` when the game has ended or has no ``TimeControl``,
+        when the other side played last, or for a leave the reader refuses (not ahead of
+        the last stamp, overlapping the side's earlier leave, past the yearly allowance);
+        the record is then unchanged (docs/NOTATION.md, "Leave").
+        """
+        from .notation import clock, correspondence
+
+        self._refuse_if_broken()
+        self.check_not_ended()
+        taker = SIDES.index(_side(side))
+        rec = self._record
+        if correspondence.leave_side(rec, len(rec.nodes)) != taker:
+            raise RecordError(
+                f"a leave follows its side's own action, and the last action is "
+                f"{SIDE_TITLES[1 - taker]}'s: {SIDE_TITLES[taker]} takes leave with its next action")
+        comments = self._last_comments()
+        comments.append(clock.parse_leave(f"{first} {last}", taker).command())
+        try:
+            correspondence.check(rec, correspondence.read_facts(rec))
+        except TomisError as error:
+            comments.pop()
+            raise RecordError(error.message) from None
+
     def add_lines(self, lines: Sequence[Sequence[str]]) -> None:
         """Store conditional lines after the last action, each ``(THEIRS, MINE, ...)`` in
         canonical texts, checked playable from the position after it (docs/NOTATION.md).

@@ -542,15 +542,29 @@ def envelope(message: EmailMessage) -> tuple[str, list[str]]:
     return from_addr, to_addrs
 
 
+def envelope_sender(address: str) -> str:
+    """A bare address checked as :func:`address_pairs` checks a From header's."""
+    [(_name, addr)] = address_pairs(address, "the envelope sender", single=True)
+    if addr != address:
+        raise MailError(f"the envelope sender is a bare address, not {address!r}")
+    return addr
+
+
 def _title(name: str) -> str:
     return "-".join(part.capitalize() for part in name.split("-"))
 
 
-def send(message: EmailMessage, settings: SmtpSettings, password: str | None) -> list[str]:
+def send(message: EmailMessage, settings: SmtpSettings, password: str | None,
+         sender: str | None = None) -> list[str]:
     """Hand ``message`` to the SMTP server, or to the ``sendmail`` program when one is
     set, addressed to :func:`envelope`'s recipients (returned); every failure is one
-    :class:`MailError` line."""
-    sender, recipients = envelope(message)
+    :class:`MailError` line.
+
+    ``sender`` replaces the envelope sender (the From address otherwise): where bounces
+    go, for a program whose replies go to other addresses than its bounces.
+    """
+    from_addr, recipients = envelope(message)
+    sender = from_addr if sender is None else envelope_sender(sender)
     if settings.sendmail:
         pipe_to_sendmail(message, settings.sendmail, sender, recipients)
         return recipients

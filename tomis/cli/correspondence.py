@@ -70,15 +70,17 @@ def _clocks(game, source):
 def clock_lines(game, facts, ran, now: int, name: str = "FILE") -> list[str]:
     """The clocks in words: the control, one line per side, the leave, then who may claim."""
     from ..notation import clock as _clock
+    from ..notation.correspondence import control_words, leave_lines, side_clock_words
     from ..rules.board import SIDE_TITLES
 
     state = game.final
     over = game.result != "*" or state.is_over
     to_move = None if over else state.to_move
-    lines = [f"TimeControl {game.tags[_clock.TIME_CONTROL_TAG]}: {_control_words(facts.control)}"]
-    lines.extend(_side_line(ran, side, to_move, now) for side in (0, 1))
+    lines = [f"TimeControl {game.tags[_clock.TIME_CONTROL_TAG]}: {control_words(facts.control)}"]
+    lines.extend(f"{SIDE_TITLES[side]}: {side_clock_words(ran, side, to_move, now)}"
+                 for side in (0, 1))
     if facts.leaves or facts.leave_days is not None:
-        lines.extend(_leave_lines(facts, now))
+        lines.extend(leave_lines(facts, now))
     if over:
         lines.append(f"The game has ended ({game.result}); the clocks are stopped.")
         return lines
@@ -91,67 +93,6 @@ def clock_lines(game, facts, ran, now: int, name: str = "FILE") -> list[str]:
                          f"{late}: {SIDE_TITLES[1 - side]} may claim the game "
                          f"(tomis claim {name} --as {claimant})")
     return lines
-
-
-def _side_line(ran, side: int, to_move, now: int) -> str:
-    """``Black: 15d 2h left, to act since ...; time runs out at ...``."""
-    from ..notation import clock as _clock
-    from ..rules.board import SIDE_TITLES
-
-    left = ran.time_left(side, to_move, now)
-    words = (f"{SIDE_TITLES[side]}: {_clock.describe_duration(left)} left" if left >= 0
-             else f"{SIDE_TITLES[side]}: no time left")
-    target = ran.next_control(side)
-    if target is not None and left >= 0:
-        words += f" until its {_ordinal(target)} action"
-    if side == to_move and ran.since is not None:
-        words += f", to act since {_clock.format_stamp(ran.since)}"
-        if left >= 0:
-            words += f"; time runs out at {_clock.format_stamp(ran.deadline(side))}"
-    elif side == to_move:
-        words += ", to act; the clocks start with White's first action"
-    return words
-
-
-def _leave_lines(facts, now: int) -> list[str]:
-    """Leave taken and left in ``now``'s year, and each side's leave not yet over."""
-    from ..notation import clock as _clock
-    from ..rules.board import SIDE_TITLES
-
-    year = _clock.year_of(now)
-    allowance = facts.leave_allowance
-    taken = [_clock.leave_days_in_year(facts.leaves, side, year) for side in (0, 1)]
-    lines = [f"Leave in {year} ({allowance} days a side per calendar year): " + "; ".join(
-        f"{SIDE_TITLES[side]} {taken[side]} taken, {max(0, allowance - taken[side])} left"
-        for side in (0, 1))]
-    for leave in sorted(facts.leaves, key=lambda leave: leave.begins):
-        first, last = _clock.format_date(leave.begins), _clock.format_date(leave.ends - _clock.DAY)
-        side = SIDE_TITLES[leave.side]
-        if leave.covers(now):
-            lines.append(f"{side} is on leave from {first} to {last}: its clock stands still")
-        elif leave.begins > now:
-            lines.append(f"{side} takes leave from {first} to {last}")
-    return lines
-
-
-def _ordinal(number: int) -> str:
-    """``1st``, ``2nd``, ``3rd``, ``11th``, ``22nd``."""
-    if number % 100 in (11, 12, 13):
-        return f"{number}th"
-    return f"{number}{ {1: 'st', 2: 'nd', 3: 'rd'}.get(number % 10, 'th')}"
-
-
-def _control_words(control) -> str:
-    from ..notation import clock as _clock
-
-    start = _clock.describe_duration(control.start)
-    if control.per is not None:
-        return f"{control.per} own actions in {start}, cumulative (time saved carries forward)"
-    plus = _clock.describe_duration(control.increment)
-    if control.cap is None:
-        return f"{start} each, {plus} more after each own action"
-    return (f"a bank of {start} each, {plus} more after each own action, "
-            f"never above {_clock.describe_duration(control.cap)}")
 
 
 # --------------------------------------------------------------------------- ending a game

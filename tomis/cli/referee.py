@@ -54,7 +54,7 @@ def init(db, address, name, send_by, config_file):
 @click.option("--white", required=True, metavar='"NAME <ADDR>"', help="White's name and address.")
 @click.option("--black", required=True, metavar='"NAME <ADDR>"', help="Black's name and address.")
 @click.option("--time-control", "time_control", metavar="TC",
-              help="The clocks, like 30d+3d or bank:240h+36h (default: no clocks).")
+              help="The clocks, like 30d+3d, bank:240h+36h or 10/30d (default: no clocks).")
 @click.option("--leave-days", "leave_days", type=click.IntRange(0, 366), default=45,
               show_default=True, help="Leave each player may take per calendar year.")
 @click.option("--event", metavar="TEXT", help="The Event tag.")

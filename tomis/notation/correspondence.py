@@ -425,3 +425,60 @@ def flag_fall_words(fall) -> str:
     return (f"action {fall.number} ({SIDE_TITLES[fall.side]}) was played after "
             f"{SIDE_TITLES[fall.side]}'s time ran out at {format_stamp(fall.deadline)}; "
             f"{SIDE_TITLES[1 - fall.side]} may claim the game (tomis claim)")
+
+
+# --------------------------------------------------------------------------- the clocks in words
+# One wording for `tomis clock` and the referee's messages, so they read alike.
+
+def control_words(control: _clock.TimeControl) -> str:
+    """``30d each, 3d more after each own action``, and the like for each form."""
+    start = _clock.describe_duration(control.start)
+    if control.per is not None:
+        return f"{control.per} own actions in {start}, cumulative (time saved carries forward)"
+    plus = _clock.describe_duration(control.increment)
+    if control.cap is None:
+        return f"{start} each, {plus} more after each own action"
+    return (f"a bank of {start} each, {plus} more after each own action, "
+            f"never above {_clock.describe_duration(control.cap)}")
+
+
+def side_clock_words(ran: _clock.Clock, side: int, to_move: int | None, now: int) -> str:
+    """``15d 2h left until its 10th action, to act since ...; time runs out at ...``:
+    one side's clock at ``now`` (``to_move`` None once the game has ended)."""
+    left = ran.time_left(side, to_move, now)
+    words = f"{_clock.describe_duration(left)} left" if left >= 0 else "no time left"
+    target = ran.next_control(side)
+    if target is not None and left >= 0:
+        words += f" until its {_ordinal(target)} action"
+    if side == to_move and ran.since is not None:
+        words += f", to act since {_clock.format_stamp(ran.since)}"
+        if left >= 0:
+            words += f"; time runs out at {_clock.format_stamp(ran.deadline(side))}"
+    elif side == to_move:
+        words += ", to act; the clocks start with White's first action"
+    return words
+
+
+def leave_lines(facts: Facts, now: int) -> list[str]:
+    """Leave taken and left in ``now``'s year, and each side's leave not yet over."""
+    year = _clock.year_of(now)
+    allowance = facts.leave_allowance
+    taken = [_clock.leave_days_in_year(facts.leaves, side, year) for side in (0, 1)]
+    lines = [f"Leave in {year} ({allowance} days a side per calendar year): " + "; ".join(
+        f"{SIDE_TITLES[side]} {taken[side]} taken, {max(0, allowance - taken[side])} left"
+        for side in (0, 1))]
+    for leave in sorted(facts.leaves, key=lambda leave: leave.begins):
+        first, last = _clock.format_date(leave.begins), _clock.format_date(leave.ends - _clock.DAY)
+        side = SIDE_TITLES[leave.side]
+        if leave.covers(now):
+            lines.append(f"{side} is on leave from {first} to {last}: its clock stands still")
+        elif leave.begins > now:
+            lines.append(f"{side} takes leave from {first} to {last}")
+    return lines
+
+
+def _ordinal(number: int) -> str:
+    """``1st``, ``2nd``, ``3rd``, ``11th``, ``22nd``."""
+    if number % 100 in (11, 12, 13):
+        return f"{number}th"
+    return f"{number}{ {1: 'st', 2: 'nd', 3: 'rd'}.get(number % 10, 'th')}"

@@ -1,10 +1,12 @@
-"""One refereed game: its row in the store, its record, its private lines and leave,
-and the changes a player's commands make to it.
+"""One refereed game: its row in the store, its record, its private lines, and the
+changes a player's commands make to it.
 
 The record is the public one, and every change to it is made by the library's write side
 (:class:`tomis.Game`): each action stamped with the time its message was stored
 (``[%ts]``), draw offers as ``(=)``, an accepted draw (``[%draw accept]``), a claim on time
-(``[%claim]``). Conditional lines are private: they live in their own table, never in the
+(``[%claim]``), leave (``[%leave]``). The clocks are the library's reading of that record
+(:mod:`tomis.notation.clock`), so the attached record and ``tomis clock`` agree with the
+referee. Conditional lines are private: they live in their own table, never in the
 record, and fire by the library's rule (:mod:`tomis.notation.conditional`).
 """
 
@@ -17,11 +19,10 @@ from datetime import date
 from ..errors import TomisError
 from ..game import SIDES
 from ..game import Game as LibraryGame
-from ..notation import conditional
+from ..notation import clock, conditional, correspondence
 from ..notation import record as _record
-from ..notation.clock import TIME_CONTROL_TAG, parse_time_control
+from ..notation.clock import TIME_CONTROL_TAG
 from ..rules.board import SIDE_TITLES
-from . import clocks
 from .outgoing import Player
 
 MAX_LEAVES = 20                  # periods a player may hold in one game
@@ -43,7 +44,6 @@ class Game:
     thread: dict[str, list[str]]
     reminded_ply: int
     lines: list[list[conditional.Line]] = field(default_factory=lambda: [[], []])
-    leaves: list[list[tuple[date, date]]] = field(default_factory=lambda: [[], []])
     # The PNG board of the last state drawn, (actions played, result) -> bytes: both
     # players' messages after one change show the same board, drawn once.
     png_cache: tuple | None = field(default=None, compare=False, repr=False)
@@ -63,10 +63,6 @@ class Game:
                 "SELECT side, actions FROM lines WHERE game = ? ORDER BY id", (number,)):
             line = conditional.Line(side, game.actions_played, tuple(json.loads(actions)))
             game.lines[side].append(line)
-        for side, first, last in connection.execute(
-                "SELECT side, first_day, last_day FROM leaves WHERE game = ? ORDER BY id",
-                (number,)):
-            game.leaves[side].append((date.fromisoformat(first), date.fromisoformat(last)))
         return game
 
     @classmethod
@@ -89,10 +85,11 @@ class Game:
         for side in (0, 1):
             connection.executemany("INSERT INTO lines (game, side, actions) VALUES (?, ?, ?)",
                                    [(self.id, side, json.dumps(line.rest)) for line in self.lines[side]])
-            connection.executemany(
-                "INSERT INTO leaves (game, side, first_day, last_day) VALUES (?, ?, ?, ?)",
-                [(self.id, side, first.isoformat(), last.isoformat())
-                 for first, last in self.leaves[side]])
+        # The leaves table mirrors the record's [%leave] commands, for the organiser.
+        connection.executemany(
+            "INSERT INTO leaves (game, side, first_day, last_day) VALUES (?, ?, ?, ?)",
+            [(self.id, leave.side, clock.format_date(leave.begins),
+              clock.format_date(leave.ends - clock.DAY)) for leave in self.leaves()])
 
     # ------------------------------------------------------------------ facts
     @property
@@ -113,20 +110,27 @@ class Game:
             return None
         return 1 - self.state.to_move
 
-    def clocks(self) -> clocks.Clocks | None:
-        """The referee's clocks, or None for a game without a TimeControl."""
-        from ..notation import correspondence
+    def facts(self) -> correspondence.Facts:
+        """The record's correspondence facts (stamps, leave, the allowance)."""
+        return correspondence.read_facts(self.record)
 
-        text = self.record.tags.get(TIME_CONTROL_TAG)
-        if text is None:
+    def leaves(self, side: int | None = None) -> list[clock.Leave]:
+        """The leave in the record, of ``side`` or of both, in record order."""
+        return [leave for leave in self.facts().leaves if side in (None, leave.side)]
+
+    def clock(self) -> clock.Clock | None:
+        """Both clocks as the library runs the record, or None for a game without a
+        TimeControl."""
+        if TIME_CONTROL_TAG not in self.record.tags:
             return None
-        facts = correspondence.read_facts(self.record)
-        first = self.record.start.ply
-        stamps = [((first + index) & 1, at) for index, at in enumerate(facts.stamps)
-                  if at is not None]
-        leaves = [[clocks.leave_interval(*period) for period in self.leaves[side]]
-                  for side in (0, 1)]
-        return clocks.run(parse_time_control(text), facts.start, stamps, self.to_move, leaves)
+        return self.library.clock()[1]
+
+    def readings(self, now: int) -> tuple[clock.Reading, clock.Reading] | None:
+        """Each side's clock at ``now`` (time left, deadline, flag, leave, half used)."""
+        ran = self.clock()
+        if ran is None:
+            return None
+        return tuple(clock.reading(ran, side, self.to_move, now) for side in (0, 1))
 
     # ------------------------------------------------------------------ changes
     @property
@@ -233,31 +237,18 @@ class Game:
         return None if fired is None else fired.reply
 
     # ------------------------------------------------------------------ leave
-    def add_leave(self, side: int, first: date, last: date, today: date) -> None:
-        """Take leave from ``first`` to ``last`` (UTC days, inclusive), future days only,
-        within the allowance of :attr:`leave_days` per calendar year."""
+    def add_leave(self, side: int, first: date, last: date, at: int) -> None:
+        """Take leave from ``first`` to ``last`` (UTC days, inclusive) at the time ``at``:
+        future days only, a bounded number of periods, and what the record's reader allows
+        (docs/NOTATION.md)."""
         if self.over:
             raise Refusal(f"the game has ended ({self.record.result})")
-        if last < first:
-            raise Refusal(f"leave {first} {last}: the last day comes before the first")
-        if first <= today:
+        if clock.parse_date(first.isoformat()) <= at:
             raise Refusal(f"leave {first} {last}: leave is taken for future days only "
-                          f"(today is {today}, UTC)")
-        for old_first, old_last in self.leaves[side]:
-            if first <= old_last and old_first <= last:
-                raise Refusal(f"leave {first} {last} overlaps the leave already taken from "
-                              f"{old_first} to {old_last}")
-        if len(self.leaves[side]) >= MAX_LEAVES:
+                          f"(today is {clock.format_date(at)}, UTC)")
+        if len(self.leaves(side)) >= MAX_LEAVES:
             raise Refusal(f"at most {MAX_LEAVES} leave periods in one game")
-        periods = self.leaves[side] + [(first, last)]
-        for year in range(first.year, last.year + 1):
-            days = sum(_days_in_year(a, b, year) for a, b in periods)
-            if days > self.leave_days:
-                raise Refusal(f"leave {first} {last} would make {days} days of leave in {year}; "
-                              f"the allowance is {self.leave_days} days a calendar year")
-        self.leaves[side].append((first, last))
-
-
-def _days_in_year(first: date, last: date, year: int) -> int:
-    start, end = max(first, date(year, 1, 1)), min(last, date(year, 12, 31))
-    return max(0, (end - start).days + 1)
+        try:
+            self.library.take_leave(SIDES[side], first.isoformat(), last.isoformat())
+        except TomisError as error:
+            raise Refusal(f"leave {first} {last}: {error.message}") from None

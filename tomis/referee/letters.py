@@ -4,7 +4,7 @@ the chat, and how to answer. Pure text from a :class:`~tomis.referee.games.Game`
 from __future__ import annotations
 
 from ..rules.board import SIDE_TITLES
-from ..notation.clock import TIME_CONTROL_TAG, describe_duration, format_stamp
+from ..notation.clock import TIME_CONTROL_TAG
 from ..errors import one_line, visible
 from .outgoing import HELP_LINES
 
@@ -25,22 +25,18 @@ def action_lines(report, number: int) -> list[str]:
 
 
 def clock_lines(game, now: int) -> list[str]:
-    ran = game.clocks()
+    """The clocks in the words of ``tomis clock``, each side named with its player."""
+    from ..notation.correspondence import control_words, leave_lines, side_clock_words
+
+    ran = game.clock()
     if ran is None:
         return ["Clocks: none (this game has no time control)"]
-    lines = [f"Clocks (TimeControl {game.record.tags[TIME_CONTROL_TAG]}):"]
-    for side in (0, 1):
-        left = ran.time_left(side, now)
-        words = f"  {player_words(game, side)}: " + (
-            f"{describe_duration(left)} left" if left >= 0 else "no time left")
-        deadline = ran.deadline(side)
-        if deadline is not None and not game.over:
-            words += (f", to act since {format_stamp(ran.since)}; time runs out at "
-                      f"{format_stamp(deadline)}")
-        lines.append(words)
-    for side in (0, 1):
-        for first, last in game.leaves[side]:
-            lines.append(f"  {SIDE_TITLES[side]} on leave {first} to {last} (UTC, inclusive)")
+    facts = game.facts()
+    lines = [f"Clocks (TimeControl {game.record.tags[TIME_CONTROL_TAG]}: "
+             f"{control_words(facts.control)}):"]
+    lines.extend(f"  {player_words(game, side)}: {side_clock_words(ran, side, game.to_move, now)}"
+                 for side in (0, 1))
+    lines.extend(f"  {line}" for line in leave_lines(facts, now))
     return lines
 
 

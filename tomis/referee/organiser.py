@@ -71,8 +71,8 @@ def last_change(connection, game: Game) -> int:
 
 
 def summarise(connection, game: Game, now: int) -> Summary:
-    ran = game.clocks()
-    clocks = None if ran is None else (ran.time_left(0, now), ran.time_left(1, now))
+    readings = game.readings(now)
+    clocks = None if readings is None else (readings[0].left, readings[1].left)
     last = game.record.nodes[-1].action if game.record.nodes else None
     to_act = None if game.to_move is None else SIDE_WORDS[game.to_move]
     return Summary(game.id, game.players[0].name, game.players[1].name, game.record.result,

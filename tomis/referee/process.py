@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 from ..rules.board import SIDE_TITLES
 from ..errors import TomisError, visible
 from . import letters, tokens
-from .clocks import utc_day
 from .commands import CommandError, read_commands
 from .games import Game, Refusal
 from .inbound import Unreadable, read_message
@@ -144,11 +143,11 @@ class Events:
 
 def expire(connection, config: Config, game: Game, at: int) -> bool:
     """End ``game`` when the side to act has run out of time by ``at``; True if it did."""
-    ran = game.clocks()
+    readings = game.readings(at)
     side = game.to_move
-    if ran is None or side is None or ran.time_left(side, at) >= 0:
+    if readings is None or side is None or readings[side].fall is None:
         return False
-    deadline = ran.deadline(side)
+    deadline = readings[side].fall.deadline
     game.forfeit(side, at)
     from ..notation.clock import format_stamp
 
@@ -174,7 +173,7 @@ def _apply(connection, config: Config, game: Game, side: int, text: str, at: int
     if commands.accept and commands.action:
         raise Refusal("accepting a draw ends the game: send 'accept' without an action")
     events = Events()
-    _leave_and_lines(game, side, commands, events, at)
+    _clear_lines(game, side, commands, events)
     if commands.resign:
         game.resign(side)
         events.both.append(f"{letters.player_words(game, side)} resigns. Result {game.record.result}")
@@ -189,14 +188,23 @@ def _apply(connection, config: Config, game: Game, side: int, text: str, at: int
     elif commands.lines:
         game.store_lines(side, commands.lines)
         events.own[side].extend(_stored_words(commands.lines))
+    _take_leave(game, side, commands, events, at)
     return _send_news(connection, config, game, side, commands, events, at)
 
 
-def _leave_and_lines(game: Game, side: int, commands, events: Events, at: int) -> None:
+def _take_leave(game: Game, side: int, commands, events: Events, at: int) -> None:
+    """Leave follows the side's own action in the record, so it is taken after the action
+    the message carries (docs/NOTATION.md, "Leave")."""
+    if commands.leaves and game.to_move == side:
+        raise Refusal("leave is written after your own action: send it with your action (or "
+                      "once you have played, while your opponent is to act)")
     for leave in commands.leaves:
-        game.add_leave(side, leave.first, leave.last, utc_day(at))
+        game.add_leave(side, leave.first, leave.last, at)
         events.both.append(f"{letters.player_words(game, side)} takes leave from {leave.first} "
                            f"to {leave.last} (UTC, inclusive): that clock stands still then.")
+
+
+def _clear_lines(game: Game, side: int, commands, events: Events) -> None:
     if commands.clear_lines:
         game.lines[side] = []
         events.own[side].append("Your conditional lines are cleared.")

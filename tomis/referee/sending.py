@@ -1,5 +1,7 @@
 """Sending what the outbox holds: SMTP (the project's settings file), a sendmail
-program, or a folder of ``.eml`` files.
+program, or a folder of ``.eml`` files. Whichever way, the envelope sender is the
+referee's bare address (bounces come back to it, where ``deliver`` knows them for what
+they are), while From and Reply-To are the player's token address.
 
 Each queued message is claimed for a while (:data:`CLAIM_SECONDS`, host time, or until
 the claiming process is gone) in its own small transaction, sent, then marked sent, so
@@ -10,7 +12,6 @@ marking leaves it to be sent again (at least once, never lost). A failure stays 
 from __future__ import annotations
 
 import os
-import subprocess
 import time
 from dataclasses import dataclass
 
@@ -19,7 +20,6 @@ from .store import transaction
 
 CLAIM_SECONDS = 300
 SENDMAIL = "/usr/sbin/sendmail"
-SENDMAIL_TIMEOUT = 120
 
 
 class SendError(TomisError):
@@ -134,35 +134,35 @@ def _to_folder(folder: str, queued: Queued) -> None:
 
 
 def _to_sendmail(program: str, queued: Queued) -> None:
-    """``PROGRAM -i -f SENDER -- RECIPIENT``: never ``-t``, so no header picks recipients."""
-    command = [program, "-i", "-f", queued.envelope_from, "--", queued.envelope_to]
-    try:
-        done = subprocess.run(command, input=queued.raw, capture_output=True,
-                              timeout=SENDMAIL_TIMEOUT, check=False)
-    except (OSError, subprocess.SubprocessError) as error:
-        raise SendError(f"cannot run {program}: {error}") from None
-    if done.returncode != 0:
-        said = done.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise SendError(f"{program} exited {done.returncode}"
-                        + (f": {said[-1][:200]}" if said else ""))
+    """``PROGRAM -i -f ADDR -- RECIPIENT`` (:func:`tomis.mailout.pipe_to_sendmail`):
+    never ``-t``, so no header picks recipients."""
+    from .. import mailout
+
+    mailout.pipe_to_sendmail(_message(queued), program, queued.envelope_from,
+                             [queued.envelope_to])
 
 
 def _to_smtp(config: str | None, queued: Queued) -> None:
     """Through the SMTP server of the settings file (``[smtp]``), the password read from
     the file its ``password_file =`` names, which only its owner may read."""
-    import email
-    import email.policy
-
     from .. import mailout
 
     if not config:
         raise SendError("no mail settings file: give tomis referee init --config FILE")
     settings = mailout.smtp_settings({mailout.CONFIG_ENV: config})
     password = _password(config) if settings.user else None
-    message = email.message_from_bytes(queued.raw, policy=mailout.POLICY)
-    # mailout.send addresses the envelope from the message's own From and To: the
-    # player's token address and the player, checked again there.
-    mailout.send(message, settings, password)
+    # The recipients are the message's own To, the player, checked again there; the
+    # envelope sender is the referee's bare address either way, as for sendmail.
+    mailout.send(_message(queued), settings, password, sender=queued.envelope_from)
+
+
+def _message(queued: Queued):
+    """The queued bytes as a message again, for the sender's header checks."""
+    import email
+
+    from .. import mailout
+
+    return email.message_from_bytes(queued.raw, policy=mailout.POLICY)
 
 
 def _password(config: str) -> str:

@@ -8,8 +8,8 @@ import hashlib
 import re
 from dataclasses import dataclass
 
-from ..notation import record as _record
-from ..notation.clock import TIME_CONTROL_TAG, format_stamp, parse_time_control
+from ..game import Game as LibraryGame
+from ..notation.clock import format_stamp
 from ..errors import TomisError
 from . import letters, tokens
 from .games import Game
@@ -20,7 +20,6 @@ from .process import expire, process_pending
 from .sending import parse_method, send_queued
 from .store import create, open_store, settings, transaction
 
-DEFAULT_LEAVE_DAYS = 45
 MAX_NAME = 64
 _MESSAGE_ID_HEADER = re.compile(rb"^Message-ID:[ \t]*(.*(?:\r?\n[ \t].*)*)", re.IGNORECASE | re.MULTILINE)
 
@@ -95,20 +94,20 @@ def new_game(path: str, white: Player, black: Player, *, time_control: str | Non
 
     if white.address == black.address:
         raise RefereeError("White and Black need different addresses: the address says who acts")
-    if time_control is not None:
-        try:
-            parse_time_control(time_control)
-        except TomisError as error:
-            raise RefereeError(f"--time-control: {error.message}") from None
     if event is not None:
         _name(event, "--event")
     connection, config = connect(path)
     day = datetime.fromtimestamp(now, tz=timezone.utc).strftime("%Y.%m.%d")
-    rec = _record.new_record(white=white.name, black=black.name, rules=rules, event=event,
-                             site=config.referee.domain, date=day)
+    library = LibraryGame(white=white.name, black=black.name, rules=rules, event=event,
+                          site=config.referee.domain, date=day)
     if time_control is not None:
-        rec.tags[TIME_CONTROL_TAG] = time_control
-        rec.comments.append(f"[%ts {format_stamp(now)}]")
+        try:
+            # The allowance is written out, so the record says it without a default.
+            library.start_clock(time_control, now, leave_days)
+        except TomisError as error:
+            connection.close()
+            raise RefereeError(f"--time-control: {error.message}") from None
+    rec = library.record
     with transaction(connection):
         game = Game.insert(connection, (white, black), rec, leave_days, now)
         what = "the game begins"
@@ -198,12 +197,15 @@ def tick(path: str, now: int) -> TickReport:
 
 def _remind(connection, config: Config, game: Game, now: int) -> bool:
     """Once per turn, when the side to act has used half the time it had at its start."""
-    ran = game.clocks()
-    if ran is None or not ran.half_used(now) or game.reminded_ply == game.actions_played:
-        return False
+    readings = game.readings(now)
     side = game.to_move
+    if readings is None or side is None or game.reminded_ply == game.actions_played:
+        return False
+    reading = readings[side]
+    if not reading.used_half or reading.on_leave:
+        return False
     game.reminded_ply = game.actions_played
-    deadline = ran.deadline(side)
+    deadline = reading.deadline
     body = "\n".join([
         letters.title(game), "",
         f"A reminder: it is your turn, and you have used half the time you had when it began. "

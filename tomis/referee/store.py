@@ -9,7 +9,9 @@ Tables (the queue of docs/REFEREE.md):
 - ``inbox``: every raw message as received, with the time it was stored (the referee's
   clock), its de-duplication key and what became of it;
 - ``outbox``: every message to send, queued in the transaction that caused it;
-- ``lines`` and ``leaves``: the private conditional lines and the leave periods;
+- ``lines``: the private conditional lines;
+- ``leaves``: a copy of the leave periods the record holds, by side (the record is the
+  source: :meth:`tomis.referee.games.Game.save` rewrites them);
 - ``replies``: when each address last got an explanation, to limit them.
 """
 
