@@ -89,7 +89,7 @@ def test_run_reads_an_imap_folder_until_sigterm(server, tmp_path):
     import sys
 
     from conftest import ROOT, tomis_env
-    from test_referee_run import WAIT, wait_for
+    from test_referee_run import running, stop, wait_for
 
     imap_server = server()
     lab = Lab(tmp_path)
@@ -101,15 +101,11 @@ def test_run_reads_an_imap_folder_until_sigterm(server, tmp_path):
              imap_server.place("Games"), "--every", "1"], stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL, stderr=log, cwd=ROOT,
             env=tomis_env({k: v for k, v in env_for(imap_server).items() if v is not None}))
-    try:
+    with running(process):
         wait_for(log_path, "message 1, game 1, done: action 1 (B@e1)")
         client = imap_server.admin()
         client.append("Games", None, None, lab.reply(1, "B@d8"))
         client.logout()
         wait_for(log_path, "message 2, game 1, done")
-        process.send_signal(signal.SIGTERM)
-        assert process.wait(timeout=WAIT) == 0
-    finally:
-        if process.poll() is None:
-            process.kill()
+        assert stop(process, signal.SIGTERM) == 0
     assert "stopped (SIGTERM)" in log_path.read_text() and "B@d8" in lab.record()

@@ -29,6 +29,7 @@ import pytest
 
 from conftest import ROOT, tomis_env
 from referee_support import body_of, reply_to
+from test_referee_run import running, stop
 
 pytestmark = pytest.mark.slow
 
@@ -195,13 +196,9 @@ def test_a_game_through_dovecot_read_by_run_imap(mail_lab, tmp_path):
                                     "--imap", place, "--every", "1", "--pages", str(tmp_path / "pages")],
                                    stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=log,
                                    cwd=ROOT, env=env)
-    try:
+    with running(process):
         play_a_short_game(players, mail_lab)
-        process.send_signal(signal.SIGTERM)
-        assert process.wait(timeout=120) == 0
-    finally:
-        if process.poll() is None:
-            process.kill()
+        assert stop(process, signal.SIGTERM) == 0
     log = log_path.read_text()
     assert "done: action 1 (B@e1)" in log and "stopped (SIGTERM)" in log, log
     sent_all(db)

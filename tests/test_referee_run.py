@@ -3,6 +3,7 @@ SIGINT stops it after the message in hand, with nothing lost or taken twice."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -27,6 +28,23 @@ def start(lab: Lab, folder, log_path, *extra):
         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=log, cwd=ROOT, env=tomis_env())
     log.close()
     return process
+
+
+@contextlib.contextmanager
+def running(process):
+    """The ``run`` process, killed at the end if the test left it running (it failed)."""
+    try:
+        yield process
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+
+
+def stop(process, number: int) -> int:
+    """Send signal ``number``; the exit code once the process has finished."""
+    process.send_signal(number)
+    return process.wait(timeout=WAIT)
 
 
 def wait_for(log_path, text: str, count: int = 1) -> str:
@@ -54,18 +72,13 @@ def test_run_takes_messages_as_they_come_and_stops_on_sigint(tmp_path):
     lab = Lab(tmp_path)
     folder = maildir(tmp_path)
     log_path = tmp_path / "run.log"
-    process = start(lab, folder, log_path)
-    try:
+    with running(start(lab, folder, log_path)) as process:
         wait_for(log_path, "running on")
         (folder / "new" / "1.a.host").write_bytes(lab.reply(0, "B@e1"))
         wait_for(log_path, "new/1.a.host: message 1, game 1, done: action 1 (B@e1)")
         (folder / "new" / "2.b.host").write_bytes(lab.reply(1, "B@d8"))
         wait_for(log_path, "new/2.b.host: message 2, game 1, done")
-        process.send_signal(signal.SIGINT)
-        assert process.wait(timeout=WAIT) == 0
-    finally:
-        if process.poll() is None:
-            process.kill()
+        assert stop(process, signal.SIGINT) == 0
     log = log_path.read_text()
     assert "stopped (SIGINT)" in log and "Traceback" not in log
     assert sorted(os.listdir(folder / "cur")) == ["1.a.host:2,S", "2.b.host:2,S"]
@@ -80,14 +93,9 @@ def test_sigterm_mid_message_finishes_it_and_loses_nothing(tmp_path):
     for name, raw in messages.items():
         (folder / "new" / name).write_bytes(raw)
     log_path = tmp_path / "run.log"
-    process = start(lab, folder, log_path, "--pages", tmp_path / "pages")
-    try:
+    with running(start(lab, folder, log_path, "--pages", tmp_path / "pages")) as process:
         wait_for(log_path, "new/001.host: message")        # a few taken: more are in hand
-        process.send_signal(signal.SIGTERM)
-        assert process.wait(timeout=WAIT) == 0
-    finally:
-        if process.poll() is None:
-            process.kill()
+        assert stop(process, signal.SIGTERM) == 0
     log = log_path.read_text()
     assert "stopped (SIGTERM)" in log and "Traceback" not in log
     taken = sorted(name.split(":")[0] for name in os.listdir(folder / "cur"))
