@@ -96,8 +96,10 @@ def show(path: str, number: int, now: int) -> str:
     connection, _config = connect(path)
     game = _load(connection, number)
     connection.close()
-    turn = (letters.turn_lines(game, 2) if game.over else
-            [f"To act: {letters.player_words(game, game.to_move)}"])
+    if game.over:
+        turn = letters.turn_lines(game, 0)        # once the game is over, the same for both
+    else:
+        turn = [f"To act: {letters.player_words(game, game.to_move)}"]
     return "\n".join([letters.title(game), "", *letters.position_lines(game), "",
                       *letters.clock_lines(game, now), "", *turn])
 
