@@ -110,8 +110,8 @@ def run_deliver(db: str, recipient: str | None, at: int | None) -> int:
             while sys.stdin.buffer.read(1 << 20):       # let the mail server finish writing
                 pass
         connection, config = service.connect(db)
-        stored = service.store_message(connection, raw, oversized,
-                                       recipient, int(time.time()) if at is None else at)
+        service.store_message(connection, raw, oversized,
+                              recipient, int(time.time()) if at is None else at)
     except Exception as error:  # noqa: BLE001 -- anything before the commit: try again later
         click.echo(f"tomis referee deliver: not stored, try again later: {visible(str(error))}",
                    err=True)
@@ -135,3 +135,269 @@ def tick(db, now):
     _say_unsent(report.failures or [])
     click.echo(f"processed {report.processed}, reminders {report.reminders}, "
                f"time-outs {report.forfeits}, unsent {len(report.failures or [])}", err=True)
+
+
+# --------------------------------------------------------------------------- the organiser
+
+def _db(command):
+    return click.argument("db", type=click.Path(dir_okay=False))(command)
+
+
+def _number(command):
+    return click.argument("number", metavar="N", type=click.IntRange(1))(command)
+
+
+def _reason(command):
+    return click.option("--reason", required=True, metavar="TEXT",
+                        help="Why, in one line: both players read it, the record keeps it.")(command)
+
+
+def _clock(now: str | None) -> int:
+    import time
+
+    return int(time.time()) if now is None else parse_now(now)
+
+
+@referee.command()
+@_db
+@click.option("--json", "as_json", is_flag=True, help="One JSON object a line.")
+@click.option("--all", "every", is_flag=True, help="Finished games too, with their results.")
+@_now_option
+def games(db, as_json, every, now):
+    """List the games: number, players, to act, clocks, last action, waiting since."""
+    import json
+
+    from ..referee import organiser
+
+    found = organiser.games(db, _clock(now), every=every)
+    for summary in found:
+        click.echo(json.dumps(summary.to_json()) if as_json else _games_line(summary))
+    if not found and not as_json:
+        click.echo("no games" + ("" if every else " in play (--all shows finished ones)"),
+                   err=True)
+
+
+def _games_line(summary) -> str:
+    from ..errors import visible
+    from ..notation.clock import describe_duration, format_stamp
+
+    players = f"{visible(summary.white)} - {visible(summary.black)}"
+    if summary.over:
+        state = f"ended {summary.result}" + (f" ({summary.termination})"
+                                              if summary.termination else "")
+    else:
+        state = f"{summary.to_act} to act"
+    clocks = "no clocks" if summary.clocks is None else "clocks " + " / ".join(
+        describe_duration(left) if left >= 0 else "none left" for left in summary.clocks)
+    last = (f"action {summary.actions} {summary.last_action}" if summary.last_action
+            else "no action yet")
+    return (f"#{summary.number}  {players}  {state}  {clocks}  {last}  "
+            f"since {format_stamp(summary.last_change)}")
+
+
+@referee.command()
+@_db
+@_number
+@_now_option
+def show(db, number, now):
+    """The board and clocks of game N."""
+    from ..referee import organiser
+
+    click.echo(organiser.show(db, number, _clock(now)))
+
+
+@referee.command()
+@_db
+@_number
+@click.option("-o", "output", type=click.Path(dir_okay=False), metavar="FILE",
+              help="Write the record to FILE (atomically) instead of standard output.")
+def export(db, number, output):
+    """The record of game N, without the private conditional lines."""
+    from ..referee import organiser
+
+    text = organiser.export(db, number)
+    if output is None:
+        click.echo(text, nl=False)
+    else:
+        from ..util import safefile
+
+        safefile.atomic_write(output, text)
+        click.echo(f"wrote game {number} to {output}", err=True)
+
+
+@referee.command()
+@_db
+@_number
+@click.argument("side", type=click.Choice(["white", "black"]))
+@click.argument("player", metavar='"NAME <ADDR>"')
+@_now_option
+def address(db, number, side, player, now):
+    """Register a new name and address for one side of game N; that address is told."""
+    from ..referee import organiser
+
+    failures = organiser.change_address(db, number, organiser.side_of(side), player, _clock(now))
+    click.echo(f"game {number}: {side} is now {player}", err=True)
+    _say_unsent(failures)
+
+
+@referee.command()
+@_db
+@_number
+@click.argument("result", type=click.Choice(["1-0", "0-1", "1/2-1/2"]))
+@_reason
+@_now_option
+def adjudicate(db, number, result, reason, now):
+    """End game N with RESULT (Termination adjudication); both players are told."""
+    from ..referee import organiser
+
+    _say_unsent(organiser.adjudicate(db, number, result, reason, _clock(now)))
+    click.echo(f"game {number}: {result}, adjudicated", err=True)
+
+
+@referee.command()
+@_db
+@_number
+@_reason
+@_now_option
+def abort(db, number, reason, now):
+    """End game N without a result (Termination abandoned); both players are told."""
+    from ..referee import organiser
+
+    _say_unsent(organiser.abort(db, number, reason, _clock(now)))
+    click.echo(f"game {number}: aborted", err=True)
+
+
+@referee.command()
+@_db
+@_number
+@_now_option
+def resend(db, number, now):
+    """Send each player of game N the last message they were sent, again."""
+    from ..referee import organiser
+
+    _say_unsent(organiser.resend(db, number, _clock(now)))
+    click.echo(f"game {number}: the last messages queued again", err=True)
+
+
+@referee.command()
+@_db
+def outbox(db):
+    """The messages not sent yet, and why."""
+    from ..errors import visible
+    from ..notation.clock import format_stamp
+    from ..referee import organiser
+
+    waiting = organiser.outbox(db)
+    for item in waiting:
+        why = visible(item.error) if item.error else "not tried yet"
+        click.echo(f"{item.id}  game {item.game}  to {item.to}  queued {format_stamp(item.queued_at)}"
+                   f"  tries {item.attempts}  {why}")
+    if not waiting:
+        click.echo("the outbox is empty: every message was sent", err=True)
+
+
+@referee.command()
+@_db
+def rejected(db):
+    """The messages refused, and why."""
+    from ..notation.clock import format_stamp
+    from ..referee import organiser
+
+    refused = organiser.rejected(db)
+    for item in refused:
+        game = f"game {item.game}" if item.game is not None else "no game"
+        click.echo(f"{item.id}  {format_stamp(item.stored_at)}  {game}  from {item.sender or '?'}"
+                   f"  {item.subject!s}  -- {item.reason}")
+    if not refused:
+        click.echo("no message was refused", err=True)
+
+
+# --------------------------------------------------------------------------- mailboxes
+
+def _mailbox_options(command):
+    command = click.option("--imap", "imap_place", metavar="URL",
+                           help="An IMAP folder, imaps://USER@HOST[:PORT]/FOLDER, read-only; "
+                                "the password from TOMIS_IMAP_PASSWORD.")(command)
+    return click.option("--maildir", type=click.Path(file_okay=False), metavar="DIR",
+                         help="A Maildir on this host; each message taken moves to cur/ "
+                              "with the S flag.")(command)
+
+
+def _mailbox(maildir: str | None, imap_place: str | None):
+    from ..referee.fetching import Mailbox
+
+    if (maildir is None) == (imap_place is None):
+        raise click.UsageError("give one of --maildir DIR or --imap URL")
+    if imap_place is not None:
+        from ..mail.imap import parse_place
+
+        parse_place(imap_place)          # a bad URL is told before anything is read
+    return Mailbox(maildir, imap_place)
+
+
+def _log_outcome(outcome) -> None:
+    click.echo(f"tomis referee: {outcome.log_line()}", err=True)
+
+
+@referee.command()
+@_db
+@_mailbox_options
+@_now_option
+def fetch(db, maildir, imap_place, now):
+    """Take every new message of a Maildir or an IMAP folder once, as deliver would."""
+    from ..referee import fetching
+
+    mailbox = _mailbox(maildir, imap_place)
+    at = None if now is None else parse_now(now)
+    report = fetching.fetch(db, mailbox, fetching.host_clock if at is None else (lambda: at),
+                            log=_log_outcome)
+    _say_unsent(report.failures or [])
+    click.echo(f"taken {report.taken}", err=True)
+
+
+@referee.command("run")
+@_db
+@_mailbox_options
+@click.option("--every", type=click.FloatRange(1, 86_400), default=60, show_default=True,
+              metavar="SECONDS", help="Time between two rounds of fetch and tick.")
+@click.option("--pages", type=click.Path(file_okay=False), metavar="DIR",
+              help="Write the status pages (as tomis referee page) to DIR after every change.")
+def run_command(db, maildir, imap_place, every, pages):
+    """Fetch and tick in a loop; stop on SIGTERM or SIGINT after the message in hand.
+
+    One line per message on standard error; fit to run under systemd (docs/REFEREE.md).
+    """
+    from ..referee import daemon
+    from ..referee.service import connect
+
+    mailbox = _mailbox(maildir, imap_place)
+    connect(db)[0].close()                    # a missing store is told at once, not each round
+    if maildir is not None:
+        from ..referee.fetching import check_maildir
+
+        check_maildir(maildir)
+    refresh = None
+    if pages is not None:
+        from ..referee import pages as status_pages
+
+        refresh = lambda: status_pages.write(db, pages)    # noqa: E731 -- after every change
+
+    stop = daemon.Stopper()
+    stop.install()
+    say = lambda text: click.echo(f"tomis referee: {text}", err=True)   # noqa: E731
+    say(f"running on {db}, every {every:g} s; SIGTERM or SIGINT stops")
+    daemon.run(db, mailbox, every, stop, say, _log_outcome, refresh)
+    say(f"stopped ({stop.signal_name or 'asked'}); every message taken is stored")
+
+
+@referee.command()
+@_db
+@click.option("-o", "output", required=True, type=click.Path(file_okay=False), metavar="DIR",
+              help="The folder of the pages (made if missing).")
+@_now_option
+def page(db, output, now):
+    """Write the status pages: index.html (games, standings, crosstable) and game-N.html."""
+    from ..referee import pages
+
+    written = pages.write(db, output, None if now is None else parse_now(now))
+    click.echo(f"wrote {len(written)} page(s) to {output}", err=True)

@@ -22,7 +22,7 @@ from typing import NamedTuple
 from . import clock as _clock
 from . import conditional
 from ..rules.board import DRAW, SIDE_TITLES, WIN_RESULTS
-from .tags import TERMINATION_TAG, TIME_FORFEIT
+from .tags import ADJUDICATION, TERMINATION_TAG, TIME_FORFEIT
 from ..errors import NotationError, RecordError, TomisError
 
 WIN_FOR = WIN_RESULTS               # WIN_FOR[side]: the result when ``side`` wins
@@ -338,7 +338,8 @@ def _check_ending(game, facts: Facts, ran: _clock.Clock | None, by_name: dict, r
         _check_claim(game, facts, ran, by_name["claim"])
     elif facts.draw_accepted:
         _check_draw(game, facts, by_name["draw"])
-    elif facts.control is not None and game.result == DRAW and not decided:
+    elif facts.control is not None and game.result == DRAW and not decided \
+            and game.tags.get(TERMINATION_TAG) != ADJUDICATION:      # an arbiter's draw stands
         raise RecordError("the game has a TimeControl and ends 1/2-1/2 without a decided position; "
                           "an agreed draw is an accepted offer: (=) after the last action and "
                           "{[%draw accept]} (R23)", *result_at)

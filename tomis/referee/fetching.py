@@ -1,0 +1,260 @@
+"""Taking players' messages from a mailbox instead of a mail server's pipe: a Maildir on
+this host, or a folder of an IMAP server (a provider's mailbox).
+
+Each message is taken as ``deliver`` takes one: stored and committed first
+(:func:`.service.store_message`, de-duplicated by Message-ID or bytes), then decided
+(:mod:`.process`). Only then is it marked taken in the mailbox, so a process killed in
+between takes it again next time and the store ignores the copy: nothing is lost, and
+nothing acts twice.
+
+- Maildir: a message of ``new/`` (or one of ``cur/`` a mail program saw but that lacks
+  the ``S`` flag) is renamed into ``cur/`` with the ``S`` (seen) flag, the Maildir way.
+- IMAP: the folder is opened read-only (``EXAMINE``, ``BODY.PEEK``); the store remembers
+  the folder's ``UIDVALIDITY`` and the last UID taken. When the server changes
+  ``UIDVALIDITY`` (a folder rebuilt, a provider moved), every message is read again and
+  de-duplication drops those already stored.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass
+from typing import Callable, Iterator
+
+from ..errors import TomisError, one_line, visible
+from .inbound import MAX_MESSAGE_BYTES
+from .outbound import Config
+from .process import process_pending
+from .service import store_message
+from .store import transaction
+
+MAX_PER_ROUND = 200            # messages taken by one fetch; the next takes the rest
+SEEN = "S"
+
+
+class FetchError(TomisError):
+    """A mailbox that cannot be read: a missing Maildir, an IMAP server that refuses."""
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What became of one message taken: its name in the mailbox, its row in the store
+    (None: a copy of one stored before), and what the referee did with it."""
+
+    source: str
+    stored: int | None
+    state: str
+    reason: str | None
+    game: int | None
+
+    def log_line(self) -> str:
+        if self.stored is None:
+            return f"{self.source}: a copy of a message taken before, ignored"
+        game = f"game {self.game}" if self.game is not None else "no game"
+        return (f"{self.source}: message {self.stored}, {game}, {self.state}: "
+                f"{visible(one_line(self.reason or ''))}")
+
+
+@dataclass(frozen=True)
+class Incoming:
+    """A message read from a mailbox, and how to mark it taken once it is stored."""
+
+    source: str
+    raw: bytes
+    oversized: bool
+    mark_taken: Callable[[], None]
+
+
+Stop = Callable[[], bool]
+
+
+def take_all(connection, config: Config, messages: Iterator[Incoming], now: Callable[[], int],
+             stop: Stop, log: Callable[[Outcome], None]) -> int:
+    """Store, decide and mark each message in turn, until ``stop()`` says so between two;
+    how many were taken."""
+    count = 0
+    for incoming in messages:
+        log(take_one(connection, config, incoming, now()))
+        count += 1
+        if stop():
+            break
+    return count
+
+
+def take_one(connection, config: Config, incoming: Incoming, at: int) -> Outcome:
+    stored = store_message(connection, incoming.raw, incoming.oversized, None, at)
+    process_pending(connection, config)
+    incoming.mark_taken()
+    if stored.id is None:
+        return Outcome(incoming.source, None, "ignored", None, None)
+    state, reason, game = connection.execute(
+        "SELECT state, reason, game FROM inbox WHERE id = ?", (stored.id,)).fetchone()
+    return Outcome(incoming.source, stored.id, state, reason, game)
+
+
+# --------------------------------------------------------------------------- Maildir
+
+def check_maildir(folder: str) -> None:
+    for part in ("new", "cur", "tmp"):
+        if not os.path.isdir(os.path.join(folder, part)):
+            raise FetchError(f"{folder} is not a Maildir: it has no {part}/ folder")
+
+
+def maildir_messages(folder: str) -> Iterator[Incoming]:
+    """The messages not yet taken, oldest name first: all of ``new/``, then those of
+    ``cur/`` without the ``S`` flag; at most :data:`MAX_PER_ROUND`."""
+    check_maildir(folder)
+    waiting = [("new", name) for name in sorted(_names(folder, "new"))]
+    waiting += [("cur", name) for name in sorted(_names(folder, "cur"))
+                if SEEN not in _flags(name)]
+    for part, name in waiting[:MAX_PER_ROUND]:
+        path = os.path.join(folder, part, name)
+        try:
+            raw, oversized = _read_bounded(path)
+        except FileNotFoundError:
+            continue                       # another reader took it meanwhile
+        except OSError as error:
+            raise FetchError(f"cannot read {visible(path)}: {error.strerror}") from None
+        yield Incoming(f"{part}/{visible(name)}", raw, oversized,
+                       lambda folder=folder, part=part, name=name: _mark_seen(folder, part, name))
+
+
+def _names(folder: str, part: str) -> list[str]:
+    # Names starting with a dot are not messages (the Maildir convention).
+    return [name for name in os.listdir(os.path.join(folder, part)) if not name.startswith(".")]
+
+
+def _flags(name: str) -> str:
+    _base, sep, info = name.rpartition(":2,")
+    return info if sep else ""
+
+
+def _read_bounded(path: str) -> tuple[bytes, bool]:
+    with open(path, "rb") as handle:
+        raw = handle.read(MAX_MESSAGE_BYTES + 1)
+    if len(raw) > MAX_MESSAGE_BYTES:
+        return raw[:MAX_MESSAGE_BYTES], True
+    return raw, False
+
+
+def _mark_seen(folder: str, part: str, name: str) -> None:
+    """Rename the message into ``cur/`` with the ``S`` flag added to its info."""
+    base, sep, info = name.rpartition(":2,")
+    if not sep:
+        base, info = name, ""
+    flags = "".join(sorted(set(info) | {SEEN}))
+    try:
+        os.rename(os.path.join(folder, part, name), os.path.join(folder, "cur", f"{base}:2,{flags}"))
+    except FileNotFoundError:
+        pass                               # another reader marked it; it is stored either way
+
+
+# --------------------------------------------------------------------------- IMAP
+
+_IMAP_TABLE = ("CREATE TABLE IF NOT EXISTS imap_folders (place TEXT PRIMARY KEY, "
+               "uidvalidity INTEGER NOT NULL, last_uid INTEGER NOT NULL)")
+
+
+def imap_messages(connection, place_text: str, env=None) -> Iterator[Incoming]:
+    """The messages of the IMAP folder above the last UID taken (all of them when the
+    folder's ``UIDVALIDITY`` changed), oldest first, at most :data:`MAX_PER_ROUND`."""
+    from ..mail import imap
+
+    place = imap.parse_place(place_text)
+    key = str(place)
+    with transaction(connection):
+        connection.execute(_IMAP_TABLE)
+    with imap._Folder(place, imap.settings(env), imap.env_password) as folder:
+        validity = _uidvalidity(folder)
+        known = connection.execute("SELECT uidvalidity, last_uid FROM imap_folders "
+                                   "WHERE place = ?", (key,)).fetchone()
+        last = known[1] if known is not None and known[0] == validity else 0
+        for uid in _uids_after(folder, last)[:MAX_PER_ROUND]:
+            raw, oversized = _fetch_bounded(folder, uid)
+            yield Incoming(f"UID {uid}", raw, oversized,
+                           lambda uid=uid: _remember(connection, key, validity, uid))
+
+
+def _uidvalidity(folder) -> int:
+    _name, data = folder.connection.response("UIDVALIDITY")
+    value = data[0] if data and data[0] else b""
+    if not value.isdigit():
+        raise FetchError(f"the IMAP server {folder.place.server} gave no UIDVALIDITY for the "
+                         f"folder, so the referee cannot tell new messages from old")
+    return int(value)
+
+
+def _uids_after(folder, last: int) -> list[int]:
+    if folder.exists == 0:
+        return []
+    with folder._failures("search the folder on"):
+        status, data = folder.connection.uid("SEARCH", f"UID {last + 1}:*")
+    if status != "OK":
+        raise folder._answered("the search for new messages", data)
+    words = b" ".join(part for part in data if isinstance(part, bytes)).split()
+    # "N:*" always matches the newest message, even below N: keep those above ``last``.
+    return sorted(uid for uid in (int(word) for word in words if word.isdigit()) if uid > last)
+
+
+def _fetch_bounded(folder, uid: int) -> tuple[bytes, bool]:
+    from ..mail import imap
+
+    with folder._failures("fetch a message from"):
+        status, data = folder.connection.uid("FETCH", str(uid),
+                                             f"(BODY.PEEK[]<0.{MAX_MESSAGE_BYTES + 1}>)")
+    bodies = [body for _meta, body in imap._responses(data)] if status == "OK" else []
+    if not bodies or bodies[0] is None:
+        raise FetchError(f"the IMAP server {folder.place.server} did not send message UID {uid}")
+    raw = bodies[0]
+    return (raw[:MAX_MESSAGE_BYTES], True) if len(raw) > MAX_MESSAGE_BYTES else (raw, False)
+
+
+def _remember(connection, key: str, validity: int, uid: int) -> None:
+    with transaction(connection):
+        connection.execute("INSERT INTO imap_folders (place, uidvalidity, last_uid) "
+                           "VALUES (?, ?, ?) ON CONFLICT (place) DO UPDATE SET "
+                           "uidvalidity = excluded.uidvalidity, last_uid = excluded.last_uid",
+                           (key, validity, uid))
+
+
+# --------------------------------------------------------------------------- fetch
+
+@dataclass(frozen=True)
+class Mailbox:
+    """Where players' messages wait: a Maildir folder or an IMAP place (one of the two)."""
+
+    maildir: str | None = None
+    imap: str | None = None
+
+    def messages(self, connection) -> Iterator[Incoming]:
+        if self.maildir is not None:
+            return maildir_messages(self.maildir)
+        return imap_messages(connection, self.imap)
+
+
+@dataclass
+class Fetched:
+    taken: int = 0
+    failures: list[str] | None = None       # messages not sent yet, in words
+
+
+def fetch(path: str, mailbox: Mailbox, clock: Callable[[], int], *,
+          stop: Stop = lambda: False, log: Callable[[Outcome], None] = lambda _o: None) -> Fetched:
+    """Take the new messages of ``mailbox`` into the store at ``path``, then send what
+    they caused; ``clock()`` stamps each as it is stored."""
+    from .sending import send_queued
+    from .service import connect
+
+    connection, config = connect(path)
+    messages = mailbox.messages(connection)
+    try:
+        taken = take_all(connection, config, messages, clock, stop, log)
+        return Fetched(taken, send_queued(connection, config.settings, retry=False))
+    finally:
+        messages.close()             # logs out of an IMAP server at once
+        connection.close()
+
+
+def host_clock() -> int:
+    return int(time.time())

@@ -1,0 +1,283 @@
+"""The organiser's commands: list and show games, export a record, change a player's
+address, end a game by adjudication or abort it, send the last messages again, and look
+at what waits in the outbox and what was refused.
+
+Each change is one transaction, queues what the players are told in it (as a player's
+message does, :mod:`.process`), then sends. Nothing here prints: the CLI does.
+"""
+
+from __future__ import annotations
+
+import email
+import email.policy
+from dataclasses import dataclass
+
+from ..errors import TomisError, one_line, visible
+from ..notation import record as _record
+from ..notation.clock import format_stamp
+from ..notation.tags import ABANDONED, ADJUDICATION, TERMINATION_TAG
+from ..rules.board import SIDE_TITLES
+from . import letters, tokens
+from .games import Game
+from .outbound import queue_update
+from .sending import send_queued
+from .service import RefereeError, connect, parse_player
+from .store import transaction
+
+SIDE_WORDS = ("white", "black")
+RESULTS = ("1-0", "0-1", "1/2-1/2")
+MAX_REASON = 200
+
+
+@dataclass(frozen=True)
+class Summary:
+    """One line of ``games``: what an organiser wants to see of a game at a glance."""
+
+    number: int
+    white: str
+    black: str
+    result: str
+    over: bool
+    to_act: str | None              # "white", "black", or None when the game has ended
+    clocks: tuple[int, int] | None  # seconds left each side at ``now`` (None: no clocks)
+    actions: int
+    last_action: str | None
+    last_change: int                # when the game last changed (the referee's clock)
+    termination: str | None
+
+    def to_json(self) -> dict:
+        return {"number": self.number, "white": self.white, "black": self.black,
+                "result": self.result, "over": self.over, "to_act": self.to_act,
+                "time_left": None if self.clocks is None else
+                {"white": self.clocks[0], "black": self.clocks[1]},
+                "actions": self.actions, "last_action": self.last_action,
+                "waiting_since": format_stamp(self.last_change),
+                "termination": self.termination}
+
+
+def _load(connection, number: int) -> Game:
+    game = Game.load(connection, number)
+    if game is None:
+        raise RefereeError(f"there is no game {number} in this store")
+    return game
+
+
+def last_change(connection, game: Game) -> int:
+    """When ``game`` last changed: its newest message taken, else its creation."""
+    (taken,) = connection.execute(
+        "SELECT MAX(stored_at) FROM inbox WHERE game = ? AND state = 'done'", (game.id,)).fetchone()
+    (created,) = connection.execute("SELECT created FROM games WHERE id = ?", (game.id,)).fetchone()
+    return max(taken or created, created)
+
+
+def summarise(connection, game: Game, now: int) -> Summary:
+    readings = game.readings(now)
+    clocks = None if readings is None else (readings[0].left, readings[1].left)
+    last = game.record.nodes[-1].action if game.record.nodes else None
+    to_act = None if game.to_move is None else SIDE_WORDS[game.to_move]
+    return Summary(game.id, game.players[0].name, game.players[1].name, game.record.result,
+                   game.over, to_act, clocks, game.actions_played,
+                   None if last is None else str(last), last_change(connection, game),
+                   game.record.tags.get(TERMINATION_TAG))
+
+
+def games(path: str, now: int, *, every: bool) -> list[Summary]:
+    """The games of the store, oldest first: those still played, or ``every`` one."""
+    connection, _config = connect(path)
+    where = "" if every else "WHERE over = 0"
+    numbers = [row[0] for row in connection.execute(f"SELECT id FROM games {where} ORDER BY id")]
+    found = [summarise(connection, Game.load(connection, number), now) for number in numbers]
+    connection.close()
+    return found
+
+
+def show(path: str, number: int, now: int) -> str:
+    """The board, the clocks and whose turn it is, as the players' messages show them."""
+    connection, _config = connect(path)
+    game = _load(connection, number)
+    connection.close()
+    if game.over:
+        turn = letters.turn_lines(game, 0)        # once the game is over, the same for both
+    else:
+        turn = [f"To act: {letters.player_words(game, game.to_move)}"]
+    return "\n".join([letters.title(game), "", *letters.position_lines(game), "",
+                      *letters.clock_lines(game, now), "", *turn])
+
+
+def export(path: str, number: int) -> str:
+    """The public record: the stamps and offers, never a private conditional line (those
+    live in their own table and never enter the record)."""
+    connection, _config = connect(path)
+    game = _load(connection, number)
+    connection.close()
+    return _record.write(game.record)
+
+
+def side_of(word: str) -> int:
+    try:
+        return SIDE_WORDS.index(word.lower())
+    except ValueError:
+        raise RefereeError(f"{word!r}: the side is white or black") from None
+
+
+def reason_text(text: str) -> str:
+    """A reason the players read and the record keeps as a comment: one printable line."""
+    text = text.strip()
+    if not text or len(text) > MAX_REASON or not text.isprintable() or any(c in text for c in "{}"):
+        raise RefereeError(f"--reason: 1 to {MAX_REASON} printable characters on one line, "
+                           f"without {{ or }}")
+    return text
+
+
+def change_address(path: str, number: int, side: int, text: str, now: int) -> list[str]:
+    """Register ``text`` (``NAME <ADDR>``) for ``side`` and tell the new address; the
+    messages not sent yet, in words. The reply token stays: it names the seat."""
+    player = parse_player(text, f"the {SIDE_WORDS[side]} player")
+    connection, config = connect(path)
+    with transaction(connection):
+        game = _load(connection, number)
+        if game.over:
+            raise RefereeError(f"game {number} has ended ({game.record.result})")
+        if game.players[1 - side].address == player.address:
+            raise RefereeError(f"{player.address} is the other player's address: the address "
+                               f"says who acts")
+        old = game.players[side]
+        connection.execute(f"UPDATE games SET {SIDE_WORDS[side]}_name = ?, "
+                           f"{SIDE_WORDS[side]}_address = ? WHERE id = ?",
+                           (player.name, player.address, number))
+        game.players = (player, game.players[1]) if side == 0 else (game.players[0], player)
+        queue_update(connection, config, game, side, "your address changed",
+                     [f"The organiser changed your address for this game from {old.address} "
+                      f"to {player.address}: only mail from {player.address} acts for you now."],
+                     None, [], now)
+        game.save(connection)
+    return _send(connection, config)
+
+
+def adjudicate(path: str, number: int, result: str, reason: str, now: int) -> list[str]:
+    """End ``number`` with ``result``: ``Termination`` adjudication, the reason as a comment
+    on the last action, both players told."""
+    if result not in RESULTS:
+        raise RefereeError(f"{result!r}: an adjudicated result is 1-0, 0-1 or 1/2-1/2")
+    reason = reason_text(reason)
+
+    def end(game: Game) -> str:
+        try:
+            _record.finish(game.record, result)
+        except TomisError as error:
+            raise RefereeError(error.message) from None
+        game.record.tags[TERMINATION_TAG] = ADJUDICATION
+        return f"The organiser adjudicated the game: {result}. Reason: {reason}"
+
+    return _end(path, number, reason, end, f"{result}, adjudicated", now)
+
+
+def abort(path: str, number: int, reason: str, now: int) -> list[str]:
+    """End ``number`` without a result (``*``, ``Termination`` abandoned), both players told."""
+    reason = reason_text(reason)
+
+    def end(game: Game) -> str:
+        game.record.tags[TERMINATION_TAG] = ABANDONED
+        return f"The organiser aborted the game; it has no result. Reason: {reason}"
+
+    return _end(path, number, reason, end, "aborted", now)
+
+
+def _end(path: str, number: int, reason: str, end, subject: str, now: int) -> list[str]:
+    connection, config = connect(path)
+    with transaction(connection):
+        game = _load(connection, number)
+        if game.over:
+            raise RefereeError(f"game {number} has already ended ({game.record.result})")
+        words = end(game)
+        place = game.record.nodes[-1].comments if game.record.nodes else game.record.comments
+        place.append(f"organiser: {reason}")
+        game.over = True
+        game.lines = [[], []]
+        for side in (0, 1):
+            queue_update(connection, config, game, side, subject, [words], None, [], now)
+        game.save(connection)
+    return _send(connection, config)
+
+
+def resend(path: str, number: int, now: int) -> list[str]:
+    """Queue the last message each player got again, to the address registered now."""
+    connection, config = connect(path)
+    with transaction(connection):
+        game = _load(connection, number)
+        for side, player in enumerate(game.players):
+            row = connection.execute(
+                "SELECT raw FROM outbox WHERE game = ? AND instr(raw, ?) > 0 "
+                "ORDER BY id DESC LIMIT 1", (number, _seat_mark(config, game, side))).fetchone()
+            if row is None:
+                raise RefereeError(f"game {number}: no message to {SIDE_TITLES[side]} to send again")
+            connection.execute(
+                "INSERT INTO outbox (game, queued_at, envelope_from, envelope_to, raw) "
+                "VALUES (?, ?, ?, ?, ?)", (number, now, config.referee.address, player.address,
+                                           row[0]))
+    return _send(connection, config)
+
+
+def _seat_mark(config, game: Game, side: int) -> bytes:
+    """What every message to ``side``'s seat holds, whatever its address was then: the
+    seat's reply address (tokens are the same each time for one seat)."""
+    token = tokens.make(config.secret, tokens.Seat(game.id, side))
+    return f"{config.referee.local}+{token}@".encode()
+
+
+def _send(connection, config) -> list[str]:
+    failures = send_queued(connection, config.settings, retry=False)
+    connection.close()
+    return failures
+
+
+@dataclass(frozen=True)
+class Waiting:
+    """A message in the outbox not sent yet, and why."""
+
+    id: int
+    game: int | None
+    to: str
+    queued_at: int
+    attempts: int
+    error: str | None
+
+
+def outbox(path: str) -> list[Waiting]:
+    connection, _config = connect(path)
+    rows = connection.execute("SELECT id, game, envelope_to, queued_at, attempts, error "
+                              "FROM outbox WHERE sent_at IS NULL ORDER BY id").fetchall()
+    connection.close()
+    return [Waiting(*row) for row in rows]
+
+
+@dataclass(frozen=True)
+class Refused:
+    """A message the referee refused, who it said it was from, and why."""
+
+    id: int
+    stored_at: int
+    game: int | None
+    sender: str
+    subject: str
+    reason: str
+
+
+def rejected(path: str) -> list[Refused]:
+    connection, _config = connect(path)
+    rows = connection.execute("SELECT id, stored_at, game, raw, reason FROM inbox "
+                              "WHERE state = 'rejected' ORDER BY id").fetchall()
+    connection.close()
+    return [Refused(number, at, game, *_from_and_subject(raw), visible(one_line(reason or "")))
+            for number, at, game, raw, reason in rows]
+
+
+def _from_and_subject(raw: bytes) -> tuple[str, str]:
+    """The From and Subject as sent (outside text: bounded, control characters shown)."""
+    head = raw[:64 * 1024]
+    try:
+        message = email.message_from_bytes(head, policy=email.policy.compat32)
+        values = [str(message.get(name, "") or "") for name in ("From", "Subject")]
+    except Exception:             # noqa: BLE001 -- a header nobody can read is shown as none
+        values = ["", ""]
+    return tuple(visible(one_line(" ".join(value.split())))[:120] for value in values)

@@ -1,0 +1,210 @@
+"""``tomis referee page``: the club's status pages, static HTML for any web server.
+
+``index.html`` lists the games in play (players, who acts, clocks, last action, waiting
+since) and those finished (result, how it ended), then the standings and the crosstable
+as ``tomis stats`` computes them (:class:`tomis.archive.stats.Stats`). Each game has its
+replay page, ``game-N.html`` (:func:`tomis.pictures.html.page`).
+
+What a page may hold is the public record and the names: never an address, a reply
+token or a private conditional line (those are in other columns and tables, and no code
+here reads them). The index carries no script at all; its content security policy is the
+replay page's without ``script-src``. Every file is written atomically.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from html import escape
+
+from ..archive.stats import Stats, StatsProbe
+from ..notation.clock import describe_duration, format_stamp
+from ..pictures import html
+from ..util import safefile
+from .games import Game
+from .organiser import Summary, summarise
+from .service import connect
+
+INDEX = "index.html"
+CSP = "default-src 'none'; style-src 'unsafe-inline'"
+
+
+def game_file(number: int) -> str:
+    return f"game-{number}.html"
+
+
+@dataclass(frozen=True)
+class _Checked:
+    """What :class:`StatsProbe` reads of a game: the record, read without error."""
+
+    game: object
+    error: None = None
+
+
+def write(path: str, folder: str, now: int | None = None) -> list[str]:
+    """Write the index and every game's replay page into ``folder``; the files written
+    (a page whose text is unchanged is left as it was)."""
+    import time
+
+    now = int(time.time()) if now is None else now
+    connection, _config = connect(path)
+    try:
+        numbers = [row[0] for row in connection.execute("SELECT id FROM games ORDER BY id")]
+        games = [Game.load(connection, number) for number in numbers]
+        summaries = [summarise(connection, game, now) for game in games]
+    finally:
+        connection.close()
+    os.makedirs(folder, exist_ok=True)
+    written = []
+    for game in games:
+        text = html.page(game.record, name=f"tomis-{game.id}.tgn")
+        written += _publish(os.path.join(folder, game_file(game.id)), text)
+    written += _publish(os.path.join(folder, INDEX), index(summaries, _standings(games), now))
+    return written
+
+
+def _publish(path: str, text: str) -> list[str]:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            if handle.read() == text:
+                return []
+    except (FileNotFoundError, UnicodeDecodeError):
+        pass
+    safefile.atomic_write(path, text)
+    return [path]
+
+
+def _standings(games: list[Game]) -> dict:
+    stats = Stats()
+    probe = StatsProbe()
+    for game in games:
+        facts = probe(_Checked(game.record), None)
+        if facts is not None:
+            stats.add(facts)
+    return stats.as_json()
+
+
+# --------------------------------------------------------------------------- the index
+
+def index(summaries: list[Summary], standings: dict, now: int) -> str:
+    playing = [s for s in summaries if not s.over]
+    finished = [s for s in summaries if s.over]
+    parts = [f"<h1>Games of the referee</h1>\n<p>As of {escape(format_stamp(now))} (UTC).</p>",
+             _section("In play", playing, _playing_head, _playing_row),
+             _section("Finished", finished, _finished_head, _finished_row),
+             _standings_table(standings), _crosstable(standings)]
+    return _PAGE.format(csp=CSP, style=_STYLE, body="\n".join(parts))
+
+
+def _section(title: str, rows: list[Summary], head, row) -> str:
+    if not rows:
+        return f"<h2>{title}</h2>\n<p>None.</p>"
+    body = "\n".join(row(summary) for summary in rows)
+    return (f"<h2>{title}</h2>\n<table>\n<thead><tr>{head()}</tr></thead>\n"
+            f"<tbody>\n{body}\n</tbody>\n</table>")
+
+
+def _cells(*values: str, header: bool = False) -> str:
+    tag = "th" if header else "td"
+    return "".join(f"<{tag}>{value}</{tag}>" for value in values)
+
+
+def _game_link(summary: Summary) -> str:
+    return f'<a href="{game_file(summary.number)}">#{summary.number}</a>'
+
+
+def _players(summary: Summary) -> tuple[str, str]:
+    return escape(summary.white), escape(summary.black)
+
+
+def _playing_head() -> str:
+    return _cells("Game", "White", "Black", "To act", "White's clock", "Black's clock",
+                  "Last action", "Waiting since", header=True)
+
+
+def _clock(seconds: int | None) -> str:
+    if seconds is None:
+        return "none"
+    return describe_duration(seconds) if seconds >= 0 else "none left"
+
+
+def _playing_row(summary: Summary) -> str:
+    clocks = summary.clocks or (None, None)
+    last = (f"{summary.actions}. {escape(summary.last_action)}" if summary.last_action
+            else "none yet")
+    return "<tr>" + _cells(_game_link(summary), *_players(summary), escape(summary.to_act or ""),
+                           _clock(clocks[0]), _clock(clocks[1]), last,
+                           escape(format_stamp(summary.last_change))) + "</tr>"
+
+
+def _finished_head() -> str:
+    return _cells("Game", "White", "Black", "Result", "Ended", "Actions", header=True)
+
+
+def _finished_row(summary: Summary) -> str:
+    return "<tr>" + _cells(_game_link(summary), *_players(summary), escape(summary.result),
+                           escape(summary.termination or "on the board"), str(summary.actions),
+                           ) + "</tr>"
+
+
+def _score(value: float) -> str:
+    whole, half = int(value), value - int(value) >= 0.5
+    return (str(whole) if whole or not half else "") + ("½" if half else "") if value else "0"
+
+
+def _standings_table(standings: dict) -> str:
+    players = standings["players"]
+    if not players:
+        return "<h2>Standings</h2>\n<p>No game decided yet.</p>"
+    rows = "\n".join("<tr>" + _cells(str(rank), escape(p["name"]), str(p["games"]),
+                                     str(p["wins"]), str(p["draws"]), str(p["losses"]),
+                                     _score(p["score"]), str(p["rating"])) + "</tr>"
+                     for rank, p in enumerate(players, 1))
+    head = _cells("#", "Player", "Games", "Won", "Drawn", "Lost", "Score", "Rating", header=True)
+    return ("<h2>Standings</h2>\n<p>By score, then rating (Elo-style, from 1500, K 20, games "
+            "in the order they began), as <code>tomis stats</code> counts them.</p>\n"
+            f"<table>\n<thead><tr>{head}</tr></thead>\n<tbody>\n{rows}\n</tbody>\n</table>")
+
+
+def _crosstable(standings: dict) -> str:
+    names = [p["name"] for p in standings["players"]]
+    if not names:
+        return ""
+    head = _cells("#", "Player", *(str(n) for n in range(1, len(names) + 1)), header=True)
+    rows = []
+    for rank, name in enumerate(names, 1):
+        row = standings["crosstable"][name]
+        cells = [_score(row[other]["score"]) if other in row else "·" for other in names]
+        rows.append("<tr>" + _cells(str(rank), escape(name), *cells) + "</tr>")
+    body = "\n".join(rows)
+    return ("<h2>Crosstable</h2>\n<p>The row's score against the column; · never met.</p>\n"
+            f"<table>\n<thead><tr>{head}</tr></thead>\n<tbody>\n{body}\n</tbody>\n</table>")
+
+
+_STYLE = """
+:root { color-scheme: light; --ink: #1b1b1b; --paper: #fbfaf7; --accent: #0b5cad; }
+body { margin: 0; padding: 1rem; font: 16px/1.45 system-ui, sans-serif; color: var(--ink);
+       background: var(--paper); }
+h1 { font-size: 1.35rem; } h2 { font-size: 1.1rem; margin-top: 1.5rem; }
+table { border-collapse: collapse; } th, td { padding: .25rem .6rem; text-align: left;
+       border-bottom: 1px solid #ccc; }
+a { color: var(--accent); }
+:focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; }
+"""
+
+_PAGE = """<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="Content-Security-Policy" content="{csp}">
+<title>Games of the referee (Tomis)</title>
+<style>{style}</style>
+</head>
+<body>
+<main>
+{body}
+</main>
+</body>
+</html>
+"""
