@@ -253,22 +253,16 @@ def move_unit(tables: bytearray, units: dict[int, int], origin: int, target: int
     # ``origin`` (its ray reaches ``origin``) now looks up to ``target``. A square no ray
     # reaches needs no search; the rest of each square's sight is on the other lines.
     if seen_target:
-        for t in RAYS[target][d]:
-            if t in units:
-                ahead = units[t]
-                if UNIT_KIND[ahead] in _LOOKS_ALONG[back]:
-                    _segment(tables, RAYS[target][back], steps, ahead, edition, -1)
-                    seen_origin -= 1
-                    seen_target -= 1
-                break
+        ahead = _looker(units, RAYS[target][d], _LOOKS_ALONG[back])
+        if ahead is not None:
+            _segment(tables, RAYS[target][back], steps, ahead, edition, -1)
+            seen_origin -= 1
+            seen_target -= 1
     if seen_origin:
-        for t in RAYS[origin][back]:
-            if t in units:
-                behind = units[t]
-                if UNIT_KIND[behind] in _LOOKS_ALONG[d]:
-                    _segment(tables, RAYS[origin][d], steps, behind, edition, 1)
-                    seen_origin -= 1
-                break
+        behind = _looker(units, RAYS[origin][back], _LOOKS_ALONG[d])
+        if behind is not None:
+            _segment(tables, RAYS[origin][d], steps, behind, edition, 1)
+            seen_origin -= 1
     # The unit's own attacks. A slider's two rays along the line keep their ends: it
     # stops attacking ``target`` and starts attacking ``origin``.
     kind = UNIT_KIND[code]
@@ -340,24 +334,28 @@ def _reroute(tables: bytearray, units, square: int, edition: int, sign: int, rai
     for line, (forward, backward, looks_forward, looks_backward) in enumerate(_LINES[square]):
         if line == skip:
             continue
-        for t in backward:
-            if t in units:
-                behind = units[t]
-                if UNIT_KIND[behind] in looks_forward:
-                    _extend(tables, units, (forward,), behind, edition, sign, raised)
-                    seen -= 1
-                break
-        if not seen:
-            return
-        for t in forward:
-            if t in units:
-                ahead = units[t]
-                if UNIT_KIND[ahead] in looks_backward:
-                    _extend(tables, units, (backward,), ahead, edition, sign, raised)
-                    seen -= 1
-                break
-        if not seen:
-            return
+        behind = _looker(units, backward, looks_forward)
+        if behind is not None:
+            _extend(tables, units, (forward,), behind, edition, sign, raised)
+            seen -= 1
+            if not seen:
+                return
+        ahead = _looker(units, forward, looks_backward)
+        if ahead is not None:
+            _extend(tables, units, (backward,), ahead, edition, sign, raised)
+            seen -= 1
+            if not seen:
+                return
+
+
+def _looker(units, ray, kinds):
+    """The code of the first unit along ``ray`` if it is a slider of ``kinds`` (which
+    then looks back along the ray), else None."""
+    for t in ray:
+        if t in units:
+            code = units[t]
+            return code if UNIT_KIND[code] in kinds else None
+    return None
 
 
 def _extend(tables: bytearray, units, rays, code: int, edition: int, sign: int, raised) -> None:
