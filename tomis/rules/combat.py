@@ -159,11 +159,12 @@ _LOOKS_ALONG = tuple(
     frozenset(kind for kind, dirs in SLIDER_DIRECTIONS.items() if d in dirs) for d in range(8)
 )
 
-# _LINES[square]: the four lines through ``square``, each as its two rays out of it with
-# the slider kinds that look along each one (a slider behind the square looks forward).
-_LINES = tuple(
-    tuple((RAYS[square][d], RAYS[square][_OPPOSITE[d]], _LOOKS_ALONG[d], _LOOKS_ALONG[_OPPOSITE[d]])
-          for d in (0, 1, 2, 3))
+# _SIDES[square]: per direction d out of ``square``, the line (d & 3), the ray to scan
+# for the nearest unit, the ray beyond ``square`` that a slider found there looks on
+# along (as a list of one, for _extend), and the slider kinds that look that way.
+_SIDES = tuple(
+    tuple((d & 3, RAYS[square][d], (RAYS[square][_OPPOSITE[d]],), _LOOKS_ALONG[_OPPOSITE[d]])
+          for d in range(8))
     for square in range(64)
 )
 
@@ -253,16 +254,22 @@ def move_unit(tables: bytearray, units: dict[int, int], origin: int, target: int
     # ``origin`` (its ray reaches ``origin``) now looks up to ``target``. A square no ray
     # reaches needs no search; the rest of each square's sight is on the other lines.
     if seen_target:
-        ahead = _looker(units, RAYS[target][d], _LOOKS_ALONG[back])
-        if ahead is not None:
-            _segment(tables, RAYS[target][back], steps, ahead, edition, -1)
-            seen_origin -= 1
-            seen_target -= 1
+        for t in RAYS[target][d]:
+            if t in units:
+                ahead = units[t]
+                if UNIT_KIND[ahead] in _LOOKS_ALONG[back]:
+                    _segment(tables, RAYS[target][back], steps, ahead, edition, -1)
+                    seen_origin -= 1
+                    seen_target -= 1
+                break
     if seen_origin:
-        behind = _looker(units, RAYS[origin][back], _LOOKS_ALONG[d])
-        if behind is not None:
-            _segment(tables, RAYS[origin][d], steps, behind, edition, 1)
-            seen_origin -= 1
+        for t in RAYS[origin][back]:
+            if t in units:
+                behind = units[t]
+                if UNIT_KIND[behind] in _LOOKS_ALONG[d]:
+                    _segment(tables, RAYS[origin][d], steps, behind, edition, 1)
+                    seen_origin -= 1
+                break
     # The unit's own attacks. A slider's two rays along the line keep their ends: it
     # stops attacking ``target`` and starts attacking ``origin``.
     kind = UNIT_KIND[code]
@@ -331,31 +338,18 @@ def _reroute(tables: bytearray, units, square: int, edition: int, sign: int, rai
     at most one comes from each side of a line, from the nearest unit there, so the
     search stops once that many are found instead of scanning all eight directions.
     """
-    for line, (forward, backward, looks_forward, looks_backward) in enumerate(_LINES[square]):
+    for line, scan, onward, kinds in _SIDES[square]:
         if line == skip:
             continue
-        behind = _looker(units, backward, looks_forward)
-        if behind is not None:
-            _extend(tables, units, (forward,), behind, edition, sign, raised)
-            seen -= 1
-            if not seen:
-                return
-        ahead = _looker(units, forward, looks_backward)
-        if ahead is not None:
-            _extend(tables, units, (backward,), ahead, edition, sign, raised)
-            seen -= 1
-            if not seen:
-                return
-
-
-def _looker(units, ray, kinds):
-    """The code of the first unit along ``ray`` if it is a slider of ``kinds`` (which
-    then looks back along the ray), else None."""
-    for t in ray:
-        if t in units:
-            code = units[t]
-            return code if UNIT_KIND[code] in kinds else None
-    return None
+        for t in scan:
+            if t in units:
+                code = units[t]
+                if UNIT_KIND[code] in kinds:
+                    _extend(tables, units, onward, code, edition, sign, raised)
+                    seen -= 1
+                    if not seen:
+                        return
+                break
 
 
 def _extend(tables: bytearray, units, rays, code: int, edition: int, sign: int, raised) -> None:
