@@ -22,6 +22,7 @@ Target (issue #6): Tomis generated actions/s >= python-chess generated moves/s.
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import sys
 import time
@@ -134,19 +135,21 @@ def chess_push_pop(board, move) -> None:
     board.pop()
 
 
-def perft_table(name: str, roots, perft, depth: int, describe) -> tuple[int, float]:
+def perft_table(name: str, roots, perft, depth: int, describe) -> tuple[int, float, float]:
+    """Nodes, wall seconds and CPU seconds over every root and depth."""
     nodes_all = 0
-    seconds_all = 0.0
+    seconds_all = cpu_all = 0.0
     for root in roots:
         for d in range(1, depth + 1):
-            start = time.perf_counter()
+            start, cpu_start = time.perf_counter(), time.process_time()
             nodes = perft(root, d)
             elapsed = time.perf_counter() - start
+            cpu_all += time.process_time() - cpu_start
             nodes_all += nodes
             seconds_all += elapsed
             print(f"  {name} perft {describe(root)} depth {d}: {nodes:>9,} nodes "
                   f"{elapsed:7.3f} s  {_common.fmt(_common.rate(nodes, elapsed)):>10} nodes/s")
-    return nodes_all, seconds_all
+    return nodes_all, seconds_all, cpu_all
 
 
 def report_apply(tomis_flat, chess_flat, repeat: int) -> None:
@@ -182,6 +185,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
 
     print(f"machine: {_common.machine()}")
+    print(f"load average before: {os.getloadavg()[0]:.2f}")
     tomis_games = tomis_positions(args.games, args.seed, args.every, args.max_actions)
     tomis_flat = [s for game in tomis_games for s in game]
     seconds, generated = time_generation(tomis_flat, rules.legal_actions, args.repeat)
@@ -218,22 +222,26 @@ def main(argv=None) -> int:
         report_apply(tomis_flat, chess_flat, args.repeat)
 
     kind = "full-apply perft" if args.full_apply else "perft"
-    t_nodes, t_secs = perft_table(
+    t_nodes, t_secs, t_cpu = perft_table(
         "tomis", roots_from(tomis_games[1:], rules.new_game()),
         tomis_perft_full if args.full_apply else tomis_perft, args.perft_depth,
         lambda s: f"ply {s.ply:3d} {s.edition_name:6s}")
     t_nps = _common.rate(t_nodes, t_secs)
-    print(f"tomis {kind} total: {t_nodes:,} nodes in {t_secs:.2f} s: {_common.fmt(t_nps)} nodes/s")
+    print(f"tomis {kind} total: {t_nodes:,} nodes in {t_secs:.2f} s: {_common.fmt(t_nps)} nodes/s"
+          f" ({t_cpu:.2f} s CPU: {_common.fmt(_common.rate(t_nodes, t_cpu))} nodes/s)")
     if not args.no_chess:
         import chess
-        c_nodes, c_secs = perft_table(
+        c_nodes, c_secs, c_cpu = perft_table(
             "chess", roots_from(chess_games[1:], chess.Board()),
             chess_perft_full if args.full_apply else chess_perft, args.perft_depth,
             lambda b: f"ply {b.ply():3d}       ")
         c_nps = _common.rate(c_nodes, c_secs)
-        print(f"chess {kind} total: {c_nodes:,} nodes in {c_secs:.2f} s: {_common.fmt(c_nps)} nodes/s")
-        print(f"ratio {kind} nodes/s tomis / chess: {t_nps / c_nps:.2f}"
+        print(f"chess {kind} total: {c_nodes:,} nodes in {c_secs:.2f} s: {_common.fmt(c_nps)} nodes/s"
+              f" ({c_cpu:.2f} s CPU: {_common.fmt(_common.rate(c_nodes, c_cpu))} nodes/s)")
+        cpu_ratio = (t_nodes / t_cpu) / (c_nodes / c_cpu) if t_cpu and c_cpu else float("nan")
+        print(f"ratio {kind} nodes/s tomis / chess: {t_nps / c_nps:.2f} wall, {cpu_ratio:.2f} CPU"
               + (" (target >= 1.0)" if args.full_apply else ""))
+    print(f"load average after: {os.getloadavg()[0]:.2f}")
     return 0
 
 

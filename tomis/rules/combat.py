@@ -159,11 +159,12 @@ _LOOKS_ALONG = tuple(
     frozenset(kind for kind, dirs in SLIDER_DIRECTIONS.items() if d in dirs) for d in range(8)
 )
 
-# _LINES[square]: the four lines through ``square``, each as its two rays out of it with
-# the slider kinds that look along each one (a slider behind the square looks forward).
-_LINES = tuple(
-    tuple((RAYS[square][d], RAYS[square][_OPPOSITE[d]], _LOOKS_ALONG[d], _LOOKS_ALONG[_OPPOSITE[d]])
-          for d in (0, 1, 2, 3))
+# _SIDES[square]: per direction d out of ``square``, the line (d & 3), the ray to scan
+# for the nearest unit, the ray beyond ``square`` that a slider found there looks on
+# along (as a list of one, for _extend), and the slider kinds that look that way.
+_SIDES = tuple(
+    tuple((d & 3, RAYS[square][d], (RAYS[square][_OPPOSITE[d]],), _LOOKS_ALONG[_OPPOSITE[d]])
+          for d in range(8))
     for square in range(64)
 )
 
@@ -337,27 +338,18 @@ def _reroute(tables: bytearray, units, square: int, edition: int, sign: int, rai
     at most one comes from each side of a line, from the nearest unit there, so the
     search stops once that many are found instead of scanning all eight directions.
     """
-    for line, (forward, backward, looks_forward, looks_backward) in enumerate(_LINES[square]):
+    for line, scan, onward, kinds in _SIDES[square]:
         if line == skip:
             continue
-        for t in backward:
+        for t in scan:
             if t in units:
-                behind = units[t]
-                if UNIT_KIND[behind] in looks_forward:
-                    _extend(tables, units, (forward,), behind, edition, sign, raised)
+                code = units[t]
+                if UNIT_KIND[code] in kinds:
+                    _extend(tables, units, onward, code, edition, sign, raised)
                     seen -= 1
+                    if not seen:
+                        return
                 break
-        if not seen:
-            return
-        for t in forward:
-            if t in units:
-                ahead = units[t]
-                if UNIT_KIND[ahead] in looks_backward:
-                    _extend(tables, units, (backward,), ahead, edition, sign, raised)
-                    seen -= 1
-                break
-        if not seen:
-            return
 
 
 def _extend(tables: bytearray, units, rays, code: int, edition: int, sign: int, raised) -> None:

@@ -724,9 +724,14 @@ def apply_unchecked(state: State, action: Action) -> tuple[State, Report]:
         new.attacks = None
         captured = _do(new, action, side, raised)
         new.attacks = new_tables(new.units, new.edition)
-    elif kind is Move:          # the commonest action, done here without _do's dispatch
+    elif kind is Move:          # the commonest action (R9), done here without a call of its own
         captured = ()
-        _move_unit(new, action.origin, action.target, raised)
+        origin = action.origin
+        target = action.target
+        code = move_unit(new.attacks, new.units, origin, target, new.edition, raised)
+        raised.append(target)   # the unit that arrived is a target that can fall
+        keys = _UNIT_KEYS[code]
+        new.hash ^= keys[origin] ^ keys[target]
     else:
         captured = _DOERS[kind](new, action, side, raised)
     if state.settled and (kind in _NO_TARGET_KINDS
@@ -850,14 +855,6 @@ def _put_unit(state: State, square: int, code: int, raised: list[int]) -> None:
         land_unit(tables, state.units, square, code, state.edition, raised)
     raised.append(square)           # the unit that arrived is a target that can fall
     state.hash ^= _UNIT_KEYS[code][square]
-
-
-def _move_unit(state: State, origin: int, target: int, raised: list[int]) -> None:
-    """A ship's move (R9): :func:`_remove_unit` then :func:`_put_unit`, in one call."""
-    code = move_unit(state.attacks, state.units, origin, target, state.edition, raised)
-    raised.append(target)           # the unit that arrived is a target that can fall
-    keys = _UNIT_KEYS[code]
-    state.hash ^= keys[origin] ^ keys[target]
 
 
 def _set_gate(state: State, rank: int, gate: Gate | None) -> None:
