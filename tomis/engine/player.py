@@ -41,9 +41,11 @@ def score_text(score: int) -> str:
     return frigates_text(score)
 
 
-def hint(state: State, limits: Limits = Limits(depth=4), seed: int = 0, on_depth=None) -> SearchResult:
-    """The best action for the side to act, its score for that side and the expected line."""
-    return Search(seed).run(state, limits, on_depth)
+def hint(state: State, limits: Limits = Limits(depth=4), seed: int = 0, on_depth=None,
+         lines: int = 1, exact=()) -> SearchResult:
+    """The best action for the side to act, its score for that side and the expected line;
+    ``lines`` best actions and the ``exact`` ones each with its own score and line."""
+    return Search(seed).run(state, limits, on_depth, lines, exact)
 
 
 class ComputerPlayer:

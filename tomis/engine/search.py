@@ -66,8 +66,22 @@ class Limits:
 
 
 @dataclass
+class Line:
+    """One root action with its exact score for the side to act and the line it starts."""
+
+    action: object
+    score: int
+    pv: list = field(default_factory=list)
+
+
+@dataclass
 class SearchResult:
-    """The answer of a search: best action, its score for the side to act, the line."""
+    """The answer of a search: best action, its score for the side to act, the line.
+
+    ``lines`` are the best root actions of the last finished depth, best first (as many
+    as the search was asked for), and then any action it was asked to score exactly
+    that is not among them (``Search.run(exact=...)``).
+    """
 
     action: object
     score: int
@@ -75,10 +89,30 @@ class SearchResult:
     depth: int = 0
     nodes: int = 0
     time: float = 0.0               # seconds
+    lines: list = field(default_factory=list)
+
+    def line_of(self, action) -> Line | None:
+        """The line that starts with ``action``, if it was scored exactly."""
+        for line in self.lines:
+            if line.action == action:
+                return line
+        return None
 
     @property
     def nps(self) -> int:
         return int(self.nodes / self.time) if self.time > 0 else 0
+
+
+@dataclass(frozen=True)
+class _RootWants:
+    """What the root pass must score exactly: the ``count`` best, and ``exact``."""
+
+    count: int
+    exact: frozenset
+
+    @property
+    def several(self) -> bool:
+        return self.count > 1 or bool(self.exact)
 
 
 class _Abort(Exception):
@@ -129,6 +163,7 @@ class Search:
 
     def __init__(self, seed: int = 0):
         self.seed = seed
+        self.play_out_ends = True       # a forced win's line goes to the game's end
         self._stop = threading.Event()
         self.nodes = 0
         self._table: dict = {}
@@ -154,8 +189,15 @@ class Search:
             raise _Abort
 
     # -- entry point ---------------------------------------------------------------
-    def run(self, state: State, limits: Limits = Limits(), on_depth=None) -> SearchResult:
-        """Search ``state`` under ``limits``; ``on_depth(result)`` after each finished depth."""
+    def run(self, state: State, limits: Limits = Limits(), on_depth=None, lines: int = 1,
+            exact=()) -> SearchResult:
+        """Search ``state`` under ``limits``; ``on_depth(result)`` after each finished depth.
+
+        ``lines`` > 1 asks for that many best root actions, each with its exact score
+        (multi-PV); ``exact`` names root actions scored exactly whatever their rank (a
+        player's candidate). Either one makes the answer that of the last finished depth,
+        so every line's score comes from the same depth.
+        """
         if state.to_move is None:
             raise ValueError("the game is over; there is no action to search")
         self._stop.clear()
@@ -173,30 +215,32 @@ class Search:
         self._armed = False
         actions = sorted(iter_legal_actions(state), key=str)   # an order that is the same everywhere
         offsets = self._root_offsets(state, actions, limits.noise)
+        wanted = _RootWants(max(1, lines), frozenset(exact))
         max_depth = min(limits.depth or MAX_DEPTH, MAX_DEPTH)
         best = SearchResult(actions[0], 0, [actions[0]], 0, 0, 0.0)
         scores = {action: 0 for action in actions}
         for depth in range(1, max_depth + 1):
             self._partial = None
             try:
-                score, action = self._root(state, actions, offsets, scores, depth)
+                exact_scores = self._root(state, actions, offsets, scores, depth, wanted)
             except _Abort:
-                if self._partial is not None and self._partial[1] != best.action:
+                if (not wanted.several and self._partial is not None
+                        and self._partial[1] != best.action):
                     # The previous best was searched first at this depth; an action that
                     # beat it since is better at this depth, even though the pass is cut.
                     score, action = self._partial
-                    best = SearchResult(action, score, self._pv(state, action, depth), best.depth,
-                                        self.nodes, time.perf_counter() - start)
+                    pv = self._pv(state, action, depth, score)
+                    best = SearchResult(action, score, pv, best.depth, self.nodes,
+                                        time.perf_counter() - start, [Line(action, score, pv)])
                 break
-            best = SearchResult(action, score, self._pv(state, action, depth), depth,
-                                self.nodes, time.perf_counter() - start)
+            best = self._answer(state, depth, exact_scores, offsets, wanted, start)
             self._armed = True              # stop is heard from depth 2 on
             if depth >= limits.min_depth:
                 self._node_limit = limits.nodes
                 self._deadline = start + limits.time if limits.time is not None else None
             if on_depth is not None:
                 on_depth(best)
-            if len(actions) == 1 or abs(score) > MATE_BOUND:
+            if len(actions) == 1 or abs(best.score) > MATE_BOUND:
                 break                   # nothing to choose, or the game's end is in sight
             if self._deadline is not None and time.perf_counter() > self._deadline - limits.time * 0.55:
                 break                   # the next depth would not finish in the time left
@@ -205,24 +249,40 @@ class Search:
         best.time = time.perf_counter() - start
         return best
 
+    def _answer(self, state, depth, exact_scores, offsets, wanted, start) -> SearchResult:
+        """The result of a finished depth: the best lines, then the actions asked about."""
+        # Ranked with the offsets, as the root chose; ties keep the search's own order.
+        ranked = sorted(exact_scores, key=lambda a: -(exact_scores[a] + offsets[a]))
+        chosen = ranked[:wanted.count] + [a for a in ranked[wanted.count:] if a in wanted.exact]
+        found = [Line(a, exact_scores[a], self._pv(state, a, depth, exact_scores[a])) for a in chosen]
+        first = found[0]
+        return SearchResult(first.action, first.score, first.pv, depth, self.nodes,
+                            time.perf_counter() - start, found)
+
     def _root_offsets(self, state: State, actions: list, noise: int) -> dict:
         if not noise:
             return {action: 0 for action in actions}
         rng = random.Random(f"{self.seed}:{state.hash}:{state.ply}")
         return {action: rng.randint(-noise, noise) for action in actions}
 
-    def _root(self, state, actions, offsets, scores, depth):
-        """One full-width pass at the root, best-so-far kept in ``_partial``.
+    def _root(self, state, actions, offsets, scores, depth, wanted) -> dict:
+        """One full-width pass at the root; the actions scored exactly, with their scores.
 
-        Actions compete with their random offsets added; the score handed back is the
-        chosen action's own, without its offset.
+        Actions compete with their random offsets added; the scores handed back are the
+        actions' own, without offsets. An action is searched against the lowest score
+        that still ranks among the ``wanted.count`` best so far (for one line: the best):
+        one that beats it gets its exact score, the others only a bound. The actions in
+        ``wanted.exact`` are searched with a full window. The best so far is kept in
+        ``_partial``.
         """
-        alpha = -INFINITE
-        best_action = actions[0]
-        best_score = -INFINITE
         mover = state.to_move
-        for index, action in enumerate(actions):
+        ranks: list[int] = []           # the best offset scores so far, highest first
+        exact_scores = {}
+        for action in actions:
             offset = offsets[action]
+            alpha = ranks[-1] if len(ranks) >= wanted.count else -INFINITE
+            if action in wanted.exact:
+                alpha = -INFINITE
             child, _report = apply_unchecked(state, action)
             self.nodes += 1
             if child.to_move is None:
@@ -231,11 +291,13 @@ class Search:
                 score = -self._negamax(child, depth - 1, -INFINITE, offset - alpha, 1)
             scores[action] = score + offset
             if score + offset > alpha:
-                alpha = score + offset
-                best_action = action
-                best_score = score
-                self._partial = (score, action)
-        return best_score, best_action
+                exact_scores[action] = score
+                if not ranks or score + offset > ranks[0]:
+                    self._partial = (score, action)
+                ranks.append(score + offset)
+                ranks.sort(reverse=True)
+                del ranks[wanted.count:]
+        return exact_scores
 
     # -- the tree --------------------------------------------------------------------
     def _enter(self) -> None:
@@ -408,8 +470,15 @@ class Search:
         return [actions[index] for _key, index in keyed]
 
     # -- the expected line -----------------------------------------------------------------
-    def _pv(self, state: State, first, depth: int) -> list:
-        """The best line: ``first``, then the table's best actions while they stay legal."""
+    def _pv(self, state: State, first, depth: int, score: int) -> list:
+        """The best line: ``first``, then the table's best actions while they stay legal.
+
+        A forced win or loss is played out to the game's end instead (see
+        :func:`forced_line`): the table may have lost the line's last positions, or
+        keep a bound that a slower win also meets.
+        """
+        if abs(score) > MATE_BOUND and self.play_out_ends:
+            return forced_line(state, first, MATE - abs(score), self.seed)
         line = [first]
         state, _report = apply_unchecked(state, first)
         seen = {state.hash}
@@ -423,6 +492,28 @@ class Search:
                 break
             seen.add(state.hash)
         return line
+
+
+def forced_line(state: State, first, plies: int, seed: int = 0) -> list:
+    """The line of a game decided in ``plies`` actions from ``state`` by ``first``, to its end.
+
+    Each further action is the answer of a search exactly as deep as the actions left:
+    the winner's keeps the shortest win, the loser's puts the end off longest. The line
+    stops early only if a search no longer sees the end (it cannot, when ``plies`` is
+    right; a guard, not a path).
+    """
+    line = [first]
+    state, _report = apply_unchecked(state, first)
+    while state.to_move is not None and len(line) < plies:
+        left = plies - len(line)
+        searcher = Search(seed)
+        searcher.play_out_ends = False      # only its first action is used
+        answer = searcher.run(state, Limits(depth=left))
+        line.append(answer.action)
+        state, _report = apply_unchecked(state, answer.action)
+        if abs(answer.score) <= MATE_BOUND:
+            break
+    return line
 
 
 def is_quiet(state: State) -> bool:
