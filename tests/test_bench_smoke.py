@@ -83,3 +83,16 @@ def test_mail_regions_beside_an_older_commit():
         pytest.skip("not a git checkout")
     text = run("bench_mail_regions.py", "--before", "HEAD", "--records", "3", "--chat", "2", "--repeat", "1")
     assert "3 records, 2 chat lines after each" in text and "same records: True" in text
+
+
+def test_search_beside_an_older_commit():
+    if subprocess.run(["git", "-C", str(BENCH.parent), "rev-parse", "HEAD"],
+                      capture_output=True).returncode != 0:
+        pytest.skip("not a git checkout")
+    text = run("bench_search.py", "--before", "HEAD", "--positions", "2", "--nodes", "300",
+               "--repeat", "1", "--depth", "1", "--no-levels")
+    assert "2 positions from search_positions.txt" in text
+    # Both versions searched each stored position to the same node limit.
+    rows = [line for line in text.splitlines() if line.startswith("  position ")]
+    assert len(rows) == 2 and all(row.count(" 300 nodes") == 2 for row in rows)
+    assert "ratio this/HEAD: " in text
