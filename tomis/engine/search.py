@@ -46,6 +46,8 @@ CHECK_EVERY = 255            # nodes between looks at the clock and the stop fla
 TABLE_LIMIT = 1 << 20        # transposition entries before the table is emptied
 
 EXACT, LOWER, UPPER = 0, 1, 2
+ALREADY = -1                 # the key of _hot_squares' map of ships attacking ripe targets now
+SCREENS = -2                 # ... and of the squares where a ship would screen such a ship
 
 # Move-ordering bands: each band outranks everything in the bands below it.
 _TABLE_BAND = 1 << 30
@@ -145,17 +147,39 @@ def _from_table(score: int, ply: int) -> int:
     return score
 
 
-def _slider_hot(ripe: list[int], directions, units) -> set[int]:
-    """Squares from which a slider along ``directions`` would attack a square of ``ripe``."""
-    hot = set()
-    for target in ripe:
+# Per direction 0-7, the slider kinds that move and attack along it (R9, R15).
+_SLIDERS_ALONG = tuple(frozenset(k for k, ds in SLIDER_DIRECTIONS.items() if d in ds) for d in range(8))
+
+
+def _rays_to_ripe(ripe: list[int], side: int, units, kinds, hot: dict, already: dict, screens: dict) -> None:
+    """Walk the eight rays out of each ripe target, marking for each slider kind of
+    ``kinds`` the empty squares from which it would attack the target (square -> bit
+    mask, bit i: ``ripe[i]``). Where a ray ends at our own slider that attacks along
+    it, that slider attacks the target already (``already``), and a ship landing on the
+    ray's empty squares would only screen it (``screens``): neither gains a point."""
+    # Only the directions some slider of ours (on the board or in reserve) moves along.
+    walks = [(d, [hot[kind] for kind in kinds & _SLIDERS_ALONG[d]]) for d in range(8) if kinds & _SLIDERS_ALONG[d]]
+    for index, target in enumerate(ripe):
+        bit = 1 << index
         rays = RAYS[target]
-        for d in directions:
+        for d, marked in walks:
+            path = []
+            stop = None
             for square in rays[d]:
                 if square in units:
+                    stop = square
                     break
-                hot.add(square)
-    return hot
+                path.append(square)
+            for marks in marked:
+                for square in path:
+                    marks[square] = marks.get(square, 0) | bit
+            if stop is None:
+                continue
+            code = units[stop]
+            if code >> 3 == side and code & 7 in _SLIDERS_ALONG[d]:
+                already[stop] = already.get(stop, 0) | bit
+                for square in path:
+                    screens[square] = screens.get(square, 0) | bit
 
 
 class Search:
@@ -364,12 +388,12 @@ class Search:
         stand = cache.get(state.hash)
         tables = None
         if stand is None:
-            tables = attack_tables(state.units, state.edition)
+            tables = side_tables(state)
             stand = cache[state.hash] = evaluate(state, tables)
         if stand >= beta or qdepth >= QUIESCENCE_DEPTH:
             return stand
         if tables is None:
-            tables = attack_tables(state.units, state.edition)
+            tables = side_tables(state)
         if stand > alpha:
             alpha = stand
         best = stand
@@ -398,7 +422,10 @@ class Search:
         An enemy target already held at stalemate (our AP equal to its defence, R17), an
         enemy base two AP from falling (R19), or an unguarded enemy jump gate we attack
         once (its defence is 1) is *ripe*: one more attacker destroys it. None when
-        nothing is ripe.
+        nothing is ripe. Each kind maps square -> bit mask of the ripe targets attacked
+        from there, and :data:`ALREADY` maps the squares of our ships that attack ripe
+        targets now to theirs: a ship that moves gains only targets it did not attack
+        before (a tower sliding along the file it already attacks down brings nothing).
         """
         side = state.to_move
         enemy = 1 - side
@@ -421,53 +448,57 @@ class Search:
         if not ripe:
             return None
         attacks = FRIGATE_ATTACKS[enemy]      # our frigate on s attacks r iff theirs on r attacks s
-        hot = {FRIGATE: {s for r in ripe for s in attacks[r]}}
+        own_frigate = side << 3 | FRIGATE
+        frigate_hot: dict[int, int] = {}
+        already: dict[int, int] = {}
+        for index, target in enumerate(ripe):
+            bit = 1 << index
+            for square in attacks[target]:
+                frigate_hot[square] = frigate_hot.get(square, 0) | bit
+                if units.get(square) == own_frigate:
+                    already[square] = already.get(square, 0) | bit
+        screens: dict[int, int] = {}
         reserve = state.reserve[side]
         present = {code & 7 for code in units.values() if code >> 3 == side}
-        for kind in (SENTRY, TOWER, FLAGSHIP):      # only kinds that could act at all
-            if kind in present or reserve[kind]:
-                hot[kind] = _slider_hot(ripe, SLIDER_DIRECTIONS[kind], units)
+        kinds = frozenset(k for k in (SENTRY, TOWER, FLAGSHIP) if k in present or reserve[k])  # only kinds that could act
+        hot = {kind: {} for kind in kinds}
+        _rays_to_ripe(ripe, side, units, kinds, hot, already, screens)
+        hot[FRIGATE] = frigate_hot
+        hot[ALREADY] = already
+        hot[SCREENS] = screens
         return hot
 
     def _destroying(self, state: State, tables) -> list:
-        """The actions likely to destroy something, most valuable victims' side first."""
+        """The actions likely to destroy something, in generation order."""
         hot = self._hot_squares(state, tables)
-        units = state.units
         if hot is None and not _frigate_on_active_gate(state):
-            return []                   # nothing ripe and no gate strike or capture possible
-        found = []
-        for action in iter_legal_actions(state):
-            if _is_destroying(action, hot, units):
-                found.append(action)
-        return found
+            return []           # nothing ripe, and no gate strike or capture possible
+        actions = list(iter_legal_actions(state))
+        return [actions[index] for index in _destroying_indexes(actions, hot, state.units)]
 
     def _ordered(self, state: State, table_action, ply: int) -> list:
-        """The legal actions, best guesses first (see the module docstring)."""
+        """The legal actions, best guesses first (see the module docstring).
+
+        Each action gets one integer key, raised band by band (history, killers,
+        destroying actions, the table's action), and a stable sort keeps generation order
+        among equals. Moves and deployments are interned, so they are found by identity;
+        history holds only their ids, so any other action's key starts at 0.
+        """
         actions = list(iter_legal_actions(state))
         if len(actions) < 2:
             return actions
-        hot = self._hot_squares(state, attack_tables(state.units, state.edition)) if state.ply >= OPENING_PLIES else None
-        units = state.units
+        history = self._history.get
+        keys = [history(id(action), 0) for action in actions]
         killers = self._killers[ply]
-        history = self._history
-        keyed = []
-        for index, action in enumerate(actions):
-            kind = type(action)         # compare types first: __eq__ is slow Python
-            if kind is type(table_action) and action == table_action:
-                key = _TABLE_BAND
-            elif _is_destroying(action, hot, units):
-                key = _CAPTURE_BAND
-            elif kind is type(killers[0]) and action == killers[0]:
-                key = _KILLER_BAND + 1
-            elif kind is type(killers[1]) and action == killers[1]:
-                key = _KILLER_BAND
-            elif kind is Move or kind is Place:
-                key = history.get(id(action), 0)
-            else:
-                key = 0
-            keyed.append((-key, index))
-        keyed.sort()
-        return [actions[index] for _key, index in keyed]
+        _raise_key(actions, keys, killers[1], _KILLER_BAND)
+        _raise_key(actions, keys, killers[0], _KILLER_BAND + 1)
+        hot = self._hot_squares(state, side_tables(state)) if state.ply >= OPENING_PLIES else None
+        if hot is not None or _frigate_on_active_gate(state):
+            for index in _destroying_indexes(actions, hot, state.units):
+                keys[index] = _CAPTURE_BAND
+        _raise_key(actions, keys, table_action, _TABLE_BAND)
+        order = sorted(range(len(actions)), key=keys.__getitem__, reverse=True)
+        return [actions[index] for index in order]
 
     # -- the expected line -----------------------------------------------------------------
     def _pv(self, state: State, first, depth: int, score: int) -> list:
@@ -516,14 +547,43 @@ def forced_line(state: State, first, plies: int, seed: int = 0) -> list:
     return line
 
 
+def side_tables(state: State):
+    """Each side's attack points per square (R15), as :func:`attack_tables` gives them:
+    read from the counts the rules keep up to date on every action when the position
+    has them, so the search never counts them again."""
+    counts = state.attacks
+    if counts is None:
+        return attack_tables(state.units, state.edition)
+    return counts[0:64], counts[64:128]
+
+
+_INTERNED = (Move, Place)        # one object per action: equal means identical
+
+
+def _raise_key(actions: list, keys: list, wanted, key: int) -> None:
+    """Give ``wanted`` (if among ``actions``) the ordering key ``key``."""
+    if wanted is None:
+        return
+    kind = type(wanted)
+    if kind in _INTERNED:
+        for index, action in enumerate(actions):
+            if action is wanted:
+                keys[index] = key
+                return
+        return
+    for index, action in enumerate(actions):
+        if type(action) is kind and action == wanted:
+            keys[index] = key
+            return
+
+
 def is_quiet(state: State) -> bool:
     """Whether the side to act has no action likely to destroy something (see _hot_squares).
 
     The tuner keeps only such positions: a position in the middle of an exchange says
     little about what its static terms are worth.
     """
-    tables = attack_tables(state.units, state.edition)
-    return Search._hot_squares(state, tables) is None and not _frigate_on_active_gate(state)
+    return Search._hot_squares(state, side_tables(state)) is None and not _frigate_on_active_gate(state)
 
 
 def _frigate_on_active_gate(state: State) -> bool:
@@ -536,22 +596,42 @@ def _frigate_on_active_gate(state: State) -> bool:
     return False
 
 
-def _is_destroying(action, hot, units) -> bool:
-    """Whether ``action`` captures, or lands where it brings a ripe target down (a guess)."""
-    kind = type(action)
-    if kind is GateStrike:
-        return True
-    if kind is GateJump:
-        return action.target in units or (hot is not None and action.target in hot[FRIGATE])
-    if hot is None:
-        return False
-    if kind is Move:
-        squares = hot.get(action.piece)
-        return squares is not None and action.target in squares
-    if kind is Jump:
-        return action.target in hot[FRIGATE]
-    if kind is Place:
-        squares = hot.get(action.piece)
-        return squares is not None and action.square in squares
-    return False
+def _destroying_indexes(actions: list, hot: dict | None, units) -> list[int]:
+    """Where in ``actions`` stand those that capture, or land where they bring a ripe
+    target down (a guess; ``hot`` from :meth:`Search._hot_squares`, None: nothing ripe).
 
+    One loop with the tests written out: it runs over every action of every interior
+    node and quiescence node, where a call per action cost more than the tests.
+    """
+    found = []
+    if hot is None:
+        for index, action in enumerate(actions):
+            kind = type(action)
+            if kind is GateStrike or (kind is GateJump and action.target in units):
+                found.append(index)
+        return found
+    frigate_hot = hot[FRIGATE]
+    already = hot[ALREADY]
+    screens = hot[SCREENS]
+    hot_of = hot.get
+    for index, action in enumerate(actions):
+        kind = type(action)
+        if kind is Move:
+            squares = hot_of(action.piece)
+            if squares is not None and (squares.get(action.target, 0) & ~already.get(action.origin, 0)
+                                        & ~screens.get(action.target, 0)):
+                found.append(index)
+        elif kind is Place:
+            squares = hot_of(action.piece)
+            if squares is not None and squares.get(action.square, 0) & ~screens.get(action.square, 0):
+                found.append(index)
+        elif kind is Jump:
+            if frigate_hot.get(action.target, 0) & ~already.get(action.origin, 0) & ~screens.get(action.target, 0):
+                found.append(index)
+        elif kind is GateStrike:
+            found.append(index)
+        elif kind is GateJump:
+            if action.target in units or (frigate_hot.get(action.target, 0) & ~already.get(action.origin, 0)
+                                          & ~screens.get(action.target, 0)):
+                found.append(index)
+    return found
