@@ -34,6 +34,8 @@ The terms (White's count minus Black's):
 
 from __future__ import annotations
 
+from operator import mul
+
 from ..rules.board import BASE, BLACK, FLAGSHIP, FRIGATE, HOME_RANK, NEIGHBOURS, RANK_OF, SENTRY, TOWER, WHITE
 from ..rules.combat import INACTIVE, JUMP, UNIT_DEFENCE, attack_tables
 
@@ -170,9 +172,7 @@ def set_weights(weights: dict[str, int]) -> None:
 
 def evaluate(state, tables=None) -> int:
     """The position's value for the side to act, in centi-frigates."""
-    score = 0
-    for weight, value in zip(_WEIGHT_VECTOR, features(state, tables)):
-        score += weight * value
+    score = sum(map(mul, _WEIGHT_VECTOR, features(state, tables)))
     return score if state.to_move != BLACK else -score
 
 

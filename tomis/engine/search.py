@@ -47,7 +47,6 @@ TABLE_LIMIT = 1 << 20        # transposition entries before the table is emptied
 
 EXACT, LOWER, UPPER = 0, 1, 2
 ALREADY = -1                 # the key of _hot_squares' map of ships attacking ripe targets now
-SCREENS = -2                 # ... and of the squares where a ship would screen such a ship
 
 # Move-ordering bands: each band outranks everything in the bands below it.
 _TABLE_BAND = 1 << 30
@@ -163,23 +162,17 @@ def _rays_to_ripe(ripe: list[int], side: int, units, kinds, hot: dict, already: 
         bit = 1 << index
         rays = RAYS[target]
         for d, marked in walks:
-            path = []
-            stop = None
-            for square in rays[d]:
+            ray = rays[d]
+            for square in ray:
                 if square in units:
-                    stop = square
+                    code = units[square]
+                    if code >> 3 == side and code & 7 in _SLIDERS_ALONG[d]:
+                        already[square] = already.get(square, 0) | bit
+                        for screen in ray[:ray.index(square)]:
+                            screens[screen] = screens.get(screen, 0) | bit
                     break
-                path.append(square)
-            for marks in marked:
-                for square in path:
+                for marks in marked:
                     marks[square] = marks.get(square, 0) | bit
-            if stop is None:
-                continue
-            code = units[stop]
-            if code >> 3 == side and code & 7 in _SLIDERS_ALONG[d]:
-                already[stop] = already.get(stop, 0) | bit
-                for square in path:
-                    screens[square] = screens.get(square, 0) | bit
 
 
 class Search:
@@ -464,8 +457,10 @@ class Search:
         hot = {kind: {} for kind in kinds}
         _rays_to_ripe(ripe, side, units, kinds, hot, already, screens)
         hot[FRIGATE] = frigate_hot
+        if screens:                 # a ship landing on a screen square gains nothing there
+            for kind, marks in hot.items():
+                hot[kind] = {square: mask & ~screens.get(square, 0) for square, mask in marks.items()}
         hot[ALREADY] = already
-        hot[SCREENS] = screens
         return hot
 
     def _destroying(self, state: State, tables) -> list:
@@ -611,27 +606,26 @@ def _destroying_indexes(actions: list, hot: dict | None, units) -> list[int]:
                 found.append(index)
         return found
     frigate_hot = hot[FRIGATE]
-    already = hot[ALREADY]
-    screens = hot[SCREENS]
+    already = hot[ALREADY].get
     hot_of = hot.get
     for index, action in enumerate(actions):
         kind = type(action)
         if kind is Move:
             squares = hot_of(action.piece)
-            if squares is not None and (squares.get(action.target, 0) & ~already.get(action.origin, 0)
-                                        & ~screens.get(action.target, 0)):
-                found.append(index)
+            if squares is not None:
+                gained = squares.get(action.target)
+                if gained and gained & ~already(action.origin, 0):
+                    found.append(index)
         elif kind is Place:
             squares = hot_of(action.piece)
-            if squares is not None and squares.get(action.square, 0) & ~screens.get(action.square, 0):
+            if squares is not None and squares.get(action.square):
                 found.append(index)
         elif kind is Jump:
-            if frigate_hot.get(action.target, 0) & ~already.get(action.origin, 0) & ~screens.get(action.target, 0):
+            if frigate_hot.get(action.target, 0) & ~already(action.origin, 0):
                 found.append(index)
         elif kind is GateStrike:
             found.append(index)
         elif kind is GateJump:
-            if action.target in units or (frigate_hot.get(action.target, 0) & ~already.get(action.origin, 0)
-                                          & ~screens.get(action.target, 0)):
+            if action.target in units or frigate_hot.get(action.target, 0) & ~already(action.origin, 0):
                 found.append(index)
     return found
