@@ -54,6 +54,9 @@ class Engine:
     from_string: object      # position string -> State
     player: object           # the ComputerPlayer class
     levels: dict             # level number -> Level
+    new_game: object = None  # edition name -> the empty board, under this version's rules
+    apply: object = None     # (state, action) -> (state, report), unchecked
+    parse: object = None     # notation -> action
 
     def nodes_run(self, state, nodes: int):
         return self.search().run(state, self.limits(nodes=nodes))
@@ -66,9 +69,12 @@ def current_engine() -> Engine:
     from tomis.engine.levels import LEVELS
     from tomis.engine.player import ComputerPlayer
     from tomis.engine.search import Limits, Search
+    from tomis.notation import parse_action
     from tomis.position import from_string
+    from tomis.rules import apply_unchecked, new_game
 
-    return Engine("this", Search, Limits, from_string, ComputerPlayer, LEVELS)
+    return Engine("this", Search, Limits, from_string, ComputerPlayer, LEVELS, new_game, apply_unchecked,
+                  parse_action)
 
 
 def older_engine(rev: str, folder: Path) -> Engine:
@@ -80,8 +86,10 @@ def older_engine(rev: str, folder: Path) -> Engine:
     levels = importlib.import_module("tomis_before.engine.levels")
     player = importlib.import_module("tomis_before.engine.player")
     position = _before_module("rules.position", "position")
+    rules = _before_module("rules.core", "rules")
+    notation = _before_module("notation", "notation")
     return Engine(rev, search.Search, search.Limits, position.from_string, player.ComputerPlayer,
-                  levels.LEVELS)
+                  levels.LEVELS, rules.new_game, rules.apply_unchecked, notation.parse_action)
 
 
 def read_positions(path: Path) -> list[str]:

@@ -97,7 +97,8 @@ def hint(file, seconds, depth, count, tried, as_json):
     state = _undecided_final(source, game)
     candidate = _tried_action(state, tried) if tried is not None else None
     result = search_hint(state, _limits(seconds, depth, HINT_NODES), lines=count,
-                         exact=() if candidate is None else (candidate,))
+                         exact=() if candidate is None else (candidate,),
+                         previous=[node.action for node in game.nodes[-2:]])
     shown = result.lines[:count]
     if as_json:
         echo_json(_hint_json(state, result, shown, candidate))
@@ -216,7 +217,8 @@ def analyse(file, seconds, output, as_json):
     rows = []
     for index, (node, before) in enumerate(zip(game.nodes, game.states)):
         after = game.states[index + 1]
-        verdict = analyse_action(before, node.action, after, limits)
+        verdict = analyse_action(before, node.action, after, limits,
+                                 [earlier.action for earlier in game.nodes[max(0, index - 2):index]])
         glyph = _glyph(verdict.drop)
         rows.append(_analysis_json(before, node.action, verdict, glyph))
         if not as_json:
@@ -315,11 +317,12 @@ class Verdict:
         self.best_line = list(best_line) or [best_action]
 
 
-def analyse_action(before, action, after, limits) -> Verdict:
-    """Search ``before`` for the best action, and ``after`` for what ``action`` is worth."""
+def analyse_action(before, action, after, limits, previous=()) -> Verdict:
+    """Search ``before`` for the best action, and ``after`` for what ``action`` is worth
+    (``previous``: the actions that led to ``before``, the last one last)."""
     from ..engine.search import Limits, Search, terminal_score
 
-    best = Search().run(before, limits)
+    best = Search().run(before, limits, previous=previous)
     if best.action == action:
         return Verdict(action, best.score, best.score, best.pv)
     if after.to_move is None:
@@ -327,7 +330,8 @@ def analyse_action(before, action, after, limits) -> Verdict:
     else:
         # One action shallower than the best action's search, so both end on the same
         # side's turn: scores at different horizons swing by a tempo.
-        played = -Search().run(after, Limits(depth=max(1, best.depth - 1))).score
+        played = -Search().run(after, Limits(depth=max(1, best.depth - 1)),
+                               previous=[*previous, action]).score
     # The best action's search saw deeper than the reply search can: never call the
     # played action better than the best one.
     return Verdict(best.action, max(best.score, played), played, best.pv)

@@ -44,6 +44,7 @@ MAX_DEPTH = 64
 QUIESCENCE_DEPTH = 6         # plies of destroying actions after the horizon, at most
 CHECK_EVERY = 255            # nodes between looks at the clock and the stop flag (mask)
 TABLE_LIMIT = 1 << 20        # transposition entries before the table is emptied
+UNDO_PENALTY = 20            # centi-frigates off a slide that undoes the mover's own last one
 
 EXACT, LOWER, UPPER = 0, 1, 2
 ALREADY = -1                 # the key of _hot_squares' map of ships attacking ripe targets now
@@ -114,6 +115,11 @@ class _RootWants:
     @property
     def several(self) -> bool:
         return self.count > 1 or bool(self.exact)
+
+
+def _undoes(action, earlier) -> bool:
+    """Whether the move ``action`` takes a ship straight back where ``earlier`` moved it from."""
+    return (type(earlier) is Move and action.origin == earlier.target and action.target == earlier.origin)
 
 
 class _Abort(Exception):
@@ -191,6 +197,8 @@ class Search:
         self._deadline = None
         self._armed = False             # limits and stop apply (not during depth 1)
         self._partial = None            # (score, action): best of the unfinished pass
+        self._previous = [None, None]   # the two actions before the root
+        self._line = []
 
     # -- control -------------------------------------------------------------------
     def stop(self) -> None:
@@ -207,13 +215,15 @@ class Search:
 
     # -- entry point ---------------------------------------------------------------
     def run(self, state: State, limits: Limits = Limits(), on_depth=None, lines: int = 1,
-            exact=()) -> SearchResult:
+            exact=(), previous=()) -> SearchResult:
         """Search ``state`` under ``limits``; ``on_depth(result)`` after each finished depth.
 
         ``lines`` > 1 asks for that many best root actions, each with its exact score
         (multi-PV); ``exact`` names root actions scored exactly whatever their rank (a
         player's candidate). Either one makes the answer that of the last finished depth,
-        so every line's score comes from the same depth.
+        so every line's score comes from the same depth. ``previous`` are the actions
+        that led to ``state``, the last one last (two are used: the side to act's own
+        last slide is not undone for nothing).
         """
         if state.to_move is None:
             raise ValueError("the game is over; there is no action to search")
@@ -224,6 +234,8 @@ class Search:
         self._killers = [[None, None] for _ in range(MAX_DEPTH + QUIESCENCE_DEPTH + 2)]
         self._history = {}
         self._evaluations = {}          # hash -> static evaluation (it depends on nothing else)
+        self._previous = ([None, None] + list(previous))[-2:]
+        self._line = list(self._previous)   # the actions played to reach the node searched
         # Depth 1 always finishes (it takes milliseconds): an answer from an unfinished
         # first pass would be whichever action sorts first. Stop is heard after it; the
         # node and time limits after ``min_depth``.
@@ -292,7 +304,7 @@ class Search:
         ``wanted.exact`` are searched with a full window. The best so far is kept in
         ``_partial``.
         """
-        mover = state.to_move
+        previous = self._previous
         ranks: list[int] = []           # the best offset scores so far, highest first
         exact_scores = {}
         for action in actions:
@@ -300,12 +312,9 @@ class Search:
             alpha = ranks[-1] if len(ranks) >= wanted.count else -INFINITE
             if action in wanted.exact:
                 alpha = -INFINITE
-            child, _report = apply_unchecked(state, action)
             self.nodes += 1
-            if child.to_move is None:
-                score = terminal_score(child, mover, 1)
-            else:
-                score = -self._negamax(child, depth - 1, -INFINITE, offset - alpha, 1)
+            self._line = list(previous)
+            score = self._after(state, action, depth - 1, -INFINITE, offset - alpha, 1)
             scores[action] = score + offset
             if score + offset > alpha:
                 exact_scores[action] = score
@@ -339,15 +348,10 @@ class Search:
                 if flag == EXACT or (flag == LOWER and score >= beta) or (flag == UPPER and score <= alpha):
                     return score
         original_alpha = alpha
-        mover = state.to_move
         best = -INFINITE
         best_action = None
         for action in self._ordered(state, table_action, ply):
-            child, _report = apply_unchecked(state, action)
-            if child.to_move is None:
-                score = terminal_score(child, mover, ply + 1)
-            else:
-                score = -self._negamax(child, depth - 1, -beta, -alpha, ply + 1)
+            score = self._after(state, action, depth - 1, -beta, -alpha, ply + 1)
             if score > best:
                 best = score
                 best_action = action
@@ -362,6 +366,31 @@ class Search:
             self._evaluations.clear()
         table[state.hash] = (depth, flag, _to_table(best, ply), best_action)
         return best
+
+    def _after(self, state: State, action, depth: int, alpha: int, beta: int, ply: int) -> int:
+        """What ``action`` is worth to the side acting in ``state``: the position after it
+        searched ``depth`` more plies in the window (``alpha``, ``beta``) of the side then
+        to act, ``ply`` plies from the root.
+
+        A position that stands for the second time scores as a draw: either side could
+        repeat it into R22 (3)'s draw, so a search that sees a win elsewhere does not
+        shuffle toward one. A slide that undoes the mover's own last slide and destroys
+        nothing loses :data:`UNDO_PENALTY`: it spends two actions to stand still.
+        """
+        child, report = apply_unchecked(state, action)
+        if child.to_move is None:
+            return terminal_score(child, state.to_move, ply)
+        line = self._line
+        penalty = UNDO_PENALTY if type(action) is Move and _undoes(action, line[-2]) and not report.destroyed else 0
+        if child.history.count(child.hash) > 1:
+            return -penalty
+        # The child's window moves with the penalty, so its bounds stay bounds.
+        line.append(action)
+        score = -self._negamax(child, depth, alpha - penalty, beta - penalty, ply)
+        line.pop()
+        if abs(score) > MATE_BOUND:
+            return score                # a forced end is worth what it is, however reached
+        return score - penalty
 
     def _reward(self, action, depth: int, ply: int) -> None:
         """A quiet action that cut the search off: remember it as a killer and in history."""

@@ -89,6 +89,7 @@ class Session:
         self.rules = EDITIONS[0]
         self.seed = 0
         self.multi_pv = 1
+        self.previous: list = []        # the last actions of the position's moves
         self.state = new_game(self.rules)
         self._search: Search | None = None
         self._thread: threading.Thread | None = None
@@ -174,6 +175,7 @@ class Session:
     def cmd_uginewgame(self, _args) -> None:
         self._refuse_while_searching()
         self.state = new_game(self.rules)
+        self.previous = []
 
     def cmd_position(self, args) -> None:
         self._refuse_while_searching()
@@ -192,12 +194,16 @@ class Session:
                 raise UgiError(f"position: {problem}") from None
         else:
             raise UgiError(f"expected startpos or fen after position, found {head[0]!r}")
+        played = []
         for number, text in enumerate(moves, 1):
             try:
-                state, _report = apply(state, parse_action(text))
+                action = parse_action(text)
+                state, _report = apply(state, action)
             except TomisError as problem:
                 raise UgiError(f"moves item {number} {text!r}: {problem}") from None
+            played.append(action)
         self.state = state
+        self.previous = played[-2:]         # the search does not undo a slide for nothing
 
     def cmd_go(self, args) -> None:
         self._refuse_while_searching()
@@ -209,8 +215,8 @@ class Session:
         self._search = search
         self._stopping.clear()
         self._busy = True
-        self._thread = threading.Thread(target=self._think, args=(search, self.state, limits, self.multi_pv),
-                                        daemon=True)
+        self._thread = threading.Thread(target=self._think, daemon=True,
+                                        args=(search, self.state, limits, self.multi_pv, self.previous))
         self._thread.start()
 
     def cmd_stop(self, _args) -> None:
@@ -275,9 +281,10 @@ class Session:
                   f"using {clamped}")
         return clamped
 
-    def _think(self, search: Search, state, limits: Limits, lines: int) -> None:
+    def _think(self, search: Search, state, limits: Limits, lines: int, previous: list) -> None:
         try:
-            result = search.run(state, limits, lambda depth: self._info(depth, search, lines), lines)
+            result = search.run(state, limits, lambda depth: self._info(depth, search, lines), lines,
+                                previous=previous)
             answer = f"bestmove {result.action}"
         except Exception as problem:     # never a traceback on stdout: one protocol line
             answer = f"info string error: search failed: {problem}"
