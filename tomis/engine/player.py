@@ -57,6 +57,9 @@ class ComputerPlayer:
         self.level = level
         self.seed = seed
         self.search = Search(seed)
+        # A player needs the action, not a forced win's line to the end: its time per
+        # action stays the level's node limit.
+        self.search.play_out_ends = False
         self.last: SearchResult | None = None
         self._played = None             # (ply, action): what this player chose last
 
