@@ -7,6 +7,7 @@ tests are skipped.
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -96,3 +97,12 @@ def test_search_beside_an_older_commit():
     rows = [line for line in text.splitlines() if line.startswith("  position ")]
     assert len(rows) == 2 and all(row.count(" 300 nodes") == 2 for row in rows)
     assert "ratio this/HEAD: " in text
+
+
+def test_count_shuffles():
+    text = run("count_shuffles.py", "--levels", "1", "--games", "1", "--max-actions", "40")
+    line = next(row for row in text.splitlines() if row.startswith("level 1 this: "))
+    found = re.search(r"(\d+) engine actions: slides (\d+), undone (\d+)", line)
+    assert found, line
+    actions, slides, undone = map(int, found.groups())
+    assert 0 < actions <= 40 - 12 and undone <= slides <= actions
