@@ -1,13 +1,15 @@
-"""The search's speed: nodes per second, time to each depth, and each level's time per action.
+"""The search's speed: nodes per second, time to each depth, each level's time per action,
+optionally beside an older commit's engine in the same run.
 
-    python bench/bench_search.py --positions 12 --nodes 20000 --repeat 3 --depth 4
+    python bench/bench_search.py --before f2e819b --nodes 20000 --repeat 3 --depth 4
 
-Positions: main-phase positions from seeded self-play games (two-ply searches with a
-seeded root randomness of +-0.3 frigates, a fixed opening per game from
-:func:`tomis.engine.match.random_opening`), taken every ``--every`` actions from action
-20 on while at least ``--min-units`` units stand (a busy middle game, not a bare
-ending); the same on every run and machine, and independent of how levels are defined.
-Both editions alternate.
+Positions: the position strings in ``bench/search_positions.txt`` (one a line, ``#``
+comments), so a change to the search or the evaluation never changes what is measured.
+``--write-positions`` makes that file afresh from seeded self-play games (two-ply
+searches with a root randomness of +-0.3 frigates, a fixed opening per game from
+:func:`tomis.engine.match.random_opening`, a position every ``--every`` actions from
+action 20 on while at least ``--min-units`` units stand: busy middle games, both
+editions alternating).
 
 1. nodes/s: each position searched to ``--nodes`` nodes, ``--repeat`` times; the fastest
    pass counts. Every time here is this process's CPU time (time.process_time): the
@@ -19,32 +21,90 @@ Both editions alternate.
 3. levels: each level's time per action over the positions (median and largest),
    against the 1 s the default level must keep to.
 
-python-chess has no search of its own, so the anchor is an earlier commit run the same
-way in the same session, alternated with this one (docs/ENGINE.md, "Figures").
+With ``--before REV`` the engine of commit REV (its ``tomis`` package taken with ``git
+archive`` and imported as ``tomis_before``, as bench_versions.py does) is measured the
+same way in the same process, each position alternating which version goes first, and
+the ratio this/REV is printed. python-chess has no search of its own, so the anchor is
+an earlier commit (docs/ENGINE.md, "Figures").
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import statistics
+import tempfile
 import time
+from dataclasses import dataclass
+from pathlib import Path
 
 import _common
-from tomis.engine.levels import DEFAULT_LEVEL, LEVELS
-from tomis.engine.match import random_opening
-from tomis.engine.player import ComputerPlayer
-from tomis.engine.search import Limits, Search
-from tomis.position import to_string
-from tomis.rules import apply_unchecked, new_game
 
+POSITIONS_FILE = _common.BENCH_DIR / "search_positions.txt"
 EDITIONS = ("manual", "readme")
 
 
-SELF_PLAY = Limits(depth=2, noise=30)
+@dataclass
+class Engine:
+    """One version's search, as the bench drives it."""
+
+    name: str
+    search: object           # the Search class
+    limits: object           # the Limits class
+    from_string: object      # position string -> State
+    player: object           # the ComputerPlayer class
+    levels: dict             # level number -> Level
+    new_game: object = None  # edition name -> the empty board, under this version's rules
+    apply: object = None     # (state, action) -> (state, report), unchecked
+    parse: object = None     # notation -> action
+
+    def nodes_run(self, state, nodes: int):
+        return self.search().run(state, self.limits(nodes=nodes))
+
+    def depth_run(self, state, depth: int):
+        return self.search().run(state, self.limits(depth=depth))
 
 
-def positions(count: int, every: int, seed: int, min_units: int) -> list:
+def current_engine() -> Engine:
+    from tomis.engine.levels import LEVELS
+    from tomis.engine.player import ComputerPlayer
+    from tomis.engine.search import Limits, Search
+    from tomis.notation import parse_action
+    from tomis.position import from_string
+    from tomis.rules import apply_unchecked, new_game
+
+    return Engine("this", Search, Limits, from_string, ComputerPlayer, LEVELS, new_game, apply_unchecked,
+                  parse_action)
+
+
+def older_engine(rev: str, folder: Path) -> Engine:
+    """The engine of commit ``rev``, imported from an unpacked copy of its package."""
+    from bench_versions import _before_module, import_before
+
+    import_before(rev, folder)
+    search = importlib.import_module("tomis_before.engine.search")
+    levels = importlib.import_module("tomis_before.engine.levels")
+    player = importlib.import_module("tomis_before.engine.player")
+    position = _before_module("rules.position", "position")
+    rules = _before_module("rules.core", "rules")
+    notation = _before_module("notation", "notation")
+    return Engine(rev, search.Search, search.Limits, position.from_string, player.ComputerPlayer,
+                  levels.LEVELS, rules.new_game, rules.apply_unchecked, notation.parse_action)
+
+
+def read_positions(path: Path) -> list[str]:
+    lines = (line.strip() for line in path.read_text().splitlines())
+    return [line for line in lines if line and not line.startswith("#")]
+
+
+def self_play_positions(count: int, every: int, seed: int, min_units: int) -> list[str]:
     """``count`` undecided, busy main-phase positions from seeded self-play games."""
+    from tomis.engine.match import random_opening
+    from tomis.engine.search import Limits, Search
+    from tomis.position import to_string
+    from tomis.rules import apply_unchecked, new_game
+
+    self_play = Limits(depth=2, noise=30)
     found = []
     game = 0
     while len(found) < count:
@@ -55,11 +115,18 @@ def positions(count: int, every: int, seed: int, min_units: int) -> list:
         players = (Search(seed + game), Search(seed + game + 1))
         while state.to_move is not None and state.ply < 120 and len(found) < count:
             if state.ply >= 20 and state.ply % every == 0 and len(state.units) >= min_units:
-                found.append(state)
-            action = players[state.to_move].run(state, SELF_PLAY).action
+                found.append(to_string(state))
+            action = players[state.to_move].run(state, self_play).action
             state, _report = apply_unchecked(state, action)
         game += 1
     return found
+
+
+def cpu_seconds(run):
+    """(CPU seconds of this process spent in ``run()``, its result)."""
+    start = time.process_time()
+    result = run()
+    return time.process_time() - start, result
 
 
 def best_of(repeat: int, run):
@@ -70,56 +137,105 @@ def best_of(repeat: int, run):
     """
     best = None
     for _ in range(repeat):
-        start = time.process_time()
-        result = run()
-        seconds = time.process_time() - start
+        seconds, result = cpu_seconds(run)
         if best is None or seconds < best[0]:
             best = (seconds, result)
     return best
 
 
+def in_turn(engines: list[Engine], index: int) -> list[Engine]:
+    """The engines in the order they go for the ``index``-th measurement: alternated, so
+    neither always runs on a cache or a core the other just warmed."""
+    return engines if index % 2 == 0 else engines[::-1]
+
+
+def nodes_per_second(engines, roots, nodes: int, repeat: int) -> dict:
+    totals = {engine.name: [0, 0.0] for engine in engines}
+    for index, texts in enumerate(roots):
+        row = []
+        for engine in in_turn(engines, index):
+            state = engine.from_string(texts)
+            seconds, result = best_of(repeat, lambda: engine.nodes_run(state, nodes))
+            totals[engine.name][0] += result.nodes
+            totals[engine.name][1] += seconds
+            row.append((engine.name, result.nodes, result.depth, result.nodes / seconds))
+        row.sort(key=lambda item: [e.name for e in engines].index(item[0]))
+        print(f"  position {index + 1:>2}: " + "; ".join(
+            f"{name} {count:>6} nodes, depth {depth}, {rate:>8,.0f} nodes/s" for name, count, depth, rate in row))
+    return {name: count / seconds for name, (count, seconds) in totals.items()}
+
+
+def time_to_depth(engines, roots, depth: int) -> None:
+    for engine in engines:
+        print(f"  {engine.name}:")
+        for target in range(1, depth + 1):
+            times, counts = [], []
+            for texts in roots:
+                state = engine.from_string(texts)
+                seconds, result = cpu_seconds(lambda: engine.depth_run(state, target))
+                times.append(seconds)
+                counts.append(result.nodes)
+            print(f"    depth {target}: {statistics.median(times):.3f} / {max(times):.3f} s, "
+                  f"nodes median {int(statistics.median(counts)):,}, largest {max(counts):,}")
+
+
+def level_times(engines, roots, default: int) -> None:
+    for number in engines[0].levels:
+        parts = []
+        for engine in in_turn(engines, number):
+            times = []
+            for texts in roots:
+                state = engine.from_string(texts)
+                times.append(cpu_seconds(lambda: engine.player(number, 0).choose(state))[0])
+            parts.append((engine.name, statistics.median(times), max(times)))
+        parts.sort(key=lambda item: [e.name for e in engines].index(item[0]))
+        mark = "  (default)" if number == default else ""
+        print(f"  level {number}: " + "; ".join(f"{name} {median:.3f} / {largest:.3f} s"
+                                                for name, median, largest in parts) + mark)
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--positions", type=int, default=12)
-    parser.add_argument("--every", type=int, default=10)
-    parser.add_argument("--min-units", type=int, default=12)
-    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--positions-file", type=Path, default=POSITIONS_FILE)
+    parser.add_argument("--positions", type=int, help="use only the first N positions")
+    parser.add_argument("--before", metavar="REV", help="also measure the engine of commit REV")
     parser.add_argument("--nodes", type=int, default=20_000)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--depth", type=int, default=4)
-    parser.add_argument("--show", action="store_true", help="print the position strings")
+    parser.add_argument("--no-levels", action="store_true", help="skip the time per action by level")
+    parser.add_argument("--write-positions", type=int, metavar="N",
+                        help="write N self-play positions to --positions-file and stop")
+    parser.add_argument("--every", type=int, default=10)
+    parser.add_argument("--min-units", type=int, default=12)
+    parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args(argv)
+    if args.write_positions:
+        found = self_play_positions(args.write_positions, args.every, args.seed, args.min_units)
+        header = (f"# bench_search.py positions: --write-positions {args.write_positions} --every {args.every} "
+                  f"--min-units {args.min_units} --seed {args.seed}\n")
+        args.positions_file.write_text(header + "".join(text + "\n" for text in found))
+        print(f"{args.positions_file}: {len(found)} positions written")
+        return 0
     print(f"machine: {_common.machine()}")
-    roots = positions(args.positions, args.every, args.seed, args.min_units)
-    print(f"{len(roots)} positions, {sum(len(r.units) for r in roots) / len(roots):.1f} units on average")
-    if args.show:
-        for root in roots:
-            print("  " + to_string(root))
+    roots = read_positions(args.positions_file)[:args.positions]
+    with tempfile.TemporaryDirectory() as folder:
+        engines = [current_engine()]
+        if args.before:
+            engines.append(older_engine(args.before, Path(folder)))
+        states = [engines[0].from_string(text) for text in roots]
+        print(f"{len(roots)} positions from {args.positions_file.name}, "
+              f"{sum(len(s.units) for s in states) / len(states):.1f} units on average")
+        rates = nodes_per_second(engines, roots, args.nodes, args.repeat)
+        print("nodes/s over all positions: " + "; ".join(f"{name} {rate:,.0f}" for name, rate in rates.items()))
+        if args.before:
+            print(f"ratio this/{args.before}: {rates['this'] / rates[args.before]:.3f}")
+        print("time to depth (seconds: median / largest):")
+        time_to_depth(engines, roots, args.depth)
+        if not args.no_levels:
+            from tomis.engine.levels import DEFAULT_LEVEL
 
-    total_nodes = total_seconds = 0.0
-    for root in roots:
-        seconds, result = best_of(args.repeat, lambda: Search().run(root, Limits(nodes=args.nodes)))
-        total_nodes += result.nodes
-        total_seconds += seconds
-        print(f"  action {root.ply + 1:>3} {root.edition_name:<6} {len(root.units):>2} units: "
-              f"{result.nodes:>6} nodes, depth {result.depth}, {result.nodes / seconds:>8,.0f} nodes/s")
-    print(f"nodes/s over all positions: {total_nodes / total_seconds:,.0f} (target >= 25,000)")
-
-    print("time to depth (seconds: median / largest):")
-    for depth in range(1, args.depth + 1):
-        times, nodes = [], []
-        for root in roots:
-            seconds, result = best_of(1, lambda: Search().run(root, Limits(depth=depth)))
-            times.append(seconds)
-            nodes.append(result.nodes)
-        print(f"  depth {depth}: {statistics.median(times):.3f} / {max(times):.3f} s, "
-              f"nodes median {int(statistics.median(nodes)):,}, largest {max(nodes):,}")
-
-    print("seconds per action by level (median / largest):")
-    for number in LEVELS:
-        times = [best_of(1, lambda: ComputerPlayer(number, 0).choose(root))[0] for root in roots]
-        mark = "  (default)" if number == DEFAULT_LEVEL else ""
-        print(f"  level {number}: {statistics.median(times):.3f} / {max(times):.3f} s{mark}")
+            print("seconds per action by level (median / largest):")
+            level_times(engines, roots, DEFAULT_LEVEL)
     return 0
 
 

@@ -7,6 +7,7 @@ tests are skipped.
 
 from __future__ import annotations
 
+import re
 import subprocess
 from pathlib import Path
 
@@ -75,3 +76,25 @@ def test_mail_regions_beside_an_older_commit():
         pytest.skip("not a git checkout")
     text = run("bench_mail_regions.py", "--before", "HEAD", "--records", "3", "--chat", "2", "--repeat", "1")
     assert "3 records, 2 chat lines after each" in text and "same records: True" in text
+
+
+def test_search_beside_an_older_commit():
+    if subprocess.run(["git", "-C", str(BENCH.parent), "rev-parse", "HEAD"],
+                      capture_output=True).returncode != 0:
+        pytest.skip("not a git checkout")
+    text = run("bench_search.py", "--before", "HEAD", "--positions", "2", "--nodes", "300",
+               "--repeat", "1", "--depth", "1", "--no-levels")
+    assert "2 positions from search_positions.txt" in text
+    # Both versions searched each stored position to the same node limit.
+    rows = [line for line in text.splitlines() if line.startswith("  position ")]
+    assert len(rows) == 2 and all(row.count(" 300 nodes") == 2 for row in rows)
+    assert "ratio this/HEAD: " in text
+
+
+def test_count_shuffles():
+    text = run("count_shuffles.py", "--levels", "1", "--games", "1", "--max-actions", "40")
+    line = next(row for row in text.splitlines() if row.startswith("level 1 this: "))
+    found = re.search(r"(\d+) engine actions: slides (\d+), undone (\d+)", line)
+    assert found, line
+    actions, slides, undone = map(int, found.groups())
+    assert 0 < actions <= 40 - 12 and undone <= slides <= actions

@@ -84,9 +84,8 @@ def test_analyse_scores_every_action_and_writes_a_valid_record(tmp_path):
     analysed = record.read_game(out.read_text())            # valid: reads back with no error
     assert [n.action for n in analysed.nodes] == [n.action for n in original.nodes]
     for row, node in zip(rows, analysed.nodes):
-        better = [c for c in node.comments if c.startswith("better ")]
-        # A glyph in the table comes with a "better ..." comment in the record, and back.
-        assert bool(better) == ("; better " in row)
+        # A glyph in the table comes with the better line as a variation, and back.
+        assert bool(node.variations) == ("; better " in row)
         if node.glyphs:
             assert node.glyphs in ("?", "??")
     # The players' own comments survive.

@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 from tomis.engine import evaluate
 from tomis.engine.levels import DEFAULT_LEVEL, LEVELS, level_limits
 from tomis.engine.player import ComputerPlayer, hint, score_text
-from tomis.engine.search import MATE, MATE_BOUND, Limits, Search
+from tomis.engine.search import MATE, MATE_BOUND, UNDO_PENALTY, Limits, Search
+from tomis.notation import parse_action
 from tomis.position import from_string
 from tomis.rules import apply, apply_unchecked, legal_actions, new_game
 
@@ -195,3 +196,38 @@ def test_the_reported_score_leaves_out_the_random_offset():
         noisy = Search(seed=seed).run(state, Limits(depth=1, noise=50))
         assert str(noisy.action) == "Th1-h8"           # a win outweighs any offset of 50
         assert noisy.score == MATE - 1                  # exactly: wins in 1 action, no offset
+
+
+# White's tower and Black's tower can each shuttle between two squares.
+SHUTTLE = "4b2t/8/8/8/8/8/8/T3B3 - w 0040000/0040000 - manual 31 0"
+
+
+def test_a_position_standing_a_second_time_scores_as_a_draw():
+    start = from_string(SHUTTLE)
+    state = start
+    for text in ("Ta1-a2", "Th8-h7", "Ta2-a1", "Th7-h8"):
+        state, _report = apply(state, parse_action(text))
+    shuttle = parse_action("Ta1-a2")
+    # From the start the slide is worth something else than a draw ...
+    assert Search().run(start, Limits(depth=3), exact=[shuttle]).line_of(shuttle).score != 0
+    # ... once its position has stood before, either side could repeat it into R22 (3)'s draw.
+    assert Search().run(state, Limits(depth=3), exact=[shuttle]).line_of(shuttle).score == 0
+
+
+def test_undoing_ones_own_last_slide_costs_the_penalty():
+    state = from_string(SHUTTLE)
+    for text in ("Ta1-a2", "Th8-h7"):
+        state, _report = apply(state, parse_action(text))
+    back = parse_action("Ta2-a1")
+    plain = Search().run(state, Limits(depth=1), exact=[back]).line_of(back).score
+    knowing = Search().run(state, Limits(depth=1), exact=[back],
+                           previous=[parse_action("Ta1-a2"), parse_action("Th8-h7")]).line_of(back).score
+    assert plain - knowing == UNDO_PENALTY
+    # The computer player remembers its own last action and passes it on.
+    player = ComputerPlayer(4, 0)
+    start = from_string(SHUTTLE)
+    first = player.choose(start)
+    after, _report = apply(start, first)
+    reply = parse_action("Th8-h7")
+    after, _report = apply(after, reply)
+    assert player._own_last(after) == (first, None)

@@ -27,7 +27,7 @@ OPENING = "B@e1 B@d8 G@b1 G@g8 G@f2 G@a7 G@c3 G@e6 G@h4 G@d5"
 # Every line the engine may write (stdout carries protocol lines only).
 PROTOCOL_LINE = re.compile(
     r"^(id name tomis \S+|id author .+|option name \w+ type (spin|combo) .+|ugiok|readyok"
-    r"|info depth \d+ score -?\d+ nodes \d+ nps \d+ time \d+ pv( \S+)+"
+    r"|info depth \d+( multipv \d+)? score -?\d+ nodes \d+ nps \d+ time \d+ pv( \S+)+"
     r"|info string (error|note): .+|bestmove \S+|response (true|false|p1win|p2win|draw|none))$")
 
 

@@ -25,6 +25,7 @@ BLUNDER_DROP = 300           # "??"
 HINT_NODES = 15_000
 ANALYSE_NODES = 4_000
 MAX_SECONDS = 3600.0
+MAX_LINES = 20               # hint --lines: more is a list of every action, not advice
 
 
 def _limits(seconds, depth, nodes):
@@ -73,35 +74,116 @@ def line_text(state, actions) -> str:
 @click.argument("file", type=click.Path(dir_okay=False, allow_dash=True))
 @click.option("--time", "seconds", type=float, help="Search this many seconds.")
 @click.option("--depth", type=click.IntRange(1, 64), help="Search this many actions deep.")
+@click.option("--lines", "count", type=click.IntRange(1, MAX_LINES), default=1, show_default=True,
+              help="Show this many best actions, each with its score and line.")
+@click.option("--try", "tried", metavar="ACTION",
+              help="Also score ACTION, the action you have in mind, against the best.")
 @click.option("--json", "as_json", is_flag=True, help="Print the hint as JSON.")
-def hint(file, seconds, depth, as_json):
+def hint(file, seconds, depth, count, tried, as_json):
     """The best action for the side to act in FILE, its score and the expected line.
 
     The score is from the acting side's view, in frigates (+1.0 is a frigate ahead).
-    Without --time or --depth the search is a fixed 15,000 nodes (the same answer on any
+    --lines K shows the K best actions, best first; --try ACTION scores your own
+    candidate in the same search. A forced win is shown to the game's end. Without
+    --time or --depth the search is a fixed 15,000 nodes (the same answer on any
     machine). Writes nothing.
     """
-    from ..rules.board import SIDE_TITLES
-    from ..engine.player import hint as search_hint, score_text
+    from ..engine.player import hint as search_hint
 
     if seconds is not None and depth is not None:
         raise click.UsageError("give --time or --depth, not both")
     source = read_record(file)
     game = load_game(source).record
     state = _undecided_final(source, game)
-    result = search_hint(state, _limits(seconds, depth, HINT_NODES))
-    side = SIDE_TITLES[state.to_move]
+    candidate = _tried_action(state, tried) if tried is not None else None
+    result = search_hint(state, _limits(seconds, depth, HINT_NODES), lines=count,
+                         exact=() if candidate is None else (candidate,),
+                         previous=[node.action for node in game.nodes[-2:]])
+    shown = result.lines[:count]
     if as_json:
-        echo_json({
-            "side": side.lower(), "action": str(result.action), "action_number": state.ply + 1,
-            "score": result.score, "score_text": score_text(result.score),
-            "pv": [str(a) for a in result.pv], "depth": result.depth, "nodes": result.nodes,
-            "seconds": round(result.time, 3),
-        })
+        echo_json(_hint_json(state, result, shown, candidate))
         return
-    click.echo(f"{side} to act: {line_text(state, [result.action])} ({score_text(result.score)})")
-    click.echo(f"expected line: {line_text(state, result.pv)}")
+    for line in hint_text(state, result, shown, candidate):
+        click.echo(line)
     click.echo(f"searched {result.depth} actions deep, {result.nodes} nodes in {result.time:.2f} s")
+
+
+def hint_text(state, result, shown, candidate) -> list[str]:
+    """The hint as printed: the best action and its line, the other lines, the candidate."""
+    from ..rules.board import SIDE_TITLES
+    from ..engine.player import score_text
+
+    side = SIDE_TITLES[state.to_move]
+    text = [f"{side} to act: {line_text(state, [result.action])} ({score_text(result.score)})",
+            f"expected line: {line_text(state, result.pv)}"]
+    if len(shown) > 1:
+        text += [f"line {rank}: {score_text(line.score)}: {line_text(state, line.pv)}"
+                 for rank, line in enumerate(shown, 1)]
+    if candidate is not None:
+        text.append(_tried_text(state, result, candidate))
+    return text
+
+
+def _tried_text(state, result, candidate) -> str:
+    from ..engine.player import score_text
+
+    from ..engine.search import MATE_BOUND
+
+    mine = result.line_of(candidate)
+    if candidate == result.action:
+        return f"your action {candidate}: {score_text(mine.score)}, the best there is"
+    if mine.score == result.score:
+        verdict = f"as good as the best ({result.action})"
+    elif max(abs(mine.score), abs(result.score)) > MATE_BOUND:     # no frigates between wins
+        verdict = f"against the best {result.action}, {score_text(result.score)}"
+    else:
+        verdict = f"{(result.score - mine.score) / 100:.2f} frigates below the best ({result.action})"
+    return f"your action {candidate}: {score_text(mine.score)}, {verdict}; its line: {line_text(state, mine.pv)}"
+
+
+def _line_json(line) -> dict:
+    from ..engine.player import score_text
+
+    return {"action": str(line.action), "score": line.score, "score_text": score_text(line.score),
+            "pv": [str(a) for a in line.pv]}
+
+
+def _hint_json(state, result, shown, candidate) -> dict:
+    from ..rules.board import SIDE_TITLES
+    from ..engine.player import score_text
+
+    data = {
+        "side": SIDE_TITLES[state.to_move].lower(), "action": str(result.action),
+        "action_number": state.ply + 1, "score": result.score,
+        "score_text": score_text(result.score), "pv": [str(a) for a in result.pv],
+        "depth": result.depth, "nodes": result.nodes, "seconds": round(result.time, 3),
+        "lines": [_line_json(line) for line in shown],
+    }
+    if candidate is not None:
+        mine = result.line_of(candidate)
+        data["try"] = dict(_line_json(mine), below_best=result.score - mine.score)
+    return data
+
+
+def _tried_action(state, text: str):
+    """The action of ``--try``: readable (else a usage error) and legal here (else exit 1)."""
+    from ..errors import IllegalActionError, TomisError, visible
+    from ..notation import parse_action
+    from ..rules.core import iter_legal_actions
+
+    try:
+        action = parse_action(text)
+    except TomisError as error:
+        raise click.BadParameter(f"{visible(text[:40])!r} is no action: {error.message}",
+                                 param_hint="--try") from None
+    if action not in iter_legal_actions(state):
+        from ..rules.board import SIDE_TITLES
+
+        error = IllegalActionError(f"{action} is not a legal action for {SIDE_TITLES[state.to_move]} "
+                                   f"(action {state.ply + 1})")
+        error.path = "--try"
+        raise error
+    return action
 
 
 @click.command()
@@ -109,35 +191,44 @@ def hint(file, seconds, depth, as_json):
 @click.option("--time", "seconds", type=float, help="Seconds per search (two searches per action).")
 @click.option("-o", "--output", type=OUTPUT_PATH, callback=refuse_a_non_file, metavar="FILE",
               help="Write the analysed record here (a new file; - for stdout).")
-def analyse(file, seconds, output):
+@click.option("--json", "as_json", is_flag=True, help="Print the analysis as JSON instead of a table.")
+def analyse(file, seconds, output, as_json):
     """Score every action of the game in FILE; mark mistakes in an analysed record.
 
     Each action gets the score of the best action there and of the action played (both
     from the acting side's view). A drop of more than 1 frigate earns '?', of more than
-    3 frigates '??', with the better action in a comment. Without --time each search is
-    a fixed 4,000 nodes. A table goes to stdout; -o OUT writes the analysed record (still
-    valid) to a new file, -o - to stdout (the table then goes to stderr).
+    3 frigates '??', and the better line as a variation. In the analysed record every
+    action, the variations' too, carries an evaluation comment {[%eval +1.25]}: frigates
+    from White's side, or #N (#-N) for a forced win by White (Black) in N of its own
+    actions. Without --time each search is a fixed 4,000 nodes. A table (or --json) goes
+    to stdout; -o OUT writes the analysed record (still valid) to a new file, -o - to
+    stdout (the table then goes to stderr; --json cannot share it).
     """
     from ..notation import record
     from ..engine.player import score_text
 
+    if as_json and output == "-":
+        raise click.UsageError("--json and -o - would both write to stdout; give the record a file")
     source = read_record(file)
     game = load_game(source).record
     limits = _limits(seconds, None, ANALYSE_NODES)
     if output is not None and output != "-":
         _refuse_existing(output, "analyse")
+    rows = []
     for index, (node, before) in enumerate(zip(game.nodes, game.states)):
-        verdict = analyse_action(before, node.action, game.states[index + 1], limits)
+        after = game.states[index + 1]
+        verdict = analyse_action(before, node.action, after, limits,
+                                 [earlier.action for earlier in game.nodes[max(0, index - 2):index]])
         glyph = _glyph(verdict.drop)
-        mark = glyph or ("" if verdict.best_action != node.action else "  (best)")
-        click.echo(f"{line_text(before, [node.action])}{glyph}  {score_text(verdict.played)}"
-                   + (f"; better {verdict.best_action} {score_text(verdict.best)}" if glyph else mark),
-                   err=output == "-")        # with the record on stdout, the table goes aside
-        if glyph and not node.glyphs:
-            node.glyphs = glyph
-        if glyph:
-            node.comments.append(f"better {verdict.best_action} ({score_text(verdict.best)} "
-                                 f"against {score_text(verdict.played)})")
+        rows.append(_analysis_json(before, node.action, verdict, glyph))
+        if not as_json:
+            mark = glyph or ("" if verdict.best_action != node.action else "  (best)")
+            click.echo(f"{line_text(before, [node.action])}{glyph}  {score_text(verdict.played)}"
+                       + (f"; better {verdict.best_action} {score_text(verdict.best)}" if glyph else mark),
+                       err=output == "-")        # with the record on stdout, the table goes aside
+        annotate(node, before, after, verdict, glyph)
+    if as_json:
+        echo_json(rows)
     text = record.write(game)
     record.read_game(text)                     # the analysed record must stay valid
     if output == "-":
@@ -145,6 +236,57 @@ def analyse(file, seconds, output):
     elif output is not None:
         write_new(output, text)
         click.echo(f"{output}: analysed record written", err=True)
+
+
+def annotate(node, before, after, verdict, glyph: str) -> None:
+    """Mark one analysed action: its glyph, its evaluation, and after a mistake the
+    better line as a variation, an evaluation after each of its actions."""
+    from ..notation.record import Node, Variation
+    from ..rules.core import apply_unchecked
+
+    if glyph and not node.glyphs:
+        node.glyphs = glyph
+    if after.to_move is not None:             # a decided game needs no evaluation
+        node.comments.append(eval_comment(verdict.played, before.to_move, 1))
+    if not glyph:
+        return
+    side_line = Variation(before)
+    state = before
+    for played, action in enumerate(verdict.best_line, 1):
+        state, _report = apply_unchecked(state, action)
+        comments = [eval_comment(verdict.best, before.to_move, played)] if state.to_move is not None else []
+        side_line.nodes.append(Node(action, comments=comments))
+    if not node.variations:
+        node.variations = []
+    node.variations.append(side_line)
+
+
+def eval_comment(score: int, mover: int, played: int) -> str:
+    """``[%eval ...]`` for the position ``played`` actions into a line worth ``score`` to ``mover``.
+
+    Frigates with two decimals from White's side; a forced win as ``#N`` (White wins)
+    or ``#-N`` (Black wins), N the winner's own actions still to come (R21, R22).
+    """
+    from ..engine.search import MATE, MATE_BOUND
+    from ..rules.board import WHITE
+
+    white = score if mover == WHITE else -score
+    if abs(score) > MATE_BOUND:
+        left = MATE - abs(score) - played        # plies still to come; the winner's is the last
+        own = (left + 1) // 2
+        return f"[%eval #{own if white > 0 else -own}]"
+    return f"[%eval {white / 100:+.2f}]"
+
+
+def _analysis_json(before, action, verdict, glyph: str) -> dict:
+    from ..engine.player import score_text
+
+    return {
+        "action_number": before.ply + 1, "action": str(action), "glyph": glyph,
+        "played": verdict.played, "played_text": score_text(verdict.played),
+        "best_action": str(verdict.best_action), "best": verdict.best,
+        "best_text": score_text(verdict.best), "best_line": [str(a) for a in verdict.best_line],
+    }
 
 
 def _refuse_existing(path: str, command: str) -> None:
@@ -165,31 +307,34 @@ def _glyph(drop: int) -> str:
 
 
 class Verdict:
-    """One action analysed: the best score, the played action's score, the drop."""
+    """One action analysed: the best score and line, the played action's score, the drop."""
 
-    def __init__(self, best_action, best: int, played: int):
+    def __init__(self, best_action, best: int, played: int, best_line=()):
         self.best_action = best_action
         self.best = best
         self.played = played
         self.drop = max(0, best - played)
+        self.best_line = list(best_line) or [best_action]
 
 
-def analyse_action(before, action, after, limits) -> Verdict:
-    """Search ``before`` for the best action, and ``after`` for what ``action`` is worth."""
+def analyse_action(before, action, after, limits, previous=()) -> Verdict:
+    """Search ``before`` for the best action, and ``after`` for what ``action`` is worth
+    (``previous``: the actions that led to ``before``, the last one last)."""
     from ..engine.search import Limits, Search, terminal_score
 
-    best = Search().run(before, limits)
+    best = Search().run(before, limits, previous=previous)
     if best.action == action:
-        return Verdict(action, best.score, best.score)
+        return Verdict(action, best.score, best.score, best.pv)
     if after.to_move is None:
         played = terminal_score(after, before.to_move, 1)
     else:
         # One action shallower than the best action's search, so both end on the same
         # side's turn: scores at different horizons swing by a tempo.
-        played = -Search().run(after, Limits(depth=max(1, best.depth - 1))).score
+        played = -Search().run(after, Limits(depth=max(1, best.depth - 1)),
+                               previous=[*previous, action]).score
     # The best action's search saw deeper than the reply search can: never call the
     # played action better than the best one.
-    return Verdict(best.action, max(best.score, played), played)
+    return Verdict(best.action, max(best.score, played), played, best.pv)
 
 
 @click.command()

@@ -34,12 +34,15 @@ The terms (White's count minus Black's):
 
 from __future__ import annotations
 
-from ..rules.board import BASE, BLACK, FLAGSHIP, FRIGATE, HOME_RANK, NEIGHBOURS, SENTRY, TOWER, WHITE
+from operator import mul
+
+from ..rules.board import BASE, BLACK, FLAGSHIP, FRIGATE, HOME_RANK, NEIGHBOURS, RANK_OF, SENTRY, TOWER, WHITE
 from ..rules.combat import INACTIVE, JUMP, UNIT_DEFENCE, attack_tables
 
 # The weights, in centi-frigates per unit of each term: tuning run 5 (bench/tune_eval.py,
-# 400 level-5 self-play games, the games cut at 200 actions left out), which beat the
-# hand-set weights 71.7 % at level 6. The progress terms (base_near, the gates,
+# 400 level-5 self-play games, the games cut at 200 actions left out). Whether they play
+# better than the hand-set weights on openings the tuning never used is not measured
+# (docs/ENGINE.md). The progress terms (base_near, the gates,
 # jump_reach, advance) keep their hand-set values: a fit to results drives them to zero
 # or below, and without them a few-ply search has no reason to move forward (run 4's
 # engine shuffled frigates). Figures in docs/ENGINE.md.
@@ -78,50 +81,59 @@ _NEAR = tuple(
     for sq in range(64)
 )
 _SIGN = (1, -1)
+_NOWHERE = frozenset()
+# Ranks a frigate of each side on each square has advanced from its home row.
+_ADVANCE = tuple(tuple(abs(RANK_OF[square] - HOME_RANK[side]) for square in range(64)) for side in (WHITE, BLACK))
 
 
 def features(state, tables=None) -> list[int]:
     """The terms of :data:`TERMS` for ``state``, each White's count minus Black's.
 
     ``tables`` are the attack tables of :func:`tomis.combat.attack_tables` when the
-    caller has them already (the search does), so they are not computed twice.
+    caller has them already (the search does), so they are not computed twice. The
+    search calls this at every leaf, so the counts are kept in local names and the
+    per-square facts (ranks advanced, squares near a base) come from tables.
     """
     units = state.units
     ap = tables if tables is not None else attack_tables(units, state.edition)
     defence = UNIT_DEFENCE[state.edition]
-    f = [0] * len(TERMS)
     bases = [-1, -1]
     for square, code in units.items():
         if code & 7 == BASE:
             bases[code >> 3] = square
     gates = state.gates
     jump_squares = [g[0] for g in gates if g is not None and g[2] == JUMP]
+    counts = [0] * 8                 # ships on the board by kind, White minus Black
+    advance = jump_reach = base_near = threats = 0
+    near = (_NEAR[bases[1]] if bases[1] >= 0 else _NOWHERE, _NEAR[bases[0]] if bases[0] >= 0 else _NOWHERE)
     for square, code in units.items():
-        side = code >> 3
         kind = code & 7
         if kind == BASE:
             continue
+        side = code >> 3
         sign = _SIGN[side]
+        counts[kind] += sign
         if kind == FRIGATE:
-            f[T_FRIGATES] += sign
-            f[T_ADVANCE] += sign * abs((square >> 3) - HOME_RANK[side])
+            advance += sign * _ADVANCE[side][square]
             if jump_squares:
-                near = NEIGHBOURS[square]
+                around = NEIGHBOURS[square]
                 for j in jump_squares:
-                    if j in near:
-                        f[T_JUMP_REACH] += sign
+                    if j in around:
+                        jump_reach += sign
                         break
-        elif kind == SENTRY:
-            f[T_SENTRIES] += sign
-        elif kind == TOWER:
-            f[T_TOWERS] += sign
-        else:
-            f[T_FLAGSHIP] += sign
-        enemy_base = bases[1 - side]
-        if enemy_base >= 0 and square in _NEAR[enemy_base]:
-            f[T_BASE_NEAR] += sign
+        if square in near[side]:
+            base_near += sign
         if ap[1 - side][square] >= defence[kind]:
-            f[T_THREATS] -= sign                       # the enemy threatens this ship
+            threats -= sign                            # the enemy threatens this ship
+    f = [0] * len(TERMS)
+    f[T_FRIGATES] = counts[FRIGATE]
+    f[T_SENTRIES] = counts[SENTRY]
+    f[T_TOWERS] = counts[TOWER]
+    f[T_FLAGSHIP] = counts[FLAGSHIP]
+    f[T_ADVANCE] = advance
+    f[T_JUMP_REACH] = jump_reach
+    f[T_BASE_NEAR] = base_near
+    f[T_THREATS] = threats
     for side in (WHITE, BLACK):
         sign = _SIGN[side]
         row = state.reserve[side]
@@ -161,9 +173,7 @@ def set_weights(weights: dict[str, int]) -> None:
 
 def evaluate(state, tables=None) -> int:
     """The position's value for the side to act, in centi-frigates."""
-    score = 0
-    for weight, value in zip(_WEIGHT_VECTOR, features(state, tables)):
-        score += weight * value
+    score = sum(map(mul, _WEIGHT_VECTOR, features(state, tables)))
     return score if state.to_move != BLACK else -score
 
 

@@ -41,9 +41,12 @@ def score_text(score: int) -> str:
     return frigates_text(score)
 
 
-def hint(state: State, limits: Limits = Limits(depth=4), seed: int = 0, on_depth=None) -> SearchResult:
-    """The best action for the side to act, its score for that side and the expected line."""
-    return Search(seed).run(state, limits, on_depth)
+def hint(state: State, limits: Limits = Limits(depth=4), seed: int = 0, on_depth=None,
+         lines: int = 1, exact=(), previous=()) -> SearchResult:
+    """The best action for the side to act, its score and the expected line;
+    ``lines`` best actions and the ``exact`` ones each with its own score and line.
+    ``previous``: the actions that led to ``state`` (see :meth:`Search.run`)."""
+    return Search(seed).run(state, limits, on_depth, lines, exact, previous)
 
 
 class ComputerPlayer:
@@ -54,7 +57,19 @@ class ComputerPlayer:
         self.level = level
         self.seed = seed
         self.search = Search(seed)
+        # A player needs the action, not a forced win's line to the end: its time per
+        # action stays the level's node limit.
+        self.search.play_out_ends = False
         self.last: SearchResult | None = None
+        self._played = None             # (ply, action): what this player chose last
+
+    def _own_last(self, state: State) -> tuple:
+        """The actions before ``state`` as far as this player knows them: its own last
+        one when it chose the action two plies back (the search does not undo it for
+        nothing), else none."""
+        if self._played is not None and self._played[0] + 2 == state.ply:
+            return (self._played[1], None)
+        return ()
 
     @property
     def name(self) -> str:
@@ -62,7 +77,8 @@ class ComputerPlayer:
 
     def choose(self, state: State):
         """The action this level plays in ``state`` (which must be undecided)."""
-        self.last = self.search.run(state, self.limits)
+        self.last = self.search.run(state, self.limits, previous=self._own_last(state))
+        self._played = (state.ply, self.last.action)
         return self.last.action
 
     def stop(self) -> None:

@@ -7,12 +7,15 @@ docs/ENGINE.md; in short::
     ugi                              -> id name tomis <version> / id author ... /
                                         option name ... (one line per option) / ugiok
     isready                          -> readyok
-    setoption name <N> value <V>        Level (spin 1-8), Rules (combo manual/readme), Seed (spin)
+    setoption name <N> value <V>        Level (spin 1-8), Rules (combo manual/readme), Seed (spin),
+                                        MultiPV (spin 1-20: lines shown per depth)
     uginewgame                          the empty board under the Rules option
     position startpos [moves A1 A2 ...]
     position fen <position string> [moves ...]
     go movetime MS | depth N | nodes N | p1time MS p2time MS [p1inc MS p2inc MS] | infinite
                                      -> info depth D score S nodes N nps R time MS pv ...
+                                        (MultiPV K > 1: info depth D multipv N score S ... pv ...,
+                                        N = 1..K, best first)
                                         then bestmove <action>
     stop                                answer at once;  quit  exit
     (end of input)                      a running search has END_OF_INPUT_SECONDS more, then
@@ -42,6 +45,7 @@ from .search import MAX_DEPTH, Limits, Search
 
 AUTHOR = "the tomis authors"
 MAX_SEED = 2_147_483_647
+MAX_MULTI_PV = 20            # as hint --lines
 # With a clock (go p1time ...): spend about 1/MOVES_TO_GO of what is left, plus most of
 # the increment, never more than half of what is left.
 MOVES_TO_GO = 30
@@ -84,6 +88,8 @@ class Session:
         self.level = DEFAULT_LEVEL
         self.rules = EDITIONS[0]
         self.seed = 0
+        self.multi_pv = 1
+        self.previous: list = []        # the last actions of the position's moves
         self.state = new_game(self.rules)
         self._search: Search | None = None
         self._thread: threading.Thread | None = None
@@ -131,6 +137,7 @@ class Session:
         self.send(f"option name Level type spin default {DEFAULT_LEVEL} min {MIN_LEVEL} max {MAX_LEVEL}")
         self.send(f"option name Rules type combo default {EDITIONS[0]} " + " ".join(f"var {e}" for e in EDITIONS))
         self.send(f"option name Seed type spin default 0 min 0 max {MAX_SEED}")
+        self.send(f"option name MultiPV type spin default 1 min 1 max {MAX_MULTI_PV}")
         self.send("ugiok")
 
     def cmd_isready(self, _args) -> None:
@@ -157,12 +164,18 @@ class Session:
             if not 0 <= number <= MAX_SEED:
                 raise UgiError(f"Seed must be 0 to {MAX_SEED}, not {_clipped(value)}")
             self.seed = number
+        elif name == "multipv":
+            number = _integer(value, "MultiPV")
+            if not 1 <= number <= MAX_MULTI_PV:
+                raise UgiError(f"MultiPV must be 1 to {MAX_MULTI_PV}, not {_clipped(value)}")
+            self.multi_pv = number
         else:
-            raise UgiError(f"no option named {' '.join(args[1:split])!r} (Level, Rules, Seed)")
+            raise UgiError(f"no option named {' '.join(args[1:split])!r} (Level, Rules, Seed, MultiPV)")
 
     def cmd_uginewgame(self, _args) -> None:
         self._refuse_while_searching()
         self.state = new_game(self.rules)
+        self.previous = []
 
     def cmd_position(self, args) -> None:
         self._refuse_while_searching()
@@ -181,12 +194,16 @@ class Session:
                 raise UgiError(f"position: {problem}") from None
         else:
             raise UgiError(f"expected startpos or fen after position, found {head[0]!r}")
+        played = []
         for number, text in enumerate(moves, 1):
             try:
-                state, _report = apply(state, parse_action(text))
+                action = parse_action(text)
+                state, _report = apply(state, action)
             except TomisError as problem:
                 raise UgiError(f"moves item {number} {text!r}: {problem}") from None
+            played.append(action)
         self.state = state
+        self.previous = played[-2:]         # the search does not undo a slide for nothing
 
     def cmd_go(self, args) -> None:
         self._refuse_while_searching()
@@ -198,7 +215,8 @@ class Session:
         self._search = search
         self._stopping.clear()
         self._busy = True
-        self._thread = threading.Thread(target=self._think, args=(search, self.state, limits), daemon=True)
+        self._thread = threading.Thread(target=self._think, daemon=True,
+                                        args=(search, self.state, limits, self.multi_pv, self.previous))
         self._thread.start()
 
     def cmd_stop(self, _args) -> None:
@@ -263,9 +281,10 @@ class Session:
                   f"using {clamped}")
         return clamped
 
-    def _think(self, search: Search, state, limits: Limits) -> None:
+    def _think(self, search: Search, state, limits: Limits, lines: int, previous: list) -> None:
         try:
-            result = search.run(state, limits, lambda depth: self._info(depth, search))
+            result = search.run(state, limits, lambda depth: self._info(depth, search, lines), lines,
+                                previous=previous)
             answer = f"bestmove {result.action}"
         except Exception as problem:     # never a traceback on stdout: one protocol line
             answer = f"info string error: search failed: {problem}"
@@ -274,13 +293,16 @@ class Session:
         self._busy = False
         self.send(answer)
 
-    def _info(self, result, search: Search) -> None:
+    def _info(self, result, search: Search, lines: int) -> None:
         if self._stopping.is_set():
             search.stop()
-        self.send(
-            f"info depth {result.depth} score {result.score} nodes {result.nodes} "
-            f"nps {result.nps} time {int(result.time * 1000)} pv " + " ".join(str(a) for a in result.pv)
-        )
+        figures = f"nodes {result.nodes} nps {result.nps} time {int(result.time * 1000)}"
+        if lines == 1:
+            self.send(f"info depth {result.depth} score {result.score} {figures} pv " + _words(result.pv))
+            return
+        for rank, line in enumerate(result.lines[:lines], 1):
+            self.send(f"info depth {result.depth} multipv {rank} score {line.score} {figures} pv "
+                      + _words(line.pv))
 
     def _refuse_while_searching(self) -> None:
         if self._busy:
@@ -333,6 +355,10 @@ def _integer(text: str, what: str) -> int:
     if len(digits) > MAX_DIGITS:
         return sign * 10 ** MAX_DIGITS
     return sign * int(digits or "0")
+
+
+def _words(actions) -> str:
+    return " ".join(str(a) for a in actions)
 
 
 def _clipped(text: str, keep: int = 24) -> str:

@@ -101,9 +101,29 @@ def _movetext(game) -> str:
             f'aria-label="action {number}, {side}: {escape(str(node.action))}{escape(node.glyphs)}">'
             f'{escape(_action_label(game, index - 1))}</a>{nags}</span>')
         parts += [f'<p class="comment">{escape(text)}</p>' for text in node.comments]
-        numbered = bool(node.comments)
+        parts += [_variation_html(side_line) for side_line in node.variations]
+        numbered = bool(node.comments or node.variations)
     parts.append(f'<span class="result">{escape(game.result)}</span>')
     return "\n".join(parts)
+
+
+def _variation_html(side_line) -> str:
+    """A side line as text in brackets, its comments and nested lines inline: the board
+    steps through the main line only, so a variation is read, not clicked."""
+    words = [escape(text) for text in side_line.comments]
+    number = side_line.start.ply
+    numbered = True
+    for node in side_line.nodes:
+        number += 1
+        move = (number + 1) // 2
+        label = f"{move}. " if number % 2 else (f"{move}... " if numbered else "")
+        nags = "".join(f" ${nag}" for nag in node.nags)
+        words.append(f'<span class="num">{escape(label)}</span>{escape(str(node.action))}'
+                     f'{escape(node.glyphs)}{nags}')
+        words += [f'<span class="vcomment">{{{escape(text)}}}</span>' for text in node.comments]
+        words += [_variation_html(deeper) for deeper in node.variations]
+        numbered = bool(node.comments or node.variations)
+    return f'<span class="variation">({" ".join(words)})</span>'
 
 
 def _tags(game) -> str:
@@ -187,6 +207,9 @@ a.action:hover { background: #eef3fa; }
 a.action.current { background: var(--accent); color: #fff; }
 .nag { color: #555; font-size: .85em; }
 .result { font-weight: 700; margin-left: .3rem; }
+.variation { display: block; margin: .1rem 0 .3rem 1rem; color: #4a4a4a; }
+.variation .variation { display: inline; margin: 0; }
+.vcomment { color: #35506b; font-style: italic; }
 .comment { margin: .15rem 0 .3rem; color: #35506b; font-style: italic; line-height: 1.4; }
 #status { margin-left: .3rem; font-size: .9rem; }
 @media print {

@@ -1,0 +1,117 @@
+"""Back-and-forth slides: how often the engine undoes its own last move with its next action.
+
+    python bench/count_shuffles.py --levels 4 6 --games 10 --before f2e819b
+
+Each level plays ``--games`` games against itself from seeded random openings
+(:func:`tomis.engine.match.random_opening`, 12 actions, manual rules), up to
+``--max-actions`` actions. A *slide* is a ship's move (R9); it is *undone* when the same
+side's next action moves that ship straight back (origin and target swapped). Printed
+per level: slides, undone slides and their share, for all ships and for the sliders
+(sentry, tower, flagship) alone, and the longest run of undone slides by one side.
+With ``--before REV`` the engine of commit REV (unpacked as bench_search.py does) plays
+the same games beside this one, in the same process.
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import _common
+from bench_search import current_engine, older_engine
+from tomis.engine.match import random_opening
+from tomis.notation import parse_action
+from tomis.rules import apply_unchecked, new_game
+from tomis.rules.actions import Move
+from tomis.rules.board import FRIGATE
+
+
+@dataclass
+class Tally:
+    slides: int = 0
+    undone: int = 0
+    slider_slides: int = 0
+    slider_undone: int = 0
+    longest_run: int = 0
+    games: int = 0
+    actions: int = 0
+
+    def line(self) -> str:
+        return (f"{self.games} games, {self.actions} engine actions: slides {self.slides}, undone "
+                f"{self.undone} ({_share(self.undone, self.slides)}); sliders {self.slider_slides}, undone "
+                f"{self.slider_undone} ({_share(self.slider_undone, self.slider_slides)}); longest run "
+                f"{self.longest_run}")
+
+
+def _share(part: int, whole: int) -> str:
+    return f"{100 * part / whole:.1f} %" if whole else "no slides"
+
+
+def is_undo(action, earlier) -> bool:
+    return (type(action) is Move and type(earlier) is Move
+            and action.origin == earlier.target and action.target == earlier.origin)
+
+
+def play_game(engine, level: int, seed: int, game: int, max_actions: int, tally: Tally) -> None:
+    """One self-play game of ``engine`` at ``level``; its slides counted into ``tally``.
+
+    The engine plays on a position of its own version's rules (its whole history, so
+    its search sees repetitions); this version's rules keep the count and the game.
+    """
+    state = new_game("manual")
+    own = engine.new_game("manual")
+    for action in random_opening(seed, game, 12, "manual"):
+        state, _report = apply_unchecked(state, action)
+        # The engine may be an older commit's, with its own action types: it gets the text.
+        own, _report = engine.apply(own, engine.parse(str(action)))
+    players = (engine.player(level, seed + game), engine.player(level, seed + game + 1))
+    last = [None, None]                 # each side's last action
+    runs = [0, 0]                       # each side's current run of undone slides
+    while state.to_move is not None and state.ply < max_actions:
+        side = state.to_move
+        text = str(players[side].choose(own))
+        action = parse_action(text)
+        tally.actions += 1
+        if type(action) is Move:
+            slider = action.piece != FRIGATE
+            tally.slides += 1
+            tally.slider_slides += slider
+            if is_undo(action, last[side]):
+                tally.undone += 1
+                tally.slider_undone += slider
+                runs[side] += 1
+                tally.longest_run = max(tally.longest_run, runs[side])
+            else:
+                runs[side] = 0
+        last[side] = action
+        state, _report = apply_unchecked(state, action)
+        own, _report = engine.apply(own, engine.parse(text))
+    tally.games += 1
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--levels", type=int, nargs="+", default=[4, 5, 6, 7, 8])
+    parser.add_argument("--games", type=int, default=10)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--max-actions", type=int, default=200)
+    parser.add_argument("--before", metavar="REV", help="also count the engine of commit REV")
+    args = parser.parse_args(argv)
+    print(f"machine: {_common.machine()}")
+    with tempfile.TemporaryDirectory() as folder:
+        engines = [current_engine()]
+        if args.before:
+            engines.append(older_engine(args.before, Path(folder)))
+        for level in args.levels:
+            for engine in engines:
+                tally = Tally()
+                for game in range(args.games):
+                    play_game(engine, level, args.seed, game, args.max_actions, tally)
+                print(f"level {level} {engine.name}: {tally.line()}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
