@@ -158,6 +158,7 @@ def by_square(items):
     return sorted(items, key=lambda item: item["square"])
 
 
+@pytest.mark.slow          # every action of every sample, about 7 s in Chromium
 def test_every_action_of_every_sample_shows_the_json_facts(browser, pages):
     """For each action N of each sample, #board (data-action=N) states show --json --at N."""
     checked = 0

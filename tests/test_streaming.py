@@ -44,7 +44,7 @@ def _general(text):
         quotes.is_plain_record = original
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=120, deadline=None)
 @given(st.lists(st.lists(FRAGMENTS, max_size=5).map(" ".join), max_size=12).map("\n".join))
 def test_a_record_file_read_without_the_mail_modules_is_what_the_general_path_gives(text):
     from tomis.errors import TomisError
