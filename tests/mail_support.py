@@ -130,6 +130,16 @@ def check_password(server, session, envelope, mechanism, auth_data):
     return AuthResult(success=ok, handled=False)
 
 
+def started_smtp(controller_module, started: list, handler, **options) -> int:
+    """An aiosmtpd server for ``handler`` on a free port of 127.0.0.1, appended to
+    ``started`` for the fixture to stop; its port."""
+    port = free_port()
+    controller = controller_module.Controller(handler, hostname="127.0.0.1", port=port, **options)
+    controller.start()
+    started.append(controller)
+    return port
+
+
 @pytest.fixture
 def server():
     """Start a server; yields a function (answer=None, auth=False) -> (inbox, port)."""
@@ -138,14 +148,9 @@ def server():
 
     def start(answer=None, auth=False):
         inbox = Inbox(answer)
-        port = free_port()
         options = {"authenticator": check_password, "auth_require_tls": False,
                    "auth_required": True} if auth else {}
-        controller = controller_module.Controller(inbox, hostname="127.0.0.1", port=port,
-                                                  **options)
-        controller.start()
-        started.append(controller)
-        return inbox, port
+        return inbox, started_smtp(controller_module, started, inbox, **options)
 
     yield start
     for controller in started:

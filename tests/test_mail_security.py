@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 from mail_support import (  # noqa: F401 (certificates is a fixture)
-    PASSWORD, RECORDS, USER, Inbox, certificates, check_password, free_port, make_ca, run,
+    PASSWORD, RECORDS, USER, Inbox, certificates, check_password, make_ca, run,
+    started_smtp,
 )
 
 aiosmtpd_controller = pytest.importorskip("aiosmtpd.controller")
@@ -33,17 +34,13 @@ def server(certificates):
     def start(mode: str):
         context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
         context.load_cert_chain(cert, key)
-        inbox, port = Inbox(), free_port()
+        inbox = Inbox()
         options = {"authenticator": check_password, "auth_required": True}
         if mode == "starttls":
             options.update(tls_context=context, require_starttls=True)
         else:
             options.update(ssl_context=context, auth_require_tls=False)
-        controller = aiosmtpd_controller.Controller(inbox, hostname="127.0.0.1", port=port,
-                                                    **options)
-        controller.start()
-        started.append(controller)
-        return inbox, port
+        return inbox, started_smtp(aiosmtpd_controller, started, inbox, **options)
 
     yield start
     for controller in started:
