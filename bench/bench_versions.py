@@ -61,12 +61,16 @@ def _before_module(path: str, flat_path: str):
         return importlib.import_module(f"tomis_before.{flat_path}")
 
 
-def child_cpu(args: list[str], pythonpath: Path) -> float:
-    """CPU seconds (user + system) of one ``python -c 'tomis main' args`` child."""
+def child_cpu(args: list[str], pythonpath: Path, cwd: Path) -> float:
+    """CPU seconds (user + system) of one ``python -c 'tomis main' args`` child.
+
+    ``cwd`` holds no ``tomis`` package: ``python -c`` puts the current folder first on
+    the path, so started in the repository both versions would be this tree.
+    """
     env = _common.user_env()
     env["PYTHONPATH"] = str(pythonpath)
     proc = subprocess.Popen([sys.executable, "-c", "from tomis.cli import main; main()", *args],
-                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                            env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     _pid, status, usage = os.wait4(proc.pid, 0)
     proc.returncode = os.waitstatus_to_exitcode(status)
     if proc.returncode != 0:
@@ -142,13 +146,13 @@ def main(argv=None) -> int:
                 for name in order:
                     best[name, job] = min(best[name, job], cpu(jobs[name][job]))
         paths = {"before": Path(folder) / "child", "after": _common.REPO_DIR}
-        commands = {"tomis --help": ["--help"], "tomis validate one.tgn": ["validate", texts[0][0]]}
+        commands = {"tomis --help": ["--help"], "tomis validate one.tgn": ["validate", str(Path(texts[0][0]).resolve())]}
         starts = {(name, command): float("inf") for name in paths for command in commands}
         for index in range(args.starts):
             order = ("before", "after") if index % 2 == 0 else ("after", "before")
             for command, argv in commands.items():
                 for name in order:
-                    starts[name, command] = min(starts[name, command], child_cpu(argv, paths[name]))
+                    starts[name, command] = min(starts[name, command], child_cpu(argv, paths[name], Path(folder)))
 
     print(f"machine: {_common.machine()}")
     print(f"before: {args.before}; after: the working tree of {_common.REPO_DIR}")
