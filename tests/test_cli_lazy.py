@@ -60,3 +60,15 @@ def test_a_command_collects_sparsely_and_spares_the_final_collection():
     assert default != wanted and during == wanted
     assert frozen > 10_000          # the modules, classes and tables loaded on the way
 
+
+def test_lazy_pattern_compiles_on_first_use_and_acts_as_the_pattern():
+    import re
+
+    from tomis.util.lazyre import LazyPattern
+
+    lazy = LazyPattern(r"(?P<digits>[0-9]+)\.", re.ASCII)
+    assert lazy._compiled is None
+    assert lazy.match("12. B@e1")["digits"] == "12"
+    assert lazy.pattern == r"(?P<digits>[0-9]+)\." and lazy.flags & re.ASCII
+    assert [m.group() for m in lazy.finditer("1. 2. x")] == ["1.", "2."]
+    assert lazy.compiled() is lazy.compiled()      # compiled once

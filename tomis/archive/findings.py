@@ -16,10 +16,10 @@ Rule ids are stable; new ones may be added, none is ever renamed:
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from ..errors import FileError, NotationError, TomisError
+from ..util.lazyre import LazyPattern
 
 RULING_TITLES = {
     "R1": "Board and directions", "R2": "Pieces and reserves", "R3": "Squares, units and gates",
@@ -48,16 +48,17 @@ NOTATION_RULES = {
 
 RULES = {**{rid: title for rid, title in RULING_TITLES.items()}, **NOTATION_RULES}
 
+# The patterns read a failing game's message: compiled when the first one fails.
 # The last parenthesised citation in a message, e.g. "(R15)", "(R6, R7)", "(R5-R7)".
-_CITATION = re.compile(r"\((R\d+)[^()]*\)")
+_CITATION = LazyPattern(r"\((R\d+)[^()]*\)")
 # Record-level claims, recognised by the reader's wording (tests/test_reports.py pins each).
 _CLAIMS = (
-    ("N-limit", re.compile(r"\(MAX_[A-Z_]+\)")),
-    ("N-digest", re.compile(r"\bthe Digest tag\b")),
-    ("N-destroyed", re.compile(r"\bthe record says the combat destroyed\b|destroyed squares are given twice")),
-    ("N-result", re.compile(r"\bthe Result tag\b|\bit must end with\b|\bbut the record ends with\b")),
-    ("N-tag", re.compile(r"\bthe tag \w+ appears twice|\bthe (Rules|Position) tag\b")),
-    ("N-annotation", re.compile(r"annotation|must follow an action|glyph")),
+    ("N-limit", LazyPattern(r"\(MAX_[A-Z_]+\)")),
+    ("N-digest", LazyPattern(r"\bthe Digest tag\b")),
+    ("N-destroyed", LazyPattern(r"\bthe record says the combat destroyed\b|destroyed squares are given twice")),
+    ("N-result", LazyPattern(r"\bthe Result tag\b|\bit must end with\b|\bbut the record ends with\b")),
+    ("N-tag", LazyPattern(r"\bthe tag \w+ appears twice|\bthe (Rules|Position) tag\b")),
+    ("N-annotation", LazyPattern(r"annotation|must follow an action|glyph")),
 )
 
 

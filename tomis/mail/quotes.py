@@ -8,25 +8,29 @@ import bisect
 import re
 from dataclasses import dataclass
 
+from ..util.lazyre import LazyPattern
+
 
 # A tag line's start: "[Name" then a quoted value or the end of the line (mail may wrap
 # right after the name). "[1] see link" is not a tag.
 # "\s*" before the quote: a tag missing its space ([White"Ana"]) still starts the record,
 # so the reader reports it instead of it being skipped as mail text.
 _TAG_OPEN = re.compile(r'\s*\[[A-Za-z][A-Za-z0-9_]*(?:\s*"|\s*$)')
-_TAG_FULL = re.compile(r'\s*\[[A-Za-z][A-Za-z0-9_]*\s*"(?:[^"\\\n]|\\.)*"\s*\]')
-_FIRST_MOVE = re.compile(r"\s*1\.\s*(?:\.\.)?\s*[BGFSTQM]")
-_QUOTE = re.compile(r"(?:> ?)+")
+# The patterns below serve mail text only (a plain record is recognised by is_plain_record
+# without them): compiled on first use, not at every command's start-up.
+_TAG_FULL = LazyPattern(r'\s*\[[A-Za-z][A-Za-z0-9_]*\s*"(?:[^"\\\n]|\\.)*"\s*\]')
+_FIRST_MOVE = LazyPattern(r"\s*1\.\s*(?:\.\.)?\s*[BGFSTQM]")
+_QUOTE = LazyPattern(r"(?:> ?)+")
 # What may follow a result and still be record: another game, a comment, an action (a
 # line starting with an action or a move number is checked further: _is_movetext_line).
-_CONTINUES = re.compile(r'\[[A-Za-z]|\{|;|(?P<movetext>\d+\.|[BGFSTQM](?:@|[a-h][1-8]))')
+_CONTINUES = LazyPattern(r'\[[A-Za-z]|\{|;|(?P<movetext>\d+\.|[BGFSTQM](?:@|[a-h][1-8]))')
 # One word of movetext (docs/NOTATION.md): a move number, an action with its destroyed
 # squares and glyph, a NAG, a draw offer, a result, variation brackets around any of them.
 # A line after a result that starts like an action or a move number continues the record
 # only when each of its words is one of these, or when it ends in a result: "B@h8. Draw?"
 # or "B@h8, and I offer a draw" is a reply's prose.
 _DIRECTION = r"(?:NE|NW|SE|SW|N|E|S|W)"
-_MOVETEXT_WORD = re.compile(
+_MOVETEXT_WORD = LazyPattern(
     r"\(*(?:"
     r"(?:\d+\.(?:\.\.)?)?(?:[BGFSTQM](?:@[a-h][1-8](?::" + _DIRECTION + r")?"
     r"|[a-h][1-8](?:[-x>^][a-h][1-8]|=[AI]|:" + _DIRECTION + r"))"
@@ -37,7 +41,7 @@ _SPACE = re.compile(r"\s*")
 # One pass in C over the movetext: comments and tags are consumed whole so that a result
 # token inside them does not count; a result counts only as a whole token. The leading
 # look-ahead lets the engine skip ordinary characters quickly (3x faster on big files).
-_SCAN = re.compile(r"""
+_SCAN = LazyPattern(r"""
     (?= [{;\[01*] ) (?:
       (?P<comment> \{ [^}]* \}? | ; [^\n]* )
     | (?P<tag> \[ [A-Za-z][A-Za-z0-9_]* \s+ " (?: [^"\\\n] | \\. )* " \s* \] )

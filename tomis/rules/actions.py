@@ -26,6 +26,7 @@ from .board import (
     DIRECTION_INDEX, DIRECTION_NAMES, LETTER_TO_PIECE, PIECE_LETTERS, SQUARE_INDEX, SQUARE_NAMES,
 )
 from ..errors import NotationError
+from ..util.lazyre import LazyPattern
 
 
 class Action:
@@ -224,7 +225,8 @@ WORD_PATTERNS = {
     "PLACE": f"[BGMFSTQ]@{_SQUARE_WORD}",
     "TOGGLE": f"F{_SQUARE_WORD}=[AI]",
 }
-_ONE_ACTION = re.compile("|".join(f"(?P<{kind}>{pattern})" for kind, pattern in WORD_PATTERNS.items()))
+# Compiled when the first word is read this way (the record reader has its own tokenizer).
+_ONE_ACTION = LazyPattern("|".join(f"(?P<{kind}>{pattern})" for kind, pattern in WORD_PATTERNS.items()))
 
 def _place(t):
     return Place, (LETTER_TO_PIECE[t[0]], SQUARE_INDEX[t[2:4]])
