@@ -142,11 +142,13 @@ def offset(square: int, direction: int, distance: int = 1) -> int | None:
 
 
 def _ray(square: int, direction: int) -> tuple[int, ...]:
+    # Stepped by hand rather than by offset(): the 512 rays are built at every start-up.
+    df, dr = DIRECTION_STEPS[direction]
+    file, rank = FILE_OF[square] + df, RANK_OF[square] + dr
     squares = []
-    distance = 1
-    while (target := offset(square, direction, distance)) is not None:
-        squares.append(target)
-        distance += 1
+    while 0 <= file < 8 and 0 <= rank < 8:
+        squares.append(rank * 8 + file)
+        file, rank = file + df, rank + dr
     return tuple(squares)
 
 
