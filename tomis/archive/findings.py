@@ -16,10 +16,9 @@ Rule ids are stable; new ones may be added, none is ever renamed:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from ..errors import FileError, NotationError, TomisError
 from ..util.lazyre import LazyPattern
+from ..util.plain import Plain
 
 RULING_TITLES = {
     "R1": "Board and directions", "R2": "Pieces and reserves", "R3": "Squares, units and gates",
@@ -62,22 +61,34 @@ _CLAIMS = (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class Finding:
+class Finding(Plain):
     """One problem: where it is and which rule it breaks.
 
     ``game`` and ``action`` are 1-based (None when not about one); ``line`` and
     ``column`` are 1-based places in the file as the user has it (None when unknown).
+    Not changed once made: :meth:`moved` gives a changed copy. (A Plain class rather
+    than a dataclass: the walker loads this module at every validate.)
     """
 
-    rule: str
-    message: str
-    path: str | None = None
-    game: int | None = None
-    line: int | None = None
-    column: int | None = None
-    action: int | None = None
-    source: str | None = None      # the offending line as the user has it, for a caret
+    __slots__ = ("rule", "message", "path", "game", "line", "column", "action", "source")
+
+    def __init__(self, rule: str, message: str, path: str | None = None,
+                 game: int | None = None, line: int | None = None, column: int | None = None,
+                 action: int | None = None, source: str | None = None):
+        self.rule = rule
+        self.message = message
+        self.path = path
+        self.game = game
+        self.line = line
+        self.column = column
+        self.action = action
+        self.source = source        # the offending line as the user has it, for a caret
+
+    def moved(self, **changes) -> Finding:
+        """A copy with the fields named in ``changes`` changed."""
+        fields = dict(zip(self.__slots__, self._fields()))
+        fields.update(changes)
+        return Finding(**fields)
 
     def located(self) -> str:
         """``path:line:column: message``, exactly as :meth:`TomisError.located` writes it."""

@@ -34,10 +34,10 @@ import time
 from collections import deque
 from contextlib import contextmanager
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field, replace
 
 from ..notation import syntax as notation, record
 from ..errors import FileError, TomisError, one_line
+from ..util.plain import Plain
 from .findings import Finding, internal_finding, rule_id
 
 SPLIT_CHARS = 512 << 10       # a file larger than this is cut here and shared out in pieces
@@ -50,33 +50,45 @@ STDIN_NAME = "<stdin>"
 
 # --------------------------------------------------------------------------- events
 
-@dataclass(slots=True)
-class FileStart:
-    path: str                      # the name as reports show it (one line, <stdin> for -)
-    notes: tuple[str, ...] = ()    # what mail extraction removed (tomis.mail.quotes.extract_record)
+# The events and the work items below are Plain classes rather than dataclasses: this
+# module loads at every validate, and a dataclass costs its making at each start.
+
+class FileStart(Plain):
+    __slots__ = ("path", "notes")
+
+    def __init__(self, path: str, notes: tuple[str, ...] = ()):
+        self.path = path            # the name as reports show it (one line, <stdin> for -)
+        self.notes = notes          # what mail extraction removed (tomis.mail.quotes.extract_record)
 
 
-@dataclass(slots=True)
-class GameOutcome:
+class GameOutcome(Plain):
     """One game: ``actions`` read (for a failing game, those before the failing one)."""
 
-    path: str
-    number: int                    # 1-based within its file
-    actions: int
-    result: str | None             # None for a failing game
-    finding: Finding | None = None
-    payload: object = None         # what the Probe made of the game
-    notes: tuple[str, ...] = ()    # valid but worth saying: actions played after a flag fell
+    __slots__ = ("path", "number", "actions", "result", "finding", "payload", "notes")
+
+    def __init__(self, path: str, number: int, actions: int, result: str | None,
+                 finding: Finding | None = None, payload: object = None,
+                 notes: tuple[str, ...] = ()):
+        self.path = path
+        self.number = number        # 1-based within its file
+        self.actions = actions
+        self.result = result        # None for a failing game
+        self.finding = finding
+        self.payload = payload      # what the Probe made of the game
+        self.notes = notes          # valid but worth saying: actions played after a flag fell
 
 
-@dataclass(slots=True)
-class FileEnd:
-    path: str
-    games: int = 0
-    invalid: int = 0
-    finding: Finding | None = None     # unreadable, no game, or an internal error
-    unreadable: bool = False
-    size: int = 0                      # bytes (characters for stdin) read
+class FileEnd(Plain):
+    __slots__ = ("path", "games", "invalid", "finding", "unreadable", "size")
+
+    def __init__(self, path: str, games: int = 0, invalid: int = 0,
+                 finding: Finding | None = None, unreadable: bool = False, size: int = 0):
+        self.path = path
+        self.games = games
+        self.invalid = invalid
+        self.finding = finding      # unreadable, no game, or an internal error
+        self.unreadable = unreadable
+        self.size = size            # bytes (characters for stdin) read
 
     @property
     def ok(self) -> bool:
@@ -129,17 +141,20 @@ def read_source(path: str, message: str | None = None):
     return sources.read_source(path, message=message, stream=stream, name=name)
 
 
-@dataclass(slots=True)
-class Piece:
+class Piece(Plain):
     """Consecutive games of a text: ``spans`` are offsets into ``text``; ``origin`` is the
     offset at which the file is at ``line``/``column`` (the first span's start)."""
 
-    name: str
-    text: str
-    spans: list[tuple[int, int]]
-    origin: int
-    line: int
-    column: int
+    __slots__ = ("name", "text", "spans", "origin", "line", "column")
+
+    def __init__(self, name: str, text: str, spans: list[tuple[int, int]], origin: int,
+                 line: int, column: int):
+        self.name = name
+        self.text = text
+        self.spans = spans
+        self.origin = origin
+        self.line = line
+        self.column = column
 
     def detached(self) -> Piece:
         """A copy holding only its own text, to send to another process."""
@@ -152,12 +167,14 @@ class Piece:
         return self.spans[-1][1] - self.spans[0][0]
 
 
-@dataclass(slots=True)
-class TooMany:
+class TooMany(Plain):
     """The first game past ``MAX_GAMES_PER_FILE``, starting at ``line``/``column``."""
 
-    line: int
-    column: int
+    __slots__ = ("line", "column")
+
+    def __init__(self, line: int, column: int):
+        self.line = line
+        self.column = column
 
 
 def plan(text: str, name: str, piece_chars: int = PIECE_CHARS) -> Iterator[Piece | TooMany]:
@@ -298,8 +315,9 @@ class _File:
             if message.startswith(prefix) and message[len(prefix):len(prefix) + 1] in (",", ":"):
                 message = f"game {finding.game + shift}{message[len(prefix):]}"
         error = self._relocated(TomisError(message, finding.line, finding.column))
-        return replace(finding, message=error.message, game=finding.game + shift,
-                       line=error.line, column=error.column, source=self._source_line(error.line))
+        return finding.moved(message=error.message, game=finding.game + shift,
+                             line=error.line, column=error.column,
+                             source=self._source_line(error.line))
 
     def _source_line(self, line: int | None) -> str | None:
         """Line ``line`` of the text as saved; looked up forward from the last one asked
@@ -417,16 +435,19 @@ def check_detached(piece: Piece, probe: Probe | None):
 
 # --------------------------------------------------------------------------- the walk
 
-@dataclass
-class Progress:
+class Progress(Plain):
     """Counts for a progress line: files, games, bytes, and the time left they suggest."""
 
-    files_total: int
-    bytes_total: int
-    files: int = 0
-    games: int = 0
-    bytes: int = 0
-    started: float = field(default_factory=time.monotonic)
+    __slots__ = ("files_total", "bytes_total", "files", "games", "bytes", "started")
+
+    def __init__(self, files_total: int, bytes_total: int, files: int = 0, games: int = 0,
+                 bytes: int = 0, started: float | None = None):
+        self.files_total = files_total
+        self.bytes_total = bytes_total
+        self.files = files
+        self.games = games
+        self.bytes = bytes
+        self.started = time.monotonic() if started is None else started
 
     def advance(self, files: int = 0, games: int = 0, size: int = 0) -> None:
         self.files += files
@@ -528,13 +549,16 @@ def _sparse_collection():
 
 
 # Tasks, in file order. Those with work for a worker carry ``call`` and ``args``.
-@dataclass(slots=True)
-class _Task:
-    kind: str                        # "files", "head", "piece", "too-many", "tail"
-    call: Callable | None = None
-    args: tuple = ()
-    file: _File | None = None
-    value: object = None
+class _Task(Plain):
+    __slots__ = ("kind", "call", "args", "file", "value")
+
+    def __init__(self, kind: str, call: Callable | None = None, args: tuple = (),
+                 file: _File | None = None, value: object = None):
+        self.kind = kind            # "files", "head", "piece", "too-many", "tail"
+        self.call = call
+        self.args = args
+        self.file = file
+        self.value = value
 
 
 def _tasks(paths: list[str], probe: Probe | None, split_chars: int, piece_chars: int,

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from ..util.lazyre import LazyPattern
 
@@ -51,8 +51,7 @@ _SCAN = LazyPattern(r"""
 _MAX_TAG_JOIN = 3  # a wrapped tag rarely spans more than a few mail lines
 
 
-@dataclass(frozen=True)
-class _Piece:
+class _Piece(NamedTuple):
     """Part of an extracted line: from extracted column *start* on, it is original *line* at *column*."""
     start: int
     line: int

@@ -27,7 +27,6 @@ terminal name; :func:`caret_context` shows the source line with a caret under th
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import Iterator, NamedTuple
 
@@ -37,6 +36,7 @@ from ..rules.actions import (
 from ..rules.board import SQUARE_INDEX
 from ..errors import NotationError, visible
 from . import lalr
+from ..util.plain import Plain
 from ..util.textio import MAX_GAMES_PER_FILE, MAX_TOKENS_PER_GAME
 
 GLYPHS = ("!", "?", "!!", "??", "!?", "?!")
@@ -279,18 +279,21 @@ def destroyed_squares(token: str) -> tuple[int, ...]:
 # Files: cutting into games, parsing each, syntax errors located
 
 
-@dataclass(slots=True)
-class Chunk:
+class Chunk(Plain):
     """One game's tokens (or its syntax error) and where its text starts in the file.
 
     A token at chunk line ``l``, column ``c`` is at file line ``l + line - 1`` and, on the
     chunk's first line, file column ``c + column - 1``.
     """
 
-    tokens: list | None
-    line: int
-    column: int
-    error: NotationError | None = None
+    __slots__ = ("tokens", "line", "column", "error")
+
+    def __init__(self, tokens: list | None, line: int, column: int,
+                 error: NotationError | None = None):
+        self.tokens = tokens
+        self.line = line
+        self.column = column
+        self.error = error
 
     def where(self, token) -> tuple[int, int]:
         line = token.line

@@ -25,13 +25,13 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ..errors import FileError, RecordError, TomisError
 from ..mail import quotes
 from ..mail.sniff import MBOX_FROM, is_maildir, is_mbox, is_place, starts_like_a_message
 from ..util import textio
+from ..util.plain import Plain
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -44,18 +44,23 @@ if TYPE_CHECKING:
 # docs/PERFORMANCE.md).
 
 
-@dataclass
-class Source:
+class Source(Plain):
     """What :func:`read_source` found: ``text`` goes to the record reader; ``raw`` is the
     text error places count in (what the user has open); ``places``, when the two differ,
-    maps a place of ``text`` to ``raw`` (see :meth:`located`)."""
+    maps a place of ``text`` to ``raw`` (see :meth:`located`). (Plain, not a dataclass:
+    every command that reads a record loads this module.)"""
 
-    text: str
-    raw: str
-    notes: list[str] = field(default_factory=list)
-    origin: Origin | None = None
-    mailbox: bool = False          # one message of a mailbox, not a file of its own
-    places: MailPlaces | ExtractedPlaces | None = None
+    __slots__ = ("text", "raw", "notes", "origin", "mailbox", "places")
+
+    def __init__(self, text: str, raw: str, notes: list[str] | None = None,
+                 origin: Origin | None = None, mailbox: bool = False,
+                 places: MailPlaces | ExtractedPlaces | None = None):
+        self.text = text
+        self.raw = raw
+        self.notes = [] if notes is None else notes
+        self.origin = origin
+        self.mailbox = mailbox      # one message of a mailbox, not a file of its own
+        self.places = places
 
     def located(self, error: TomisError) -> TomisError:
         """``error`` (found in ``text``) as placed in ``raw``: a copy when it moves."""
@@ -162,16 +167,20 @@ def _imap_items(place: str, password):
                    path=place, message=str(fetched.uid))
 
 
-@dataclass
-class Item:
+class Item(Plain):
     """One record-holding thing of a place (a file, or one message of a mailbox)."""
 
-    label: str
-    found: Source | None
-    when: datetime | None          # the message's Date, else the file's last change
-    error: TomisError | None = None
-    path: str | None = None        # the file, or the mailbox, a command reads it from
-    message: str | None = None     # what --message takes for it: a Message-ID, number or UID
+    __slots__ = ("label", "found", "when", "error", "path", "message")
+
+    def __init__(self, label: str, found: Source | None, when: datetime | None,
+                 error: TomisError | None = None, path: str | None = None,
+                 message: str | None = None):
+        self.label = label
+        self.found = found
+        self.when = when            # the message's Date, else the file's last change
+        self.error = error
+        self.path = path            # the file, or the mailbox, a command reads it from
+        self.message = message      # what --message takes for it: a Message-ID, number or UID
 
 
 def place_items(place: str, password=None):

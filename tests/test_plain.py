@@ -1,0 +1,52 @@
+"""Plain classes (tomis/util/plain.py) behave as the dataclasses they replaced: equality
+field by field, a repr naming each field, no hash, and a pickle round trip (the walker's
+events cross process boundaries)."""
+
+from __future__ import annotations
+
+import pickle
+import time
+
+import pytest
+
+from tomis.archive.findings import Finding
+from tomis.archive.walker import FileEnd, GameOutcome, Progress
+from tomis.sources.reading import Source
+
+
+def test_events_compare_field_by_field_and_survive_pickling():
+    finding = Finding("R9", "a frigate moves one square", "a.tgn", 1, 2, 3, 4)
+    outcome = GameOutcome("a.tgn", 1, 3, None, finding)
+    assert pickle.loads(pickle.dumps(outcome)) == outcome
+    assert outcome != GameOutcome("a.tgn", 2, 3, None, finding)
+    assert outcome != FileEnd("a.tgn")              # another class, even with like fields
+    assert (outcome == ("a.tgn", 1, 3, None, finding, None, ())) is False
+    with pytest.raises(TypeError):
+        hash(outcome)
+
+
+def test_repr_names_every_field_in_order():
+    assert repr(FileEnd("a.tgn", games=2)) == (
+        "FileEnd(path='a.tgn', games=2, invalid=0, finding=None, unreadable=False, size=0)")
+
+
+def test_a_finding_moved_is_a_changed_copy():
+    finding = Finding("N-syntax", "game 1: unexpected 'x'", "a.tgn", 1, 2, 3)
+    moved = finding.moved(game=5, line=40)
+    assert (moved.game, moved.line, moved.column, moved.message) == (5, 40, 3, finding.message)
+    assert (finding.game, finding.line) == (1, 2)
+    with pytest.raises(TypeError):
+        finding.moved(colour="red")
+
+
+def test_defaults_are_not_shared_between_instances():
+    first, second = Source("t", "t"), Source("t", "t")
+    first.notes.append("read message 2 of the mailbox")
+    assert second.notes == []
+
+
+def test_progress_starts_its_clock_when_made():
+    before = time.monotonic()
+    progress = Progress(files_total=1, bytes_total=10)
+    assert before <= progress.started <= time.monotonic()
+    assert Progress(1, 10, started=5.0).started == 5.0
