@@ -224,11 +224,16 @@ _ALIGNED = tuple(
 
 # _CROSS_RAYS[kind][square][line]: the slider's non-empty rays from ``square`` that do not
 # run along ``line`` (direction & 3): the ones a move along that line takes elsewhere.
-_CROSS_RAYS = {
-    kind: [tuple(tuple(RAYS[sq][d] for d in dirs if RAYS[sq][d] and d & 3 != line) for line in range(4))
-           for sq in range(64)]
-    for kind, dirs in SLIDER_DIRECTIONS.items()
-}
+def _cross_rays(directions: tuple[int, ...]) -> list[tuple[tuple[tuple[int, ...], ...], ...]]:
+    table = []
+    for rays in RAYS:
+        present = [(direction & 3, rays[direction]) for direction in directions if rays[direction]]
+        table.append(tuple(tuple(ray for ray_line, ray in present if ray_line != line)
+                           for line in range(4)))
+    return table
+
+
+_CROSS_RAYS = {kind: _cross_rays(directions) for kind, directions in SLIDER_DIRECTIONS.items()}
 
 
 def move_unit(tables: bytearray, units: dict[int, int], origin: int, target: int, edition: int,
