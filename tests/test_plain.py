@@ -50,3 +50,16 @@ def test_progress_starts_its_clock_when_made():
     progress = Progress(files_total=1, bytes_total=10)
     assert before <= progress.started <= time.monotonic()
     assert Progress(1, 10, started=5.0).started == 5.0
+
+
+def test_records_compare_by_game_not_by_where_they_stood():
+    from tomis import record
+
+    text = '[Event "e"]\n[Rules "manual"]\n[Result "*"]\n\n1. B@a1 B@h8 *\n'
+    alone = record.read(text)[0].game
+    later = record.read("\n\n\n" + text)[0].game
+    assert later.line != alone.line and later.tag_places != alone.tag_places
+    assert later == alone
+    shorter = record.read(text.replace("1. B@a1 B@h8 *", "1. B@a1 *"))[0].game
+    assert shorter != alone
+    assert pickle.loads(pickle.dumps(alone)) == alone

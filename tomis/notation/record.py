@@ -33,7 +33,6 @@ from __future__ import annotations
 import gc
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from itertools import chain
 
 from . import digest as _digest
@@ -46,6 +45,7 @@ from .syntax import (
 )
 from ..rules.position import from_string
 from ..rules.core import Report, State, apply, new_game
+from ..util.plain import Plain
 from ..util.textio import MAX_ACTIONS_PER_GAME, MAX_COMMENT, MAX_GAMES_PER_FILE
 from .tags import (  # noqa: F401  (names scripts take from tomis.record)
     ABANDONED, ADJUDICATION, LEAVE_DAYS_TAG, RULES_INFRACTION, TERMINATION_TAG, TIME_CONTROL_TAG,
@@ -59,49 +59,74 @@ MAX_VARIATION_DEPTH = 100  # deeper nesting is no analysis a person reads; it bo
 _ACTION_TYPES = frozenset(ACTION_TYPES)
 
 
-@dataclass(slots=True)
-class Entry:
+# The classes below are Plain (tomis/util/plain.py) rather than dataclasses: every command
+# that reads a record loads this module, and a dataclass costs its making at each start.
+
+class Entry(Plain):
     """One action as recorded, with what followed it in the text."""
 
-    action: Action                 # carries .line/.column of where it was written
-    glyphs: str = ""               # "!", "?!", ... ("" if none)
-    nags: tuple[int, ...] = ()
-    comments: list[str] = field(default_factory=list)   # after this action, without braces
-    report: Report | None = None   # filled when the game is replayed
-    offer: bool = False            # (=): its side offers a draw (R23)
-    # Alternatives to this action. An empty tuple until the first one: a list per node
-    # would cost every record a little for what few records have.
-    variations: list[Variation] | tuple = ()
+    __slots__ = ("action", "glyphs", "nags", "comments", "report", "offer", "variations")
+
+    def __init__(self, action: Action, glyphs: str = "", nags: tuple[int, ...] = (),
+                 comments: list[str] | None = None, report: Report | None = None,
+                 offer: bool = False, variations: list[Variation] | tuple = ()):
+        self.action = action        # carries .line/.column of where it was written
+        self.glyphs = glyphs        # "!", "?!", ... ("" if none)
+        self.nags = nags
+        self.comments = [] if comments is None else comments   # after this action, without braces
+        self.report = report        # filled when the game is replayed
+        self.offer = offer          # (=): its side offers a draw (R23)
+        # Alternatives to this action. An empty tuple until the first one: a list per
+        # node would cost every record a little for what few records have.
+        self.variations = variations
 
 
-@dataclass
-class Variation:
+class Variation(Plain):
     """A side line ``( ... )``: actions replacing the node it follows, from ``start``."""
 
-    start: State                   # the position before the action it replaces
-    nodes: list[Entry] = field(default_factory=list)
-    comments: list[str] = field(default_factory=list)   # before its first action
+    __slots__ = ("start", "nodes", "comments")
+
+    def __init__(self, start: State, nodes: list[Entry] | None = None,
+                 comments: list[str] | None = None):
+        self.start = start          # the position before the action it replaces
+        self.nodes = [] if nodes is None else nodes
+        self.comments = [] if comments is None else comments   # before its first action
 
 
-@dataclass
-class Record:
-    """A game record. ``states[i]`` is the position after action ``i`` (``states[0]`` is start)."""
+class Record(Plain):
+    """A game record. ``states[i]`` is the position after action ``i`` (``states[0]`` is start).
 
-    tags: dict[str, str]
-    nodes: list[Entry]
-    result: str
-    start: State
-    states: list[State]
-    comments: list[str] = field(default_factory=list)   # before the first action
-    line: int = field(default=1, compare=False)           # where the game starts in its source
-    # Where each tag pair stood in its source, (line, column of its '['), the Digest's
-    # included; empty for a game built rather than read.
-    tag_places: dict[str, tuple[int, int]] = field(default_factory=dict, compare=False)
-    # Where each main-line comment holding a command [%...] stood: (index, k) -> (line,
-    # column) of the k-th comment before the first action (index 0) or after node index.
-    command_places: dict[tuple[int, int], tuple[int, int]] = field(default_factory=dict, compare=False)
-    # Every late action of a game with a TimeControl (tomis.clock.FlagFall), for notes.
-    flag_falls: tuple = field(default=(), compare=False)
+    Two records are equal when their tags, actions, result, positions and comments are:
+    where they stood in a source (``line``, ``tag_places``, ``command_places``) and the
+    flag falls noted while reading are left out.
+    """
+
+    __slots__ = ("tags", "nodes", "result", "start", "states", "comments", "line", "tag_places",
+                 "command_places", "flag_falls")
+
+    def __init__(self, tags: dict[str, str], nodes: list[Entry], result: str, start: State,
+                 states: list[State], comments: list[str] | None = None, line: int = 1,
+                 tag_places: dict[str, tuple[int, int]] | None = None,
+                 command_places: dict[tuple[int, int], tuple[int, int]] | None = None,
+                 flag_falls: tuple = ()):
+        self.tags = tags
+        self.nodes = nodes
+        self.result = result
+        self.start = start
+        self.states = states
+        self.comments = [] if comments is None else comments   # before the first action
+        self.line = line            # where the game starts in its source
+        # Where each tag pair stood in its source, (line, column of its '['), the Digest's
+        # included; empty for a game built rather than read.
+        self.tag_places = {} if tag_places is None else tag_places
+        # Where each main-line comment holding a command [%...] stood: (index, k) -> (line,
+        # column) of the k-th comment before the first action (index 0) or after node index.
+        self.command_places = {} if command_places is None else command_places
+        # Every late action of a game with a TimeControl (tomis.clock.FlagFall), for notes.
+        self.flag_falls = flag_falls
+
+    def _fields(self) -> tuple:
+        return (self.tags, self.nodes, self.result, self.start, self.states, self.comments)
 
     @property
     def final(self) -> State:
@@ -114,12 +139,14 @@ Game = Record
 Node = Entry
 
 
-@dataclass
-class Checked:
+class Checked(Plain):
     """One game of a file: as far as it was valid, and its first problem (or None)."""
 
-    game: Record | None
-    error: TomisError | None
+    __slots__ = ("game", "error")
+
+    def __init__(self, game: Record | None, error: TomisError | None):
+        self.game = game
+        self.error = error
 
 
 # ---------------------------------------------------------------------------
