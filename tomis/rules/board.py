@@ -155,10 +155,8 @@ def _ray(square: int, direction: int) -> tuple[int, ...]:
 # RAYS[square][direction]: the squares from ``square`` outward, nearest first.
 RAYS = tuple(tuple(_ray(sq, d) for d in range(8)) for sq in SQUARES)
 
-# NEIGHBOURS[square]: the up to eight squares around ``square``.
-NEIGHBOURS = tuple(
-    tuple(t for d in range(8) if (t := offset(sq, d)) is not None) for sq in SQUARES
-)
+# NEIGHBOURS[square]: the up to eight squares around ``square`` (each ray's nearest).
+NEIGHBOURS = tuple(tuple(ray[0] for ray in rays if ray) for rays in RAYS)
 
 # FRIGATE_ATTACKS[side][square]: ahead-left, ahead, ahead-right by that side's forward (R15).
 FRIGATE_ATTACKS = tuple(
@@ -175,18 +173,7 @@ FRIGATE_ATTACKS = tuple(
 
 # FRIGATE_STEPS[side][square]: one step forward, or sideways along the rank (R9).
 FRIGATE_STEPS = tuple(
-    tuple(
-        tuple(
-            t
-            for t in (
-                offset(sq, N if side == WHITE else S),
-                offset(sq, W),
-                offset(sq, E),
-            )
-            if t is not None
-        )
-        for sq in SQUARES
-    )
+    tuple(tuple(rays[d][0] for d in (N if side == WHITE else S, W, E) if rays[d]) for rays in RAYS)
     for side in (WHITE, BLACK)
 )
 
