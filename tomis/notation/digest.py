@@ -33,6 +33,7 @@ what catches a rewritten past is comparing with the digest, or the file, *you* s
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Iterable
 from functools import cache
 
@@ -73,11 +74,10 @@ def _sha256():
     5 µs for a 5 KB history): an archive of 2,000 games pays about 50 ms of a validate
     that takes seconds. ``hashlib`` stays the fallback where neither module is built in.
     """
-    for module in ("_sha2", "_sha256"):
-        try:
-            return __import__(module).sha256
-        except ImportError:
-            continue
+    try:                                   # 3.12 renamed the module: ask for one name only
+        return __import__("_sha2" if sys.version_info >= (3, 12) else "_sha256").sha256
+    except ImportError:
+        pass
     import hashlib
 
     return hashlib.sha256
