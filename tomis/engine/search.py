@@ -408,14 +408,11 @@ class Search:
         self._enter()
         cache = self._evaluations
         stand = cache.get(state.hash)
-        tables = None
         if stand is None:
-            tables = side_tables(state)
-            stand = cache[state.hash] = evaluate(state, tables)
+            stand = cache[state.hash] = evaluate(state)
         if stand >= beta or qdepth >= QUIESCENCE_DEPTH:
             return stand
-        if tables is None:
-            tables = side_tables(state)
+        tables = side_tables(state)
         if stand > alpha:
             alpha = stand
         best = stand
