@@ -10,6 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tomis.engine import evaluate
+from tomis.notation import parse_action
 from tomis.position import from_string
 from tomis.rules import apply_unchecked, legal_actions, new_game
 
@@ -79,12 +80,10 @@ def restored_weights():
 
 
 def test_set_weights_reaches_the_precomputed_values(restored_weights):
-    state = new_game("manual")
-    for _ in range(30):
-        state, _report = apply_unchecked(state, legal_actions(state)[0])
-    before = evaluate.evaluate(state)
+    state, _report = apply_unchecked(from_string(BLOCKED), parse_action("Ff4-f5"))
     advance = evaluate.features(state)[evaluate.T_ADVANCE]
     assert advance != 0 and state.attacks is not None     # the fast path, with something to change
+    before = evaluate.evaluate(state)
     evaluate.set_weights({"advance": evaluate.WEIGHTS["advance"] + 10})
     sign = -1 if state.to_move == 1 else 1
     assert evaluate.evaluate(state) == before + sign * 10 * advance
