@@ -263,7 +263,7 @@ def set_weights(weights: dict[str, int]) -> None:
     """Replace the weights (the tuner tries candidates this way)."""
     WEIGHTS.update(weights)
     _WEIGHT_VECTOR[:] = [WEIGHTS[name] for name in TERMS]
-    _PLACED.clear()
+    _PAIRS.clear()
     _THREATENED[:] = _threatened_values()
 
 
@@ -278,27 +278,49 @@ _NEEDED = tuple(
     tuple(defence[code & 7] if code & 7 in _MATERIAL_TERM else _UNDEFEATED for code in range(16))
     for defence in UNIT_DEFENCE
 )
-_PLACED: dict[tuple[int, int], tuple] = {}     # (White's base, Black's base) -> per code, per square
 
 
-def _placed_values(bases: tuple[int, int]) -> tuple:
-    """Per unit code and square, White's gain from that unit standing there: its
-    material, its ranks advanced (frigates) and its nearness to the enemy base."""
-    rows = []
-    for code in range(16):
-        side, kind = code >> 3, code & 7
-        if kind not in _MATERIAL_TERM:
-            rows.append((0,) * 64)
-            continue
-        enemy_base = bases[1 - side]
-        near = _NEAR[enemy_base] if enemy_base >= 0 else _NOWHERE
-        advance = _ADVANCE[side] if kind == FRIGATE else (0,) * 64
-        rows.append(tuple(
-            _SIGN[side] * (WEIGHTS[_MATERIAL_TERM[kind]] + WEIGHTS["advance"] * advance[square]
-                           + (WEIGHTS["base_near"] if square in near else 0))
-            for square in range(64)
-        ))
-    return tuple(rows)
+class _Pair(NamedTuple):
+    """What the fast sum needs for one pair of base squares (-1: no base), per unit code
+    and square: ``placed``, White's gain from the unit standing there (material, ranks
+    advanced for a frigate, nearness to the enemy base), and for sliders ``toward``,
+    the :class:`_LineUp` toward the enemy base (None for other codes, or no base)."""
+
+    placed: tuple
+    toward: tuple
+
+
+_PAIRS: dict[tuple[int, int], _Pair] = {}     # (White's base, Black's base) -> its _Pair
+_LAST_BASES = [(-1, -1)]    # the bases of the last position evaluated: nearly always this one's
+
+
+def _pair(bases: tuple[int, int]) -> _Pair:
+    found = _PAIRS.get(bases)
+    if found is None:
+        found = _PAIRS[bases] = _Pair(tuple(_placed_row(code, bases) for code in range(16)),
+                                      tuple(_toward(code, bases) for code in range(16)))
+    return found
+
+
+def _placed_row(code: int, bases: tuple[int, int]) -> tuple:
+    side, kind = code >> 3, code & 7
+    if kind not in _MATERIAL_TERM:
+        return (0,) * 64
+    enemy_base = bases[1 - side]
+    near = _NEAR[enemy_base] if enemy_base >= 0 else _NOWHERE
+    advance = _ADVANCE[side] if kind == FRIGATE else (0,) * 64
+    return tuple(
+        _SIGN[side] * (WEIGHTS[_MATERIAL_TERM[kind]] + WEIGHTS["advance"] * advance[square]
+                       + (WEIGHTS["base_near"] if square in near else 0))
+        for square in range(64)
+    )
+
+
+def _toward(code: int, bases: tuple[int, int]):
+    enemy_base = bases[1 - (code >> 3)]
+    if code not in _SLIDER_CODES or enemy_base < 0:
+        return None
+    return _line_ups(enemy_base)[code & 7]
 
 
 def _threatened_values() -> list[int]:
@@ -309,19 +331,24 @@ def _threatened_values() -> list[int]:
 _THREATENED = _threatened_values()
 
 
-def _home_bases(units) -> list[int]:
-    """Each side's base square, -1 for none: looked for on its home row (R5), and over
-    the whole board only when it is not there."""
-    bases = [-1, -1]
+def _home_bases(units) -> tuple[int, int]:
+    """Each side's base square, -1 for none: those of the last position evaluated when
+    they still stand, else looked for on the home rows (R5), and over the whole board
+    only when not there."""
+    bases = _LAST_BASES[0]
     get = units.get
+    if get(bases[0]) == _BASE_CODES[WHITE] and get(bases[1]) == _BASE_CODES[BLACK]:
+        return bases
+    found = [-1, -1]
     for side in (WHITE, BLACK):
         code = _BASE_CODES[side]
         for square in _HOME_ROWS[side]:
             if get(square) == code:
-                bases[side] = square
+                found[side] = square
                 break
-    if bases[0] < 0 or bases[1] < 0:
-        return _find_bases(units)
+    if found[0] < 0 or found[1] < 0:
+        found = _find_bases(units)
+    bases = _LAST_BASES[0] = (found[0], found[1])
     return bases
 
 
@@ -336,58 +363,73 @@ def evaluate(state, tables=None) -> int:
         return score if state.to_move != BLACK else -score
     units = state.units
     bases = _home_bases(units)
-    key = (bases[0], bases[1])
-    placed = _PLACED.get(key)
-    if placed is None:
-        placed = _PLACED[key] = _placed_values(key)
+    placed, toward = _PAIRS.get(bases) or _pair(bases)
     needed = _NEEDED[state.edition]
     threatened = _THREATENED
     enemy_at = _ENEMY_AP_AT
-    slider_codes = _SLIDER_CODES
-    score = 0
+    bits = _BITS
+    score = occupied = 0
     sliders = []
     for square, code in units.items():
         score += placed[code][square]
+        occupied |= bits[square]
         if counts[enemy_at[code] + square] >= needed[code]:
             score += threatened[code]
-        if code in slider_codes:
+        if toward[code] is not None:
             sliders.append((square, code))
-    weights = WEIGHTS
+    weights = _WEIGHT_VECTOR
     if sliders:
-        score += weights["base_lines"] * _base_lines(units, sliders, bases)
-    score += weights["mobility"] * (counts.count(0, 64, 128) - counts.count(0, 0, 64))
+        score += weights[T_BASE_LINES] * _lined_up(occupied, sliders, toward)
+    score += weights[T_MOBILITY] * (counts.count(0, 64, 128) - counts.count(0, 0, 64))
     score += _base_terms(counts, bases, weights)
     score += _gate_terms(state.gates, units, weights)
     score += _reserve_terms(state, weights)
     score = score if state.to_move != BLACK else -score
-    return score + weights["tempo"] if state.to_move is not None else score
+    return score + weights[T_TEMPO] if state.to_move is not None else score
+
+
+def _lined_up(occupied: int, sliders, toward) -> int:
+    """``base_lines`` as :func:`_base_lines` counts it, from the pair's line-ups
+    (``occupied``: the mask of the squares that hold a unit)."""
+    count = 0
+    for square, code in sliders:
+        attacking, slides = toward[code][square]
+        if attacking is not None and not occupied & attacking:
+            continue                    # it attacks the base already (base_attack counts it)
+        for needed in slides:
+            if not occupied & needed:
+                count += 1 if code < 8 else -1
+                break
+    return count
 
 
 def _base_terms(counts, bases, weights) -> int:
     """``base_attack`` and ``base_siege``, weighted, White minus Black."""
     score = 0
-    for side, at in ((WHITE, 0), (BLACK, 64)):
-        enemy_base = bases[1 - side]
-        if enemy_base >= 0:
-            on_base = counts[at + enemy_base]
-            value = weights["base_attack"] * on_base + (weights["base_siege"] if on_base >= 2 else 0)
-            score += value if side == WHITE else -value
+    if bases[1] >= 0:
+        on_base = counts[bases[1]]                  # White's AP on Black's base
+        score += weights[T_BASE_ATTACK] * on_base + (weights[T_BASE_SIEGE] if on_base >= 2 else 0)
+    if bases[0] >= 0:
+        on_base = counts[64 + bases[0]]             # Black's AP on White's base
+        score -= weights[T_BASE_ATTACK] * on_base + (weights[T_BASE_SIEGE] if on_base >= 2 else 0)
     return score
 
 
 def _gate_terms(gates, units, weights) -> int:
     """``active_gates``, ``jump_gates`` and ``jump_reach``, weighted, White minus Black."""
     score = 0
-    around = set()
+    around = None
     for gate in gates:
         if gate is not None and gate[2] != INACTIVE:
-            value = weights["active_gates"]
+            value = weights[T_ACTIVE_GATES]
             if gate[2] == JUMP:
-                value += weights["jump_gates"]
+                value += weights[T_JUMP_GATES]
+                if around is None:
+                    around = set()
                 around.update(NEIGHBOURS[gate[0]])
             score += value if gate[1] == WHITE else -value
     if around:
-        reach = weights["jump_reach"]
+        reach = weights[T_JUMP_REACH]
         for square in around:       # each frigate counts once, however many jump gates it is by
             code = units.get(square)
             if code is not None and code & 7 == FRIGATE:
@@ -400,10 +442,10 @@ def _reserve_terms(state, weights) -> int:
     score = 0
     for side in (WHITE, BLACK):
         row = state.reserve[side]
-        value = (weights["reserve_frigates"] * row[FRIGATE] + weights["reserve_sentries"] * row[SENTRY]
-                 + weights["reserve_towers"] * row[TOWER])
+        value = (weights[T_RESERVE_FRIGATES] * row[FRIGATE] + weights[T_RESERVE_SENTRIES] * row[SENTRY]
+                 + weights[T_RESERVE_TOWERS] * row[TOWER])
         if state.unlocked[side]:
-            value += weights["reserve_flagship"] * row[FLAGSHIP] + weights["unlocked"]
+            value += weights[T_RESERVE_FLAGSHIP] * row[FLAGSHIP] + weights[T_UNLOCKED]
         score += value if side == WHITE else -value
     return score
 
