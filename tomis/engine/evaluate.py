@@ -265,6 +265,7 @@ def set_weights(weights: dict[str, int]) -> None:
     _WEIGHT_VECTOR[:] = [WEIGHTS[name] for name in TERMS]
     _PAIRS.clear()
     _THREATENED[:] = _threatened_values()
+    _LAST_RESERVE[0] = (None, None, 0)
 
 
 # -- the fast sum: what each unit on each square is worth, precomputed ----------------------
@@ -437,16 +438,28 @@ def _gate_terms(gates, units, weights) -> int:
     return score
 
 
+# The reserve terms of the last position evaluated, by the identity of its reserve and
+# unlocked tuples: the rules share them between positions until a deployment or an
+# unlock, so most leaves of a search find them here. One tuple (reserve, unlocked,
+# value), read and replaced whole, so a search in another thread never sees half of one.
+_LAST_RESERVE: list = [(None, None, 0)]
+
+
 def _reserve_terms(state, weights) -> int:
     """The reserve terms and ``unlocked``, weighted, White minus Black."""
+    reserve, unlocked = state.reserve, state.unlocked
+    last = _LAST_RESERVE[0]
+    if last[0] is reserve and last[1] is unlocked:
+        return last[2]
     score = 0
     for side in (WHITE, BLACK):
-        row = state.reserve[side]
+        row = reserve[side]
         value = (weights[T_RESERVE_FRIGATES] * row[FRIGATE] + weights[T_RESERVE_SENTRIES] * row[SENTRY]
                  + weights[T_RESERVE_TOWERS] * row[TOWER])
-        if state.unlocked[side]:
+        if unlocked[side]:
             value += weights[T_RESERVE_FLAGSHIP] * row[FLAGSHIP] + weights[T_UNLOCKED]
         score += value if side == WHITE else -value
+    _LAST_RESERVE[0] = (reserve, unlocked, score)
     return score
 
 
