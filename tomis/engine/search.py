@@ -516,15 +516,17 @@ class Search:
         units = state.units
         ripe = [square for square, code in units.items() if counts[at + square] >= ripe_at[code]]
         for gate in state.gates:
-            if gate is not None and gate[2] == JUMP and gate[1] == enemy and gate[0] not in units and counts[at + gate[0]]:
-                ripe.append(gate[0])
+            if gate is not None and gate[2] == JUMP and gate[1] == enemy and gate[0] not in units \
+                    and counts[at + gate[0]]:
+                ripe.append(gate[0])          # an unguarded enemy jump gate we attack (defence 1)
         if not ripe:
             return None
         found = Ripe(sum(map(_BITS.__getitem__, ripe)))
-        present = _OWN_SLIDERS[side].intersection(units.values())
         reserve = state.reserve[side]
-        diagonal = reserve[SENTRY] or reserve[FLAGSHIP] or (side << 3 | SENTRY) in present or (side << 3 | FLAGSHIP) in present
-        orthogonal = reserve[TOWER] or reserve[FLAGSHIP] or (side << 3 | TOWER) in present or (side << 3 | FLAGSHIP) in present
+        kinds = {code & 7 for code in _OWN_SLIDERS[side].intersection(units.values())}   # could act
+        kinds.update(kind for kind in _SLIDER_KINDS if reserve[kind])
+        diagonal = SENTRY in kinds or FLAGSHIP in kinds
+        orthogonal = TOWER in kinds or FLAGSHIP in kinds
         directions = (_DIAGONALS if diagonal else ()) + (_ORTHOGONALS if orthogonal else ())
         if directions:               # only the lines some slider of ours could use
             found.mark_rays(ripe, side, units, directions)
