@@ -21,6 +21,12 @@ editions alternating).
 3. levels: each level's time per action over the positions (median and largest),
    against the 1 s the default level must keep to.
 
+``--compare N`` measures no time: it searches each position to N nodes with both
+versions and says whether the action, score, line, depth and node count agree (a
+change meant only for speed must keep them all). ``--weight NAME=VALUE`` sets one of
+this version's evaluation weights first (``--weight base_lines=0`` compares the trees
+with an engine that has no such term).
+
 With ``--before REV`` the engine of commit REV (its ``tomis`` package taken with ``git
 archive`` and imported as ``tomis_before``, as bench_versions.py does) is measured the
 same way in the same process, each position alternating which version goes first, and
@@ -194,6 +200,34 @@ def level_times(engines, roots, default: int) -> None:
                                                 for name, median, largest in parts) + mark)
 
 
+def same_searches(engines, roots, nodes: int) -> int:
+    """Search each position to ``nodes`` nodes with both versions; the number that differ."""
+    differing = 0
+    for index, texts in enumerate(roots):
+        found = []
+        for engine in engines:
+            result = engine.nodes_run(engine.from_string(texts), nodes)
+            found.append((str(result.action), result.score, [str(a) for a in result.pv], result.depth, result.nodes))
+        same = found[0] == found[1]
+        differing += not same
+        print(f"  position {index + 1:>2}: {'same' if same else 'DIFFERENT'}: " + "; ".join(
+            f"{engine.name} {action} {score:+d} depth {depth}, {count} nodes"
+            for engine, (action, score, _pv, depth, count) in zip(engines, found)))
+    return differing
+
+
+def set_weights(pairs: list[str]) -> None:
+    from tomis.engine import evaluate
+
+    weights = {}
+    for pair in pairs:
+        name, _, value = pair.partition("=")
+        if name not in evaluate.WEIGHTS:
+            raise SystemExit(f"--weight: no term {name!r}")
+        weights[name] = int(value)
+    evaluate.set_weights(weights)
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--positions-file", type=Path, default=POSITIONS_FILE)
@@ -203,6 +237,10 @@ def main(argv=None) -> int:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--depth", type=int, default=4)
     parser.add_argument("--no-levels", action="store_true", help="skip the time per action by level")
+    parser.add_argument("--compare", type=int, metavar="N",
+                        help="with --before: compare both versions' searches at N nodes, time nothing")
+    parser.add_argument("--weight", action="append", default=[], metavar="NAME=VALUE",
+                        help="set this version's evaluation weight NAME (repeatable)")
     parser.add_argument("--write-positions", type=int, metavar="N",
                         help="write N self-play positions to --positions-file and stop")
     parser.add_argument("--every", type=int, default=10)
@@ -216,6 +254,9 @@ def main(argv=None) -> int:
         args.positions_file.write_text(header + "".join(text + "\n" for text in found))
         print(f"{args.positions_file}: {len(found)} positions written")
         return 0
+    if args.compare and not args.before:
+        parser.error("--compare needs --before")
+    set_weights(args.weight)
     print(f"machine: {_common.machine()}")
     roots = read_positions(args.positions_file)[:args.positions]
     with tempfile.TemporaryDirectory() as folder:
@@ -225,6 +266,10 @@ def main(argv=None) -> int:
         states = [engines[0].from_string(text) for text in roots]
         print(f"{len(roots)} positions from {args.positions_file.name}, "
               f"{sum(len(s.units) for s in states) / len(states):.1f} units on average")
+        if args.compare:
+            differing = same_searches(engines, roots, args.compare)
+            print(f"searches that differ: {differing} of {len(roots)}")
+            return 0
         rates = nodes_per_second(engines, roots, args.nodes, args.repeat)
         print("nodes/s over all positions: " + "; ".join(f"{name} {rate:,.0f}" for name, rate in rates.items()))
         if args.before:

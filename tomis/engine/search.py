@@ -47,7 +47,6 @@ TABLE_LIMIT = 1 << 20        # transposition entries before the table is emptied
 UNDO_PENALTY = 20            # centi-frigates off a slide that undoes the mover's own last one
 
 EXACT, LOWER, UPPER = 0, 1, 2
-ALREADY = -1                 # the key of _hot_squares' map of ships attacking ripe targets now
 
 # Move-ordering bands: each band outranks everything in the bands below it.
 _TABLE_BAND = 1 << 30
@@ -152,33 +151,93 @@ def _from_table(score: int, ply: int) -> int:
     return score
 
 
-# Per direction 0-7, the slider kinds that move and attack along it (R9, R15).
-_SLIDERS_ALONG = tuple(frozenset(k for k, ds in SLIDER_DIRECTIONS.items() if d in ds) for d in range(8))
+_BITS = tuple(1 << square for square in range(64))
+# _FRIGATE_REACH[side][square]: the squares ``side``'s frigate on ``square`` attacks (R15), as a mask.
+_FRIGATE_REACH = tuple(tuple(sum(_BITS[t] for t in attacked) for attacked in FRIGATE_ATTACKS[side]) for side in (0, 1))
+_DIAGONALS = tuple(d for d in range(8) if d in SLIDER_DIRECTIONS[SENTRY])
+_ORTHOGONALS = tuple(d for d in range(8) if d in SLIDER_DIRECTIONS[TOWER])
+# Per direction, the slider kinds of each side (unit codes) that attack along it.
+_ATTACKS_ALONG = tuple(
+    tuple(frozenset(side << 3 | kind for kind, ds in SLIDER_DIRECTIONS.items() if d in ds) for side in (0, 1))
+    for d in range(8)
+)
+# Per side, the unit codes of its sliders, and per edition and side, the enemy AP at
+# which each unit code is ripe (R17, R19; 256: never, for one's own units).
+_OWN_SLIDERS = tuple(frozenset(side << 3 | kind for kind in (SENTRY, TOWER, FLAGSHIP)) for side in (0, 1))
+_RIPE_AT = tuple(
+    tuple(tuple(2 if code == (1 - side) << 3 | BASE else defence[code & 7] or 256 if code >> 3 != side and code & 7 < 7
+                else 256 for code in range(16)) for side in (0, 1))
+    for defence in UNIT_DEFENCE
+)
 
 
-def _rays_to_ripe(ripe: list[int], side: int, units, kinds, hot: dict, already: dict, screens: dict) -> None:
-    """Walk the eight rays out of each ripe target, marking for each slider kind of
-    ``kinds`` the empty squares from which it would attack the target (square -> bit
-    mask, bit i: ``ripe[i]``). Where a ray ends at our own slider that attacks along
-    it, that slider attacks the target already (``already``), and a ship landing on the
-    ray's empty squares would only screen it (``screens``): neither gains a point."""
-    # Only the directions some slider of ours (on the board or in reserve) moves along.
-    walks = [(d, [hot[kind] for kind in kinds & _SLIDERS_ALONG[d]]) for d in range(8) if kinds & _SLIDERS_ALONG[d]]
-    for index, target in enumerate(ripe):
-        bit = 1 << index
-        rays = RAYS[target]
-        for d, marked in walks:
-            ray = rays[d]
-            for square in ray:
-                if square in units:
-                    code = units[square]
-                    if code >> 3 == side and code & 7 in _SLIDERS_ALONG[d]:
+class Ripe:
+    """What one more attacker would destroy, for the side to act (:meth:`Search._hot_squares`).
+
+    Every mask is a set of ripe target squares (bit ``1 << square``). ``targets``: all
+    of them. ``diagonal[s]`` / ``orthogonal[s]``: those a slider attacking along the
+    diagonals / the ranks and files would attack from the empty square ``s``.
+    ``already``: per square of our slider, the ripe targets it attacks now. ``screens``:
+    per empty square between a ripe target and our slider attacking it, that target (a
+    ship landing there would only screen it). Frigates are read from their attack masks.
+    """
+
+    __slots__ = ("targets", "diagonal", "orthogonal", "already", "screens")
+
+    def __init__(self, targets: int):
+        self.targets = targets
+        self.diagonal = [0] * 64
+        self.orthogonal = [0] * 64
+        self.already: dict[int, int] = {}
+        self.screens: dict[int, int] = {}
+
+    def mark_rays(self, ripe: list[int], side: int, units, directions) -> None:
+        """Walk the rays out of each ripe target once for this node, marking the empty
+        squares a slider would attack it from; a ray that ends at our own slider that
+        attacks along it marks that slider in ``already`` and its empty squares as
+        screens instead (landing there gains nothing)."""
+        already = self.already
+        screens = self.screens
+        for target in ripe:
+            bit = _BITS[target]
+            rays = RAYS[target]
+            for d in directions:
+                marks = self.diagonal if d & 1 else self.orthogonal
+                ray = rays[d]
+                for index, square in enumerate(ray):
+                    code = units.get(square)
+                    if code is None:
+                        continue
+                    if code in _ATTACKS_ALONG[d][side]:
                         already[square] = already.get(square, 0) | bit
-                        for screen in ray[:ray.index(square)]:
+                        for screen in ray[:index]:
                             screens[screen] = screens.get(screen, 0) | bit
+                    else:
+                        for mark in ray[:index]:
+                            marks[mark] |= bit
                     break
-                for marks in marked:
-                    marks[square] = marks.get(square, 0) | bit
+                else:
+                    for mark in ray:
+                        marks[mark] |= bit
+
+    def frigate_gain(self, side: int, landing: int, origin: int | None) -> int:
+        """The ripe targets our frigate would attack from ``landing`` and not from
+        ``origin`` (None: a deployment), less those it would only screen."""
+        reach = _FRIGATE_REACH[side]
+        gained = reach[landing] & self.targets
+        if origin is not None:
+            gained &= ~reach[origin]
+        if gained and self.screens:
+            gained &= ~self.screens.get(landing, 0)
+        return gained
+
+    def slider_gain(self, kind: int, landing: int) -> int:
+        """The ripe targets a slider of ``kind`` would attack from the empty ``landing``."""
+        if kind == SENTRY:
+            return self.diagonal[landing]
+        if kind == TOWER:
+            return self.orthogonal[landing]
+        return self.diagonal[landing] | self.orthogonal[landing]
 
 
 class Search:
@@ -408,19 +467,15 @@ class Search:
         self._enter()
         cache = self._evaluations
         stand = cache.get(state.hash)
-        tables = None
         if stand is None:
-            tables = side_tables(state)
-            stand = cache[state.hash] = evaluate(state, tables)
+            stand = cache[state.hash] = evaluate(state)
         if stand >= beta or qdepth >= QUIESCENCE_DEPTH:
             return stand
-        if tables is None:
-            tables = side_tables(state)
         if stand > alpha:
             alpha = stand
         best = stand
         mover = state.to_move
-        for action in self._destroying(state, tables):
+        for action in self._destroying(state):
             child, report = apply_unchecked(state, action)
             if not (report.destroyed or report.captured):
                 continue                # the guess was wrong: nothing was destroyed
@@ -438,67 +493,52 @@ class Search:
 
     # -- which actions destroy ---------------------------------------------------------
     @staticmethod
-    def _hot_squares(state: State, tables) -> dict | None:
-        """Per ship kind, the squares from which it would bring one attack point too many.
+    def _hot_squares(state: State, tables=None) -> Ripe | None:
+        """What one more attacker of the side to act would destroy, or None: nothing.
 
         An enemy target already held at stalemate (our AP equal to its defence, R17), an
         enemy base two AP from falling (R19), or an unguarded enemy jump gate we attack
-        once (its defence is 1) is *ripe*: one more attacker destroys it. None when
-        nothing is ripe. Each kind maps square -> bit mask of the ripe targets attacked
-        from there, and :data:`ALREADY` maps the squares of our ships that attack ripe
-        targets now to theirs: a ship that moves gains only targets it did not attack
-        before (a tower sliding along the file it already attacks down brings nothing).
+        once (its defence is 1) is *ripe*. The :class:`Ripe` answer says, per square,
+        which ripe targets a ship would attack from there, and which our ships attack
+        now: a ship that moves gains only targets it did not attack before (a tower
+        sliding along the file it already attacks down brings nothing). The attack
+        points are read from ``State.attacks`` (``tables``: only for a position without
+        them, as :func:`side_tables` gives them).
         """
         side = state.to_move
         enemy = 1 - side
-        ours = tables[side]
+        counts = state.attacks
+        if counts is None:
+            white, black = tables or side_tables(state)
+            counts = list(white) + list(black)
+        at = 64 * side
+        ripe_at = _RIPE_AT[state.edition][side]
         units = state.units
-        defence = UNIT_DEFENCE[state.edition]
-        ripe = []
-        for square, code in units.items():
-            if code >> 3 != enemy:
-                continue
-            kind = code & 7
-            if kind == BASE:
-                if ours[square] >= 2:
-                    ripe.append(square)
-            elif ours[square] >= defence[kind]:
-                ripe.append(square)
+        ripe = [square for square, code in units.items() if counts[at + square] >= ripe_at[code]]
         for gate in state.gates:
-            if gate is not None and gate[2] == JUMP and gate[1] == enemy and gate[0] not in units and ours[gate[0]]:
-                ripe.append(gate[0])
+            if gate is not None and gate[2] == JUMP and gate[1] == enemy and gate[0] not in units \
+                    and counts[at + gate[0]]:
+                ripe.append(gate[0])          # an unguarded enemy jump gate we attack (defence 1)
         if not ripe:
             return None
-        attacks = FRIGATE_ATTACKS[enemy]      # our frigate on s attacks r iff theirs on r attacks s
-        own_frigate = side << 3 | FRIGATE
-        frigate_hot: dict[int, int] = {}
-        already: dict[int, int] = {}
-        for index, target in enumerate(ripe):
-            bit = 1 << index
-            for square in attacks[target]:
-                frigate_hot[square] = frigate_hot.get(square, 0) | bit
-                if units.get(square) == own_frigate:
-                    already[square] = already.get(square, 0) | bit
-        screens: dict[int, int] = {}
+        found = Ripe(sum(map(_BITS.__getitem__, ripe)))
         reserve = state.reserve[side]
-        present = {code & 7 for code in units.values() if code >> 3 == side}
-        kinds = frozenset(k for k in (SENTRY, TOWER, FLAGSHIP) if k in present or reserve[k])  # only kinds that could act
-        hot = {kind: {} for kind in kinds}
-        _rays_to_ripe(ripe, side, units, kinds, hot, already, screens)
-        hot[FRIGATE] = frigate_hot
-        if screens:                 # a ship landing on a screen square gains nothing there
-            for kind, marks in hot.items():
-                hot[kind] = {square: mask & ~screens.get(square, 0) for square, mask in marks.items()}
-        hot[ALREADY] = already
-        return hot
+        kinds = {code & 7 for code in _OWN_SLIDERS[side].intersection(units.values())}   # could act
+        kinds.update(kind for kind in _SLIDER_KINDS if reserve[kind])
+        diagonal = SENTRY in kinds or FLAGSHIP in kinds
+        orthogonal = TOWER in kinds or FLAGSHIP in kinds
+        directions = (_DIAGONALS if diagonal else ()) + (_ORTHOGONALS if orthogonal else ())
+        if directions:               # only the lines some slider of ours could use
+            found.mark_rays(ripe, side, units, directions)
+        return found
 
-    def _destroying(self, state: State, tables) -> list:
+    def _destroying(self, state: State) -> list:
         """The actions likely to destroy something, in generation order."""
-        hot = self._hot_squares(state, tables)
+        hot = self._hot_squares(state)
         if hot is None and not _frigate_on_active_gate(state):
             return []           # nothing ripe, and no gate strike or capture possible
         actions = list(iter_legal_actions(state))
-        return [actions[index] for index in _destroying_indexes(actions, hot, state.units)]
+        return [actions[index] for index in _destroying_indexes(actions, hot, state.units, state.to_move)]
 
     def _ordered(self, state: State, table_action, ply: int) -> list:
         """The legal actions, best guesses first (see the module docstring).
@@ -516,9 +556,9 @@ class Search:
         killers = self._killers[ply]
         _raise_key(actions, keys, killers[1], _KILLER_BAND)
         _raise_key(actions, keys, killers[0], _KILLER_BAND + 1)
-        hot = self._hot_squares(state, side_tables(state)) if state.ply >= OPENING_PLIES else None
+        hot = self._hot_squares(state) if state.ply >= OPENING_PLIES else None
         if hot is not None or _frigate_on_active_gate(state):
-            for index in _destroying_indexes(actions, hot, state.units):
+            for index in _destroying_indexes(actions, hot, state.units, state.to_move):
                 keys[index] = _CAPTURE_BAND
         _raise_key(actions, keys, table_action, _TABLE_BAND)
         order = sorted(range(len(actions)), key=keys.__getitem__, reverse=True)
@@ -582,6 +622,7 @@ def side_tables(state: State):
 
 
 _INTERNED = (Move, Place)        # one object per action: equal means identical
+_SLIDER_KINDS = (SENTRY, TOWER, FLAGSHIP)
 
 
 def _raise_key(actions: list, keys: list, wanted, key: int) -> None:
@@ -607,7 +648,7 @@ def is_quiet(state: State) -> bool:
     The tuner keeps only such positions: a position in the middle of an exchange says
     little about what its static terms are worth.
     """
-    return Search._hot_squares(state, side_tables(state)) is None and not _frigate_on_active_gate(state)
+    return Search._hot_squares(state) is None and not _frigate_on_active_gate(state)
 
 
 def _frigate_on_active_gate(state: State) -> bool:
@@ -620,7 +661,7 @@ def _frigate_on_active_gate(state: State) -> bool:
     return False
 
 
-def _destroying_indexes(actions: list, hot: dict | None, units) -> list[int]:
+def _destroying_indexes(actions: list, hot: Ripe | None, units, side: int) -> list[int]:
     """Where in ``actions`` stand those that capture, or land where they bring a ripe
     target down (a guess; ``hot`` from :meth:`Search._hot_squares`, None: nothing ripe).
 
@@ -634,27 +675,42 @@ def _destroying_indexes(actions: list, hot: dict | None, units) -> list[int]:
             if kind is GateStrike or (kind is GateJump and action.target in units):
                 found.append(index)
         return found
-    frigate_hot = hot[FRIGATE]
-    already = hot[ALREADY].get
-    hot_of = hot.get
+    reach = _FRIGATE_REACH[side]
+    targets = hot.targets
+    screens = hot.screens.get if hot.screens else None
+    already = hot.already.get
+    diagonal = hot.diagonal
+    orthogonal = hot.orthogonal
     for index, action in enumerate(actions):
         kind = type(action)
         if kind is Move:
-            squares = hot_of(action.piece)
-            if squares is not None:
-                gained = squares.get(action.target)
-                if gained and gained & ~already(action.origin, 0):
-                    found.append(index)
+            piece = action.piece
+            landing = action.target
+            if piece == FRIGATE:
+                gained = reach[landing] & targets & ~reach[action.origin]
+                if gained and screens is not None:
+                    gained &= ~screens(landing, 0)
+            elif piece == SENTRY:
+                gained = diagonal[landing] & ~already(action.origin, 0)
+            elif piece == TOWER:
+                gained = orthogonal[landing] & ~already(action.origin, 0)
+            else:
+                gained = (diagonal[landing] | orthogonal[landing]) & ~already(action.origin, 0)
+            if gained:
+                found.append(index)
         elif kind is Place:
-            squares = hot_of(action.piece)
-            if squares is not None and squares.get(action.square):
+            piece = action.piece
+            if piece == FRIGATE:
+                if hot.frigate_gain(side, action.square, None):
+                    found.append(index)
+            elif piece in _SLIDER_KINDS and hot.slider_gain(piece, action.square):
                 found.append(index)
         elif kind is Jump:
-            if frigate_hot.get(action.target, 0) & ~already(action.origin, 0):
+            if hot.frigate_gain(side, action.target, action.origin):
                 found.append(index)
         elif kind is GateStrike:
             found.append(index)
         elif kind is GateJump:
-            if action.target in units or frigate_hot.get(action.target, 0) & ~already(action.origin, 0):
+            if action.target in units or hot.frigate_gain(side, action.target, action.origin):
                 found.append(index)
     return found
