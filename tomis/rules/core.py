@@ -715,28 +715,47 @@ def apply_unchecked(state: State, action: Action) -> tuple[State, Report]:
     """Play an action already known to be legal (from :func:`legal_actions`).
 
     Searches and perft call this once per node, so it does the work itself rather than
-    through another call."""
+    through another call: the successor too is built here, field by field."""
     side = state.to_move
     kind = type(action)
-    new = _successor(state, kind)
+    # The next position: a new object with the parent's fields, the units, gates and
+    # attack counts copied only if the action will change them (the rest is shared).
+    new = _blank_state(State)
+    new.edition = edition = state.edition
+    new.reserve = state.reserve
+    new.unlocked = state.unlocked
+    new.result = state.result
+    new.reason = state.reason
+    new.ply = state.ply + 1
+    new.to_move = 1 - side
+    tables = state.attacks
+    if kind in _UNIT_ACTIONS:
+        new.units = units = dict(state.units)
+        if tables is not None:
+            tables = tables[:]
+    else:
+        new.units = units = state.units
+    new.attacks = tables
+    new.gates = list(state.gates) if kind in _GATE_ACTIONS_KINDS else state.gates
     raised: list[int] = []      # squares that gained attack points (tomis.combat)
-    if state.attacks is None:
-        new.attacks = None
-        captured = _do(new, action, side, raised)
-        new.attacks = new_tables(new.units, new.edition)
-    elif kind is Move:          # the commonest action (R9), done here without a call of its own
+    if kind is Move and tables is not None:     # the commonest action (R9), done here
         captured = ()
         origin = action.origin
         target = action.target
-        code = move_unit(new.attacks, new.units, origin, target, new.edition, raised)
+        code = move_unit(tables, units, origin, target, edition, raised)
         raised.append(target)   # the unit that arrived is a target that can fall
         keys = _UNIT_KEYS[code]
-        new.hash ^= keys[origin] ^ keys[target]
+        new.hash = state.hash ^ keys[origin] ^ keys[target]
     else:
-        captured = _DOERS[kind](new, action, side, raised)
+        new.hash = state.hash
+        if tables is None:
+            captured = _do(new, action, side, raised)
+            new.attacks = new_tables(new.units, edition)
+        else:
+            captured = _DOERS[kind](new, action, side, raised)
     if state.settled and (kind in _NO_TARGET_KINDS
                           or (kind is PlaceMarker and _changes_no_target(state, action))
-                          or raised_stay_quiet(new.units, new.gates, new.edition, new.attacks, raised)):
+                          or raised_stay_quiet(new.units, new.gates, edition, new.attacks, raised)):
         destroyed = ()          # no target gained an attacker: combat repeats its empty result
     else:
         destroyed = _combat(new, state)
@@ -746,7 +765,6 @@ def apply_unchecked(state: State, action: Action) -> tuple[State, Report]:
         unlocked = _unlock(new, action, side)
     else:
         unlocked = ()
-    new.to_move = 1 - side
     new.hash ^= _BLACK_KEY
     if captured or destroyed or kind is Place:     # irreversible (R22 (3), (4))
         new.quiet = 0
@@ -764,29 +782,6 @@ def apply_unchecked(state: State, action: Action) -> tuple[State, Report]:
 _UNIT_ACTIONS = frozenset({Move, Place, Jump, GateJump, GateStrike})
 _GATE_ACTIONS_KINDS = frozenset({Place, Toggle, PlaceMarker, RotateMarker})
 _blank_state = State.__new__
-
-
-def _successor(state: State, kind: type) -> State:
-    """The next position before ``kind`` of action is carried out: a new object with the
-    parent's fields, the units, gates and attack counts copied only if the action will
-    change them. The side to act, history and quiet count are set by :func:`apply_unchecked`."""
-    new = _blank_state(State)
-    new.edition = state.edition
-    new.reserve = state.reserve
-    new.unlocked = state.unlocked
-    new.result = state.result
-    new.reason = state.reason
-    new.ply = state.ply + 1
-    new.hash = state.hash
-    if kind in _UNIT_ACTIONS:
-        new.units = dict(state.units)
-        tables = state.attacks
-        new.attacks = tables[:] if tables is not None else None
-    else:
-        new.units = state.units
-        new.attacks = state.attacks
-    new.gates = list(state.gates) if kind in _GATE_ACTIONS_KINDS else state.gates
-    return new
 
 
 # Rotations and toggles leave every unit and jump gate where it was (_changes_no_target).
