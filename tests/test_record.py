@@ -424,3 +424,14 @@ def test_read_game_leaves_objects_the_caller_froze_frozen_also_on_error():
         assert gc.isenabled()
     finally:
         gc.unfreeze()
+
+
+def test_an_entry_read_has_every_field_an_entry_made_by_hand_has():
+    """The reader fills Entry objects field by field, not through __init__: a field added
+    to Entry and forgotten there would be missing (an AttributeError here)."""
+    [checked] = record.read(GAME, "t.tgn")
+    nodes = checked.game.nodes
+    assert len(nodes) == 3
+    for node in nodes:
+        assert node == record.Entry(node.action, report=node.report)
+    assert len({id(node.comments) for node in nodes}) == 3     # a list of its own each
