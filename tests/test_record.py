@@ -390,7 +390,7 @@ def test_action_positions_are_those_of_the_written_text():
 # ---------------------------------------------------------------------------
 # The collector around reading (record._collector_paused)
 
-GAME = '[Result "*"]\n\n1. B@d1 2. B@e8 3. F@a1 *\n'
+GAME = '[Result "*"]\n\n1. B@d1 1... B@e8 2. G@a1 *\n'
 
 
 def _in_oldest_generation(obj) -> bool:
@@ -400,6 +400,7 @@ def _in_oldest_generation(obj) -> bool:
 def test_read_puts_what_it_returns_in_the_oldest_generation_and_restores_the_collector():
     gc.collect()                     # young generations empty: nothing promoted by chance
     [checked] = record.read(GAME, "t.tgn")
+    assert checked.error is None
     assert gc.isenabled()
     assert _in_oldest_generation(checked.game)
     assert _in_oldest_generation(checked.game.nodes)
