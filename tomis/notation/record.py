@@ -44,7 +44,7 @@ from .syntax import (
     TagItem, VariationEnd, VariationStart, game_items, parse_action, parse_games, quote_tag_value,
 )
 from ..rules.position import from_string
-from ..rules.core import Report, State, apply, new_game
+from ..rules.core import Report, State, apply, apply_unchecked, check, new_game
 from ..util.plain import Plain
 from ..util.textio import MAX_ACTIONS_PER_GAME, MAX_COMMENT, MAX_GAMES_PER_FILE
 from .tags import (  # noqa: F401  (names scripts take from tomis.record)
@@ -339,7 +339,8 @@ def _replay(chunk, game: Record) -> None:
                 _check_number(number, state, item)
                 number = None
             try:
-                state, report = apply(state, item)
+                check(state, item)          # apply(), its two steps called here: once per action
+                state, report = apply_unchecked(state, item)
             except IllegalActionError as exc:
                 raise _about(exc, state)
             # Filled field by field with Entry's defaults: Entry(...) runs __init__ as a

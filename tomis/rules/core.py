@@ -579,8 +579,9 @@ def _check_move(state: State, action: Move, side: int) -> None:
         what = {BASE: "the base never moves (R9)", GATE: "gates never move (R9)",
                 MARKER: "a marker is rotated, like Mc3:SW, not moved (R11)"}[kind]
         raise _refuse(state, action, what)
-    _own_unit(state, action, side, action.origin, kind, "R9")
     origin, target = action.origin, action.target
+    if state.units.get(origin) != side << 3 | kind:     # unit_code(side, kind), inlined
+        _own_unit(state, action, side, origin, kind, "R9")     # raises, naming what is wrong
     if target in state.units:
         raise _refuse(state, action, f"{SQUARE_NAMES[target]} is occupied; a move never captures (R9)")
     if kind == FRIGATE:
