@@ -773,7 +773,14 @@ def apply_unchecked(state: State, action: Action) -> tuple[State, Report]:
     else:
         new.quiet = state.quiet + 1
         new.history = state.history + (new.hash,)
-    _decide(new, destroyed)
+    # R21/R22's endings: the common case answered here, without the call to _decide,
+    # when nothing was destroyed, the side to act can deploy or step, and neither the
+    # repetition nor the quiet count has reached its limit.
+    to_act = new.to_move
+    if (destroyed or new.ply < OPENING_PLIES
+            or not (_can_deploy(new, to_act) or _can_step(new, to_act))
+            or new.history.count(new.hash) >= REPETITIONS or new.quiet >= QUIET_LIMIT):
+        _decide(new, destroyed)
     return new, _new_tuple(Report, (action, side, captured, destroyed, unlocked, new.result, new.reason))
 
 
