@@ -754,9 +754,12 @@ def apply_unchecked(state: State, action: Action) -> tuple[State, Report]:
             new.attacks = new_tables(new.units, edition)
         else:
             captured = _DOERS[kind](new, action, side, raised)
+    # While both sides hold every marker no gate is a jump gate: combat has no gate to see.
+    reserve = new.reserve
+    gates = new.gates if reserve[0][MARKER] + reserve[1][MARKER] < _ALL_MARKERS else _NO_GATES
     if state.settled and (kind in _NO_TARGET_KINDS
                           or (kind is PlaceMarker and _changes_no_target(state, action))
-                          or raised_stay_quiet(new.units, new.gates, edition, new.attacks, raised)):
+                          or raised_stay_quiet(new.units, gates, edition, new.attacks, raised)):
         destroyed = ()          # no target gained an attacker: combat repeats its empty result
     else:
         destroyed = _combat(new, state)
@@ -790,6 +793,13 @@ def apply_unchecked(state: State, action: Action) -> tuple[State, Report]:
 _UNIT_ACTIONS = frozenset({Move, Place, Jump, GateJump, GateStrike})
 _GATE_ACTIONS_KINDS = frozenset({Place, Toggle, PlaceMarker, RotateMarker})
 _blank_state = State.__new__
+
+
+# Every marker of both sides (R2). Only a marker makes a gate a jump gate (R11), markers
+# are never made, and a position string may show no more than a side owns (position.py):
+# while the reserves hold them all, no gate is a jump gate (apply_unchecked).
+_ALL_MARKERS = 2 * INITIAL_RESERVE[MARKER]
+_NO_GATES: tuple = ()
 
 
 # Rotations and toggles leave every unit and jump gate where it was (_changes_no_target).
