@@ -17,6 +17,13 @@ other processes disturb far less than wall time. Measured per version, over the 
   interpreter, the child's CPU time (user + system, from ``os.wait4``), fastest of
   ``--starts`` runs per version, alternated.
 
+With ``--instructions N`` it also counts, under valgrind's callgrind, the instructions
+each version executes for ``record.read`` and ``rules.apply`` over the first N games, one
+child process per version and job with ``PYTHONHASHSEED=0``: the count of a run that
+does the job once, less the count of the same run stopped just before it. A count does
+not depend on the load of the machine, so it resolves the 1-2 % steps that CPU time on a
+shared machine cannot (it is not time: a cache miss costs more than an instruction).
+
 Ratios after/before below 1.00 are faster. Both versions must read the corpus without an
 error (an untimed first pass checks it).
 """
@@ -28,6 +35,8 @@ import gc
 import importlib
 import io
 import os
+import re
+import shutil
 import subprocess
 import sys
 import tarfile
@@ -78,6 +87,46 @@ def child_cpu(args: list[str], pythonpath: Path, cwd: Path) -> float:
     return usage.ru_utime + usage.ru_stime
 
 
+# The child of --instructions: reads the files once (caches warm, every record checked),
+# then, when told to, does its job once more. Run with a folder holding one tomis first
+# on the path, and from a folder holding none.
+_COUNTED_JOB = """
+import sys
+from tomis import record, rules
+job, go, files = sys.argv[1], sys.argv[2] == "go", sys.argv[3:]
+texts = [(name, open(name).read()) for name in files]
+games = []
+for name, text in texts:
+    for checked in record.read(text, name):
+        games.append((checked.game.start, [node.action for node in checked.game.nodes]))
+if go and job == "record.read":
+    for name, text in texts:
+        record.read(text, name)
+elif go:
+    for state, actions in games:
+        for action in actions:
+            state, _report = rules.apply(state, action)
+"""
+
+
+def instructions(job: str, files: list[str], pythonpath: Path, cwd: Path) -> int:
+    """Instructions (callgrind's ``I refs``) that ``job`` costs one version, once."""
+    env = _common.user_env()
+    env.update(PYTHONPATH=str(pythonpath), PYTHONHASHSEED="0")
+    command = [sys.executable, "-c", _COUNTED_JOB, job]
+    # Once without valgrind: the .pyc files are written, so neither counted run compiles.
+    subprocess.run(command + ["warm", *files], env=env, cwd=cwd, check=True)
+    counts = []
+    for go in ("stop", "go"):
+        proc = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null",
+                               *command, go, *files], env=env, cwd=cwd, capture_output=True, text=True)
+        found = re.search(r"I\s+refs:\s+([\d,]+)", proc.stderr)
+        if proc.returncode != 0 or found is None:
+            sys.exit(f"callgrind failed ({proc.returncode}): {proc.stderr[-2000:]}")
+        counts.append(int(found.group(1).replace(",", "")))
+    return counts[1] - counts[0]
+
+
 def load(record, texts):
     """Each game's start and actions, read once (untimed); exits if a record is refused."""
     games = []
@@ -126,7 +175,11 @@ def main(argv=None) -> int:
     parser.add_argument("--games", type=int, default=100, help="use the first N games (default 100)")
     parser.add_argument("--passes", type=int, default=30, help="timed passes per version (default 30)")
     parser.add_argument("--starts", type=int, default=15, help="start-up runs per command and version (default 15)")
+    parser.add_argument("--instructions", type=int, default=0, metavar="N",
+                        help="also count instructions under callgrind over the first N games (needs valgrind)")
     args = parser.parse_args(argv)
+    if args.instructions and shutil.which("valgrind") is None:
+        parser.error("--instructions needs valgrind on the PATH")
 
     manifest = _common.load_manifest(args.corpus)
     entries = manifest["tgn"][:args.games]
@@ -153,6 +206,9 @@ def main(argv=None) -> int:
             for command, argv in commands.items():
                 for name in order:
                     starts[name, command] = min(starts[name, command], child_cpu(argv, paths[name], Path(folder)))
+        counted = [path for path, _text in texts[:args.instructions]]
+        counts = {(name, job): instructions(job, counted, paths[name], Path(folder))
+                  for job in ("record.read", "rules.apply") for name in paths} if counted else {}
 
     print(f"machine: {_common.machine()}")
     print(f"before: {args.before}; after: the working tree of {_common.REPO_DIR}")
@@ -167,6 +223,15 @@ def main(argv=None) -> int:
         before, after = starts["before", command] * 1e3, starts["after", command] * 1e3
         print(f"{command} (CPU): before {before:.1f} ms, after {after:.1f} ms, "
               f"after/before {after / before:.3f}")
+    if counts:
+        counted_actions = sum(e["actions"] for e in entries[:args.instructions])
+        print(f"instructions (callgrind, PYTHONHASHSEED=0), first {args.instructions} games, "
+              f"{counted_actions} actions:")
+        for job in ("record.read", "rules.apply"):
+            before, after = counts["before", job], counts["after", job]
+            print(f"  {job}: before {before:,} ({before / counted_actions:,.0f} per action), "
+                  f"after {after:,} ({after / counted_actions:,.0f} per action), "
+                  f"after/before {after / before:.4f}")
     return 0
 
 

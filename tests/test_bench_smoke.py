@@ -43,6 +43,7 @@ def test_validate(corpus):
     assert "tomis engine only (rules.apply):" in text
     assert "python-chess read_game + replay:" in text
     assert "moves/s" in text
+    assert "ratio tomis actions/s / python-chess moves/s, -j 1, CPU: runs" in text
 
 
 def test_movegen():

@@ -6,6 +6,7 @@ destruction is worked out from the rulings in the comment beside it.
 
 from __future__ import annotations
 
+import gc
 import random
 from pathlib import Path
 
@@ -384,3 +385,54 @@ def test_action_positions_are_those_of_the_written_text():
     for node in record.read_game(text).nodes:
         line = lines[node.action.line - 1]
         assert line[node.action.column - 1:].startswith(str(node.action))
+
+
+# ---------------------------------------------------------------------------
+# The collector around reading (record._collector_paused)
+
+GAME = '[Result "*"]\n\n1. B@d1 1... B@e8 2. G@a1 *\n'
+
+
+def _in_oldest_generation(obj) -> bool:
+    return any(other is obj for other in gc.get_objects(generation=2))
+
+
+def test_read_puts_what_it_returns_in_the_oldest_generation_and_restores_the_collector():
+    gc.collect()                     # young generations empty: nothing promoted by chance
+    [checked] = record.read(GAME, "t.tgn")
+    assert checked.error is None
+    assert gc.isenabled()
+    assert _in_oldest_generation(checked.game)
+    assert _in_oldest_generation(checked.game.nodes)
+
+
+def test_read_leaves_the_collector_off_when_the_caller_turned_it_off():
+    gc.disable()
+    try:
+        record.read(GAME, "t.tgn")
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
+def test_read_game_leaves_objects_the_caller_froze_frozen_also_on_error():
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        with pytest.raises(RecordError):
+            record.read_game(GAME + GAME, "t.tgn")
+        assert gc.get_freeze_count() == frozen
+        assert gc.isenabled()
+    finally:
+        gc.unfreeze()
+
+
+def test_an_entry_read_has_every_field_an_entry_made_by_hand_has():
+    """The reader fills Entry objects field by field, not through __init__: a field added
+    to Entry and forgotten there would be missing (an AttributeError here)."""
+    [checked] = record.read(GAME, "t.tgn")
+    nodes = checked.game.nodes
+    assert len(nodes) == 3
+    for node in nodes:
+        assert node == record.Entry(node.action, report=node.report)
+    assert len({id(node.comments) for node in nodes}) == 3     # a list of its own each

@@ -46,16 +46,19 @@ FORMAT_LINE_2 = "tomis-digest 2"    # with the correspondence facts
 _WELL_FORMED = re.compile(r"[0-9a-f]{16}")
 
 
-def canonical_history(rules: str, start: str, actions: Iterable[str], result: str) -> str:
-    """The text that is hashed: one fact per line, in the order of the module docstring."""
-    lines = [FORMAT_LINE, f"rules {rules}", f"start {start}"]
-    lines.extend(f"action {text}" for text in actions)
-    lines.append(f"result {result}")
-    return "".join(line + "\n" for line in lines)
+def canonical_history(rules: str, start: str, actions: Iterable, result: str) -> str:
+    """The text that is hashed: one fact per line, in the order of the module docstring.
+
+    ``actions``: their texts, or the actions themselves (each is written as ``str()``
+    gives it)."""
+    # Joined once, each action's line made whole in one step: this runs over every
+    # action of a record whose Digest tag is checked.
+    moves = "".join([f"action {text}\n" for text in actions])
+    return f"{FORMAT_LINE}\nrules {rules}\nstart {start}\n{moves}result {result}\n"
 
 
-def digest_of(rules: str, start: str, actions: Iterable[str], result: str) -> str:
-    """The 16-digit digest of a history given as texts."""
+def digest_of(rules: str, start: str, actions: Iterable, result: str) -> str:
+    """The 16-digit digest of a history given as texts (or actions, as canonical_history)."""
     return _fingerprint(canonical_history(rules, start, actions, result))
 
 
@@ -104,7 +107,7 @@ def game_digest(game, actions: int | None = None, result: str | None = None,
         if history is not None:
             return _fingerprint(history)
     return digest_of(game.start.edition_name, to_string(game.start),
-                     (str(node.action) for node in nodes), result)
+                     [node.action for node in nodes], result)     # formatted by canonical_history
 
 
 def _may_use_correspondence(game) -> bool:

@@ -118,10 +118,12 @@ def _step(stack: tuple, kind: str):
             return tuple(stack)
 
 
-# (stack, terminal) -> next stack. The grammar is a flat run of tokens, so only a
-# handful of stacks ever occur and each token costs one dictionary lookup.
-_steps: dict = {}
-_MAX_STEPS = 4096            # a bound, in case some text produces many distinct stacks
+# stack -> {terminal: next stack}. The grammar is a flat run of tokens, so only a
+# handful of stacks ever occur; each token costs one lookup in its stack's own table
+# (a (stack, terminal) key hashed the whole stack tuple again for every token).
+_steps: dict[tuple, dict] = {}
+_MAX_STEPS = 4096            # a bound on the entries kept, in case some text produces many stacks
+_kept = 0
 
 
 def accepts(types) -> bool:
@@ -129,16 +131,34 @@ def accepts(types) -> bool:
     steps = _steps
     stack = (_tables.START_STATE,)
     for kind in types + [_END]:
-        key = (stack, kind)
-        following = steps.get(key, False)
+        table = steps.get(stack)
+        if table is None:
+            table = _new_table(stack)
+        following = table.get(kind, False)
         if following is False:
-            following = _step(stack, kind)
-            if len(steps) < _MAX_STEPS:
-                steps[key] = following
+            following = _learn(stack, table, kind)
         if following is None:
             return False
         stack = following
     return True
+
+
+def _new_table(stack: tuple) -> dict:
+    """An empty table for ``stack``, kept while the bound allows (else used once)."""
+    table: dict = {}
+    if _kept < _MAX_STEPS:
+        _steps[stack] = table
+    return table
+
+
+def _learn(stack: tuple, table: dict, kind: str):
+    """The stack after ``kind`` (or None), worked out and kept in ``table`` while the bound allows."""
+    global _kept
+    following = _step(stack, kind)
+    if _kept < _MAX_STEPS:
+        table[kind] = following
+        _kept += 1
+    return following
 
 
 def parse(text: str, limit: int | None = None) -> list[Token] | None:

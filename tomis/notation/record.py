@@ -44,7 +44,7 @@ from .syntax import (
     TagItem, VariationEnd, VariationStart, game_items, parse_action, parse_games, quote_tag_value,
 )
 from ..rules.position import from_string
-from ..rules.core import Report, State, apply, new_game
+from ..rules.core import Report, State, apply, apply_unchecked, check, new_game
 from ..util.plain import Plain
 from ..util.textio import MAX_ACTIONS_PER_GAME, MAX_COMMENT, MAX_GAMES_PER_FILE
 from .tags import (  # noqa: F401  (names scripts take from tomis.record)
@@ -79,6 +79,9 @@ class Entry(Plain):
         # Alternatives to this action. An empty tuple until the first one: a list per
         # node would cost every record a little for what few records have.
         self.variations = variations
+
+
+_blank_entry = object.__new__
 
 
 class Variation(Plain):
@@ -158,7 +161,7 @@ def read(text: str, path: str | None = None) -> list[Checked]:
     A game with a syntax error that stops the parser has ``game=None``; otherwise the
     game holds the actions before its first problem.
     """
-    with _collector_paused():
+    with _collector_paused(promote=True):
         return [checked for _start, checked in _read(text, path)]
 
 
@@ -182,13 +185,20 @@ def _one_at_a_time(games) -> Iterator[Checked]:
 
 
 @contextmanager
-def _collector_paused():
+def _collector_paused(promote: bool = False):
     """Pause Python's cyclic garbage collector while a record is replayed.
 
     Replaying keeps a position per action, and each allocation burst made the collector
     rescan everything kept so far: about a third of reading time on a large file. The
     replay creates no reference cycles, so nothing waits on the collector meanwhile; it
     is restored (if it was on) however the reading ends.
+
+    ``promote``, for a reader that returns everything it made (:func:`read`): the new
+    objects join the oldest generation directly. Otherwise the first collection after
+    the pause scans the whole result as young objects and finds nothing to free (3 %
+    of an in-process read, docs/PERFORMANCE.md). Garbage cycles among them (Lark's
+    syntax errors make some) wait for a full collection instead. Not done while the
+    caller holds objects frozen: moving them back out is not ours to do.
     """
     was_enabled = gc.isenabled()
     gc.disable()
@@ -196,6 +206,9 @@ def _collector_paused():
         yield
     finally:
         if was_enabled:
+            if promote and not gc.get_freeze_count():
+                gc.freeze()         # every tracked object set aside, the young ones' count reset ...
+                gc.unfreeze()       # ... then all put back, into the oldest generation
             gc.enable()
 
 
@@ -208,7 +221,7 @@ def read_game(text: str, path: str | None = None) -> Record:
     """Exactly one game; raise its first error, or a :class:`RecordError` if the text
     holds no game or more than one."""
     games = _read(text, path)
-    with _collector_paused():
+    with _collector_paused(promote=True):
         first = next(games, None)
         second = next(games, None)
         # Only counted, not kept: a whole archive given where one game is expected.
@@ -326,10 +339,20 @@ def _replay(chunk, game: Record) -> None:
                 _check_number(number, state, item)
                 number = None
             try:
-                state, report = apply(state, item)
+                check(state, item)          # apply(), its two steps called here: once per action
+                state, report = apply_unchecked(state, item)
             except IllegalActionError as exc:
                 raise _about(exc, state)
-            node = Entry(item, "", (), [], report)     # positional: a third faster than report=
+            # Filled field by field with Entry's defaults: Entry(...) runs __init__ as a
+            # Python call, once per action (tests/test_record.py checks the two agree).
+            node = _blank_entry(Entry)
+            node.action = item
+            node.glyphs = ""
+            node.nags = ()
+            node.comments = []
+            node.report = report
+            node.offer = False
+            node.variations = ()
             nodes.append(node)
             states.append(state)
             claimed = False

@@ -440,21 +440,21 @@ def game_items(chunk: Chunk) -> Iterator:
     makers = _ITEM_MAKERS
     decoded = _decoded
     new_item = _new_item
-    for token in chunk.tokens:
-        kind = token.type
-        line = token.line       # chunk.where(token), inlined: this runs once per token
-        column = token.column + first_column if line == 1 else token.column
+    # Each token unpacked whole (type, value, line, column): one step, not four attribute reads.
+    for kind, value, line, column in chunk.tokens:
+        if line == 1:           # chunk.where(token), inlined: this runs once per token
+            column += first_column
         line += first_line
         if kind in DECODERS:
-            entry = decoded.get(token.value)      # make_action's cache, read without the call
+            entry = decoded.get(value)      # make_action's cache, read without the call
             if entry is None:
-                yield make_action(kind, token.value, line, column)
+                yield make_action(kind, value, line, column)
             else:
                 yield entry[0](*entry[1], line, column)
         elif kind == "MOVE_NUMBER":                # the next most common: half the actions
-            yield new_item(MoveNumber, (token.value.rstrip(), line, column))
+            yield new_item(MoveNumber, (value.rstrip(), line, column))
         else:
-            yield makers[kind](token.value, line, column)
+            yield makers[kind](value, line, column)
 
 
 # Result tokens outside comments and tag values end a game. A digit result glued to
@@ -537,7 +537,9 @@ def _parse_span(text: str, start: int, end: int, line: int, column: int):
     # Not accepted: the real Lark parser finds the error, and it is explained below.
     from lark.exceptions import UnexpectedInput, UnexpectedToken
     try:
-        yield Chunk(parser().parse(chunk_text), line, column)
+        # Lark's tokens made plain (type, value, line, column), as game_items unpacks them.
+        yield Chunk([lalr.Token(token.type, str(token), token.line, token.column)
+                     for token in parser().parse(chunk_text)], line, column)
         return
     except UnexpectedInput as exc:     # the one place Lark's syntax errors become ours
         chunk = Chunk(None, line, column)

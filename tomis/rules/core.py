@@ -579,8 +579,9 @@ def _check_move(state: State, action: Move, side: int) -> None:
         what = {BASE: "the base never moves (R9)", GATE: "gates never move (R9)",
                 MARKER: "a marker is rotated, like Mc3:SW, not moved (R11)"}[kind]
         raise _refuse(state, action, what)
-    _own_unit(state, action, side, action.origin, kind, "R9")
     origin, target = action.origin, action.target
+    if state.units.get(origin) != side << 3 | kind:     # unit_code(side, kind), inlined
+        _own_unit(state, action, side, origin, kind, "R9")     # raises, naming what is wrong
     if target in state.units:
         raise _refuse(state, action, f"{SQUARE_NAMES[target]} is occupied; a move never captures (R9)")
     if kind == FRIGATE:
@@ -715,28 +716,50 @@ def apply_unchecked(state: State, action: Action) -> tuple[State, Report]:
     """Play an action already known to be legal (from :func:`legal_actions`).
 
     Searches and perft call this once per node, so it does the work itself rather than
-    through another call."""
+    through another call: the successor too is built here, field by field."""
     side = state.to_move
     kind = type(action)
-    new = _successor(state, kind)
+    # The next position: a new object with the parent's fields, the units, gates and
+    # attack counts copied only if the action will change them (the rest is shared).
+    new = _blank_state(State)
+    new.edition = edition = state.edition
+    new.reserve = state.reserve
+    new.unlocked = state.unlocked
+    new.result = state.result
+    new.reason = state.reason
+    new.ply = state.ply + 1
+    new.to_move = 1 - side
+    tables = state.attacks
+    if kind in _UNIT_ACTIONS:
+        new.units = units = dict(state.units)
+        if tables is not None:
+            tables = tables[:]
+    else:
+        new.units = units = state.units
+    new.attacks = tables
+    new.gates = list(state.gates) if kind in _GATE_ACTIONS_KINDS else state.gates
     raised: list[int] = []      # squares that gained attack points (tomis.combat)
-    if state.attacks is None:
-        new.attacks = None
-        captured = _do(new, action, side, raised)
-        new.attacks = new_tables(new.units, new.edition)
-    elif kind is Move:          # the commonest action (R9), done here without a call of its own
+    if kind is Move and tables is not None:     # the commonest action (R9), done here
         captured = ()
         origin = action.origin
         target = action.target
-        code = move_unit(new.attacks, new.units, origin, target, new.edition, raised)
+        code = move_unit(tables, units, origin, target, edition, raised)
         raised.append(target)   # the unit that arrived is a target that can fall
         keys = _UNIT_KEYS[code]
-        new.hash ^= keys[origin] ^ keys[target]
+        new.hash = state.hash ^ keys[origin] ^ keys[target]
     else:
-        captured = _DOERS[kind](new, action, side, raised)
+        new.hash = state.hash
+        if tables is None:
+            captured = _do(new, action, side, raised)
+            new.attacks = new_tables(new.units, edition)
+        else:
+            captured = _DOERS[kind](new, action, side, raised)
+    # While both sides hold every marker no gate is a jump gate: combat has no gate to see.
+    reserve = new.reserve
+    gates = new.gates if reserve[0][MARKER] + reserve[1][MARKER] < _ALL_MARKERS else _NO_GATES
     if state.settled and (kind in _NO_TARGET_KINDS
                           or (kind is PlaceMarker and _changes_no_target(state, action))
-                          or raised_stay_quiet(new.units, new.gates, new.edition, new.attacks, raised)):
+                          or raised_stay_quiet(new.units, gates, edition, new.attacks, raised)):
         destroyed = ()          # no target gained an attacker: combat repeats its empty result
     else:
         destroyed = _combat(new, state)
@@ -746,7 +769,6 @@ def apply_unchecked(state: State, action: Action) -> tuple[State, Report]:
         unlocked = _unlock(new, action, side)
     else:
         unlocked = ()
-    new.to_move = 1 - side
     new.hash ^= _BLACK_KEY
     if captured or destroyed or kind is Place:     # irreversible (R22 (3), (4))
         new.quiet = 0
@@ -754,7 +776,14 @@ def apply_unchecked(state: State, action: Action) -> tuple[State, Report]:
     else:
         new.quiet = state.quiet + 1
         new.history = state.history + (new.hash,)
-    _decide(new, destroyed)
+    # R21/R22's endings: the common case answered here, without the call to _decide,
+    # when nothing was destroyed, the side to act can deploy or step, and neither the
+    # repetition nor the quiet count has reached its limit.
+    to_act = new.to_move
+    if (destroyed or new.ply < OPENING_PLIES
+            or not (_can_deploy(new, to_act) or _can_step(new, to_act))
+            or new.history.count(new.hash) >= REPETITIONS or new.quiet >= QUIET_LIMIT):
+        _decide(new, destroyed)
     return new, _new_tuple(Report, (action, side, captured, destroyed, unlocked, new.result, new.reason))
 
 
@@ -766,27 +795,11 @@ _GATE_ACTIONS_KINDS = frozenset({Place, Toggle, PlaceMarker, RotateMarker})
 _blank_state = State.__new__
 
 
-def _successor(state: State, kind: type) -> State:
-    """The next position before ``kind`` of action is carried out: a new object with the
-    parent's fields, the units, gates and attack counts copied only if the action will
-    change them. The side to act, history and quiet count are set by :func:`apply_unchecked`."""
-    new = _blank_state(State)
-    new.edition = state.edition
-    new.reserve = state.reserve
-    new.unlocked = state.unlocked
-    new.result = state.result
-    new.reason = state.reason
-    new.ply = state.ply + 1
-    new.hash = state.hash
-    if kind in _UNIT_ACTIONS:
-        new.units = dict(state.units)
-        tables = state.attacks
-        new.attacks = tables[:] if tables is not None else None
-    else:
-        new.units = state.units
-        new.attacks = state.attacks
-    new.gates = list(state.gates) if kind in _GATE_ACTIONS_KINDS else state.gates
-    return new
+# Every marker of both sides (R2). Only a marker makes a gate a jump gate (R11), markers
+# are never made, and a position string may show no more than a side owns (position.py):
+# while the reserves hold them all, no gate is a jump gate (apply_unchecked).
+_ALL_MARKERS = 2 * INITIAL_RESERVE[MARKER]
+_NO_GATES: tuple = ()
 
 
 # Rotations and toggles leave every unit and jump gate where it was (_changes_no_target).
