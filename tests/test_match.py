@@ -210,13 +210,13 @@ def test_match_output_holds_every_finished_game_as_it_goes(tmp_path, monkeypatch
     seen = []
     real_run = matches.run_match
 
-    def stopped_after_two(settings, on_game):
+    def stopped_after_two(settings, on_game, stop=None):
         def watching(outcome, score):
             on_game(outcome, score)
             seen.append(len(record.read(out.read_text(), str(out))))
             if score.games == 2:
                 raise KeyboardInterrupt
-        return real_run(settings, watching)
+        return real_run(settings, watching, stop)
 
     monkeypatch.setattr(matches, "run_match", stopped_after_two)
     result = invoke("match", "level:1", "level:1", "--games", "6", "--seed", "4", "-o", str(out))
@@ -246,3 +246,63 @@ def test_match_records_name_both_players_as_programs(tmp_path):
     games = [item.game for item in record.read(out.read_text(), str(out))]
     assert all((g.tags["WhiteType"], g.tags["BlackType"]) == ("program", "program") for g in games)
     assert "inf" not in result.stdout
+
+
+def _scripted_game(task) -> matches.GameOutcome:
+    """Stands in for play_game: A (White in odd games) wins, except every fifth game is drawn
+    and every seventh lost, so the games have variance and the test can decide."""
+    a_white = task.number % 2 == 1
+    if task.number % 5 == 0:
+        result = "1/2-1/2"
+    else:
+        a_wins = task.number % 7 != 0
+        result = "1-0" if a_wins == a_white else "0-1"
+    return matches.GameOutcome(task.number, task.white.name, task.black.name, result, "scripted", "")
+
+
+def _first_decided_pair(games: int) -> int:
+    """Where an SPRT 0,50 watched after every pair of the scripted results first decides."""
+    score = Score()
+    for number in range(1, games + 1):
+        outcome = _scripted_game(matches.tasks(_scripted_settings(games))[number - 1])
+        matches.score_for_a(_scripted_settings(games), outcome, score)
+        llr, lower, upper, _ = sprt(score, 0, 50)
+        if number % 2 == 0 and not lower < llr < upper:
+            return number
+    return games
+
+
+def _scripted_settings(games: int, concurrency: int = 1) -> MatchSettings:
+    return MatchSettings(parse_player("level:1"), parse_player("level:2"), games=games,
+                         concurrency=concurrency)
+
+
+@pytest.mark.parametrize("concurrency", [1, 2])
+def test_a_decided_sequential_test_ends_the_match_at_that_pair(monkeypatch, concurrency):
+    if concurrency > 1 and __import__("multiprocessing").get_start_method() != "fork":
+        pytest.skip("the scripted games reach worker processes only through fork")
+    monkeypatch.setattr(matches, "play_game", _scripted_game)
+    expected = _first_decided_pair(200)
+    assert 2 < expected < 200 and expected % 2 == 0        # the script does decide, early
+    score, outcomes = run_match(_scripted_settings(200, concurrency), stop=matches.sprt_stop(0, 50))
+    assert score.games == len(outcomes) == expected
+    assert [o.number for o in outcomes] == list(range(1, expected + 1))
+    llr, lower, upper, verdict = sprt(score, 0, 50)
+    assert llr >= upper and verdict.startswith("H1 accepted")
+
+
+def test_without_a_stop_every_game_is_played(monkeypatch):
+    monkeypatch.setattr(matches, "play_game", _scripted_game)
+    score, _ = run_match(_scripted_settings(60))
+    assert score.games == 60
+
+
+def test_the_match_command_says_when_the_sequential_test_ended_it(monkeypatch):
+    monkeypatch.setattr(matches, "play_game", _scripted_game)
+    expected = _first_decided_pair(200)
+    result = invoke("match", "level:1", "level:2", "--games", "200", "--sprt", "0,50")
+    assert result.exit_code == 0, result.output
+    assert f"games {expected}: " in result.stdout
+    assert "H1 accepted" in result.stdout
+    assert (f"the sequential test decided after {expected} games; the other {200 - expected} "
+            "were not played") in result.stderr

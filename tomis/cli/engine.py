@@ -387,8 +387,9 @@ def match(a, b, games, seconds, openings, seed, concurrency, sprt_text, rules, m
 
     Games come in colour-swapped pairs from the same seeded random opening. Prints A's
     wins, draws and losses, its score, the Elo difference with a 95 % interval and, with
-    --sprt, the log-likelihood ratio and verdict. A program that crashes, hangs past its
-    time or answers an illegal action loses that game and is named.
+    --sprt, the log-likelihood ratio and verdict; the match then ends after the first
+    pair at which the test has decided. A program that crashes, hangs past its time or
+    answers an illegal action loses that game and is named.
     """
     from ..engine import match as matches
     from ..errors import visible
@@ -416,7 +417,11 @@ def match(a, b, games, seconds, openings, seed, concurrency, sprt_text, rules, m
                            f"(Black): {outcome.result}, {outcome.reason}; "
                            f"A {score.points:g}/{score.games}"), err=True)
 
-    score, outcomes = matches.run_match(settings, progress)
+    stop = matches.sprt_stop(*bounds) if bounds is not None else None
+    score, outcomes = matches.run_match(settings, progress, stop)
+    if score.games < games:
+        click.echo(f"the sequential test decided after {score.games} games; "
+                   f"the other {games - score.games} were not played", err=True)
     for line in score_table(first.name, second.name, score, bounds):
         click.echo(visible(line))
 

@@ -420,20 +420,45 @@ def score_for_a(settings: MatchSettings, outcome: GameOutcome, score: Score) -> 
         score.forfeits[outcome.forfeit] = score.forfeits.get(outcome.forfeit, 0) + 1
 
 
-def run_match(settings: MatchSettings, on_game=None) -> tuple[Score, list[GameOutcome]]:
-    """Play every game (``concurrency`` worker processes); A's score and the games in order."""
+def run_match(settings: MatchSettings, on_game=None, stop=None) -> tuple[Score, list[GameOutcome]]:
+    """Play the games (``concurrency`` worker processes); A's score and the games in order.
+
+    ``stop(score)`` is asked after each colour-swapped pair; when it answers True the
+    match ends there (a sequential test that has decided: :func:`sprt_stop`), and games
+    not yet started are not played.
+    """
     score = Score()
     outcomes = []
     work = tasks(settings)
     if settings.concurrency <= 1:
-        results = map(play_game, work)
-        for outcome in results:
+        for outcome in map(play_game, work):
             _add(settings, outcome, score, outcomes, on_game)
-    else:
-        with ProcessPoolExecutor(max_workers=settings.concurrency) as pool:
-            for outcome in pool.map(play_game, work):
-                _add(settings, outcome, score, outcomes, on_game)
+            if _should_stop(stop, score):
+                break
+        return score, outcomes
+    pool = ProcessPoolExecutor(max_workers=settings.concurrency)
+    try:
+        for outcome in pool.map(play_game, work):
+            _add(settings, outcome, score, outcomes, on_game)
+            if _should_stop(stop, score):
+                break
+    finally:
+        # Games already running finish (and are dropped); queued ones never start.
+        pool.shutdown(wait=True, cancel_futures=True)
     return score, outcomes
+
+
+def _should_stop(stop, score: Score) -> bool:
+    """Only at the end of a pair, so both colours of every opening count equally."""
+    return stop is not None and score.games % 2 == 0 and stop(score)
+
+
+def sprt_stop(elo0: float, elo1: float):
+    """A ``stop`` for :func:`run_match`: true once the test has accepted H0 or H1."""
+    def decided(score: Score) -> bool:
+        llr, lower, upper, _ = sprt(score, elo0, elo1)
+        return llr >= upper or llr <= lower
+    return decided
 
 
 def _add(settings, outcome, score, outcomes, on_game) -> None:
