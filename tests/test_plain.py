@@ -63,3 +63,26 @@ def test_records_compare_by_game_not_by_where_they_stood():
     shorter = record.read(text.replace("1. B@a1 B@h8 *", "1. B@a1 *"))[0].game
     assert shorter != alone
     assert pickle.loads(pickle.dumps(alone)) == alone
+
+
+def test_classes_that_were_open_dataclasses_still_take_weak_references_and_attributes():
+    """Record, Variation, Checked, Source, Item and Progress were dataclasses without slots:
+    a script could hold a weak reference to one or hang its own attribute on it. Plain keeps
+    that for them (their __dict__ and __weakref__ slots are not fields)."""
+    import weakref
+
+    from tomis.archive.walker import Progress
+    from tomis.notation import record
+    from tomis.sources.reading import Source
+
+    checked = record.read("1. B@e1 B@d8 (1... B@c8) *", "x.tgn")[0]
+    game = checked.game
+    variation = game.nodes[-1].variations[0]
+    progress = Progress(files_total=1, bytes_total=1)
+    source = Source("1. B@e1 *", "1. B@e1 *")
+    for thing in (checked, game, variation, progress, source):
+        assert weakref.ref(thing)() is thing
+        thing.note_of_mine = "kept"
+        assert thing.note_of_mine == "kept"
+        assert "__dict__" not in repr(thing) and "note_of_mine" not in repr(thing)
+    assert game == record.read("1. B@e1 B@d8 (1... B@c8) *", "x.tgn")[0].game   # extras not compared

@@ -37,7 +37,7 @@ from collections.abc import Callable, Iterable, Iterator
 
 from ..notation import syntax as notation, record
 from ..errors import FileError, TomisError, one_line
-from ..util.plain import Plain
+from ..util.plain import OPEN, Plain
 from .findings import Finding, internal_finding, rule_id
 
 SPLIT_CHARS = 512 << 10       # a file larger than this is cut here and shared out in pieces
@@ -438,7 +438,7 @@ def check_detached(piece: Piece, probe: Probe | None):
 class Progress(Plain):
     """Counts for a progress line: files, games, bytes, and the time left they suggest."""
 
-    __slots__ = ("files_total", "bytes_total", "files", "games", "bytes", "started")
+    __slots__ = ("files_total", "bytes_total", "files", "games", "bytes", "started") + OPEN
 
     def __init__(self, files_total: int, bytes_total: int, files: int = 0, games: int = 0,
                  bytes: int = 0, started: float | None = None):

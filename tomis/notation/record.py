@@ -45,7 +45,7 @@ from .syntax import (
 )
 from ..rules.position import from_string
 from ..rules.core import Report, State, apply, apply_unchecked, check, new_game
-from ..util.plain import Plain
+from ..util.plain import OPEN, Plain
 from ..util.textio import MAX_ACTIONS_PER_GAME, MAX_COMMENT, MAX_GAMES_PER_FILE
 from .tags import (  # noqa: F401  (names scripts take from tomis.record)
     ABANDONED, ADJUDICATION, LEAVE_DAYS_TAG, RULES_INFRACTION, TERMINATION_TAG, TIME_CONTROL_TAG,
@@ -87,7 +87,7 @@ _blank_entry = object.__new__
 class Variation(Plain):
     """A side line ``( ... )``: actions replacing the node it follows, from ``start``."""
 
-    __slots__ = ("start", "nodes", "comments")
+    __slots__ = ("start", "nodes", "comments") + OPEN
 
     def __init__(self, start: State, nodes: list[Entry] | None = None,
                  comments: list[str] | None = None):
@@ -105,7 +105,7 @@ class Record(Plain):
     """
 
     __slots__ = ("tags", "nodes", "result", "start", "states", "comments", "line", "tag_places",
-                 "command_places", "flag_falls")
+                 "command_places", "flag_falls") + OPEN
 
     def __init__(self, tags: dict[str, str], nodes: list[Entry], result: str, start: State,
                  states: list[State], comments: list[str] | None = None, line: int = 1,
@@ -145,7 +145,7 @@ Node = Entry
 class Checked(Plain):
     """One game of a file: as far as it was valid, and its first problem (or None)."""
 
-    __slots__ = ("game", "error")
+    __slots__ = ("game", "error") + OPEN
 
     def __init__(self, game: Record | None, error: TomisError | None):
         self.game = game

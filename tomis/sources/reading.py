@@ -31,7 +31,7 @@ from ..errors import FileError, RecordError, TomisError
 from ..mail import quotes
 from ..mail.sniff import MBOX_FROM, is_maildir, is_mbox, is_place, starts_like_a_message
 from ..util import textio
-from ..util.plain import Plain
+from ..util.plain import OPEN, Plain
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -50,7 +50,7 @@ class Source(Plain):
     maps a place of ``text`` to ``raw`` (see :meth:`located`). (Plain, not a dataclass:
     every command that reads a record loads this module.)"""
 
-    __slots__ = ("text", "raw", "notes", "origin", "mailbox", "places")
+    __slots__ = ("text", "raw", "notes", "origin", "mailbox", "places") + OPEN
 
     def __init__(self, text: str, raw: str, notes: list[str] | None = None,
                  origin: Origin | None = None, mailbox: bool = False,
@@ -170,7 +170,7 @@ def _imap_items(place: str, password):
 class Item(Plain):
     """One record-holding thing of a place (a file, or one message of a mailbox)."""
 
-    __slots__ = ("label", "found", "when", "error", "path", "message")
+    __slots__ = ("label", "found", "when", "error", "path", "message") + OPEN
 
     def __init__(self, label: str, found: Source | None, when: datetime | None,
                  error: TomisError | None = None, path: str | None = None,
