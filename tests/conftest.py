@@ -110,6 +110,20 @@ def act(text: str) -> A.Action:
     return A.Move(piece, origin, target) if kind is None else kind(origin, target)
 
 
+def positions_played(edition: str, picks: list[int]):
+    """Each position after playing the drawn picks from the empty board (the k-th pick
+    chooses among the legal actions by its remainder), until the game ends."""
+    from tomis.rules import apply_unchecked, legal_actions, new_game
+
+    state = new_game(edition)
+    for pick in picks:
+        if state.to_move is None:
+            return
+        actions = legal_actions(state)
+        state, _report = apply_unchecked(state, actions[pick % len(actions)])
+        yield state
+
+
 def legal_texts(state) -> set[str]:
     """The legal actions of ``state`` in notation, for readable set comparisons."""
     return {str(a) for a in state.legal_actions()}

@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 from tomis.engine import evaluate
 from tomis.notation import parse_action
 from tomis.position import from_string
-from tomis.rules import apply_unchecked, legal_actions, new_game
+from tomis.rules import apply_unchecked
+from conftest import positions_played
 
 # White's base on e1, Black's on b8, one Black sentry and nothing else, White to act.
 # From h6 the sentry slides to d2 (h6-g5-f4-e3-d2), from where it attacks e1 along the
@@ -62,12 +63,7 @@ def test_the_term_is_symmetric_between_the_sides():
 def test_evaluate_is_the_weighted_sum_of_the_features(edition, picks):
     """evaluate() sums precomputed per-square values and reads the rules' attack counts;
     it must give exactly the weights times features() in every position play reaches."""
-    state = new_game(edition)
-    for pick in picks:
-        if state.to_move is None:
-            break
-        actions = legal_actions(state)
-        state, _report = apply_unchecked(state, actions[pick % len(actions)])
+    for state in positions_played(edition, picks):
         total = sum(map(mul, [evaluate.WEIGHTS[name] for name in evaluate.TERMS], evaluate.features(state)))
         assert evaluate.evaluate(state) == (-total if state.to_move == 1 else total)
 

@@ -19,7 +19,8 @@ from tomis.engine.player import ComputerPlayer, hint, score_text
 from tomis.engine.search import MATE, MATE_BOUND, UNDO_PENALTY, Limits, Search
 from tomis.notation import parse_action
 from tomis.position import from_string
-from tomis.rules import apply, apply_unchecked, legal_actions, new_game
+from tomis.rules import apply, legal_actions, new_game
+from conftest import positions_played
 
 FAST = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 SLOW = settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -34,11 +35,8 @@ NEAR_WIN = "T3b3/8/2S5/8/8/8/8/4B2T - w 0048100/0048221 - manual 11 0"
 def reachable(edition: str, picks: list[int]):
     """The position after playing the drawn picks from the empty board (stops at an end)."""
     state = new_game(edition)
-    for pick in picks:
-        if state.to_move is None:
-            break
-        actions = legal_actions(state)
-        state, _report = apply_unchecked(state, actions[pick % len(actions)])
+    for state in positions_played(edition, picks):
+        pass
     return state
 
 
