@@ -10,11 +10,20 @@ per level: slides, undone slides and their share, for all ships and for the slid
 (sentry, tower, flagship) alone, and the longest run of undone slides by one side.
 With ``--before REV`` the engine of commit REV (unpacked as bench_search.py does) plays
 the same games beside this one, in the same process.
+
+With ``--records FILE...`` no game is played: the slides are counted in match records
+already written (the level ladder's, ``bench/ladder.py``), each side's actions credited
+to the level its ``White``/``Black`` tag names (``tomis level N``), after the first
+``--opening`` actions (the seeded opening, which no engine chose). Each file is counted
+on its own, so a level is counted per rung it played in.
+
+    python bench/count_shuffles.py --records /tmp/tomis-ladder5/ladder-*.tgn
 """
 
 from __future__ import annotations
 
 import argparse
+import re
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,6 +31,8 @@ from pathlib import Path
 import _common
 from bench_search import current_engine, older_engine
 from tomis.engine.match import random_opening
+from tomis.errors import TomisError
+from tomis.game import read_games
 from tomis.notation import parse_action
 from tomis.rules import apply_unchecked, new_game
 from tomis.rules.actions import Move
@@ -54,6 +65,31 @@ def is_undo(action, earlier) -> bool:
             and action.origin == earlier.target and action.target == earlier.origin)
 
 
+class Counter:
+    """One side's slides as they come: undone slides and the run they make."""
+
+    def __init__(self, tally: Tally):
+        self.tally = tally
+        self.last = None
+        self.run = 0
+
+    def count(self, action) -> None:
+        tally = self.tally
+        tally.actions += 1
+        if type(action) is Move:
+            slider = action.piece != FRIGATE
+            tally.slides += 1
+            tally.slider_slides += slider
+            if is_undo(action, self.last):
+                tally.undone += 1
+                tally.slider_undone += slider
+                self.run += 1
+                tally.longest_run = max(tally.longest_run, self.run)
+            else:
+                self.run = 0
+        self.last = action
+
+
 def play_game(engine, level: int, seed: int, game: int, max_actions: int, tally: Tally) -> None:
     """One self-play game of ``engine`` at ``level``; its slides counted into ``tally``.
 
@@ -67,28 +103,55 @@ def play_game(engine, level: int, seed: int, game: int, max_actions: int, tally:
         # The engine may be an older commit's, with its own action types: it gets the text.
         own, _report = engine.apply(own, engine.parse(str(action)))
     players = (engine.player(level, seed + game), engine.player(level, seed + game + 1))
-    last = [None, None]                 # each side's last action
-    runs = [0, 0]                       # each side's current run of undone slides
+    counters = (Counter(tally), Counter(tally))
     while state.to_move is not None and state.ply < max_actions:
         side = state.to_move
         text = str(players[side].choose(own))
         action = parse_action(text)
-        tally.actions += 1
-        if type(action) is Move:
-            slider = action.piece != FRIGATE
-            tally.slides += 1
-            tally.slider_slides += slider
-            if is_undo(action, last[side]):
-                tally.undone += 1
-                tally.slider_undone += slider
-                runs[side] += 1
-                tally.longest_run = max(tally.longest_run, runs[side])
-            else:
-                runs[side] = 0
-        last[side] = action
+        counters[side].count(action)
         state, _report = apply_unchecked(state, action)
         own, _report = engine.apply(own, engine.parse(text))
     tally.games += 1
+
+
+_LEVEL_TAG = re.compile(r"tomis level ([1-8])")
+
+
+def count_records(path: Path, opening: int) -> dict[int, Tally]:
+    """Each level's slides in the games of one match file, keyed by level.
+
+    A side whose tag names no level of this engine (another program) is not counted.
+    """
+    tallies: dict[int, Tally] = {}
+    for game in read_games(path):
+        if game.error is not None:
+            raise SystemExit(f"{path}: {game.error}")
+        levels = [_level(game.tags.get(tag, "")) for tag in ("White", "Black")]
+        counters = [Counter(tallies.setdefault(level, Tally())) if level else None for level in levels]
+        for tally in {id(c.tally): c.tally for c in counters if c}.values():
+            tally.games += 1
+        state = game.start.state
+        for action in game.actions:
+            side = state.to_move
+            if state.ply >= opening and counters[side] is not None:
+                counters[side].count(action)
+            state, _report = apply_unchecked(state, action)
+    return tallies
+
+
+def _level(tag: str) -> int | None:
+    found = _LEVEL_TAG.fullmatch(tag)
+    return int(found.group(1)) if found else None
+
+
+def print_records(paths: list[Path], opening: int) -> None:
+    for path in paths:
+        try:
+            tallies = count_records(path, opening)
+        except TomisError as error:
+            raise SystemExit(f"count_shuffles.py: {path}: {error}") from None
+        for level, tally in sorted(tallies.items(), reverse=True):
+            print(f"{path.name} level {level}: {tally.line()}", flush=True)
 
 
 def main(argv=None) -> int:
@@ -98,7 +161,14 @@ def main(argv=None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--max-actions", type=int, default=200)
     parser.add_argument("--before", metavar="REV", help="also count the engine of commit REV")
+    parser.add_argument("--records", type=Path, nargs="+", metavar="FILE",
+                        help="count the slides in these match records instead of playing games")
+    parser.add_argument("--opening", type=int, default=12,
+                        help="with --records: actions at the start of each game not counted")
     args = parser.parse_args(argv)
+    if args.records:
+        print_records(args.records, args.opening)
+        return 0
     print(f"machine: {_common.machine()}")
     with tempfile.TemporaryDirectory() as folder:
         engines = [current_engine()]
