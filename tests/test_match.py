@@ -15,6 +15,8 @@ from pathlib import Path
 import pytest
 
 from tomis import record
+from tomis.notation import parse_action
+from tomis.rules import apply_unchecked
 from tomis.select import ending_of
 from tomis.engine import match as matches
 from tomis.engine.match import MatchSettings, Score, elo, parse_player, run_match, sprt
@@ -306,3 +308,25 @@ def test_the_match_command_says_when_the_sequential_test_ended_it(monkeypatch):
     assert "H1 accepted" in result.stdout
     assert (f"the sequential test decided after {expected} games; the other {200 - expected} "
             "were not played") in result.stderr
+
+
+def test_a_level_in_a_match_knows_its_own_last_slide():
+    """A level in a match searches as the same level in ``tomis play`` does: told the
+    actions before the position, so it does not undo its own last slide for nothing."""
+    from tomis.engine.player import ComputerPlayer
+    from tomis.rules.position import from_string
+
+    state = from_string("4b2t/8/8/8/8/8/8/T3B3 - w 0040000/0040000 - manual 31 0")
+    played = ["Ta1-a2", "Th8-h7"]
+    for text in played:
+        state, _report = apply_unchecked(state, parse_action(text))
+    player = matches.LevelPlayer(parse_player("level:4"), 0, None)
+    seen = []
+    run = player.search.run
+    player.search.run = lambda *args, **kwargs: seen.append(kwargs.get("previous")) or run(*args, **kwargs)
+    chosen = player.choose(state, played)
+    assert seen == [[parse_action(text) for text in played]]
+    # The same choice as the computer player of tomis play, which remembers its own last action.
+    computer = ComputerPlayer(4, 0)
+    computer._played = (state.ply - 2, parse_action("Ta1-a2"))
+    assert str(chosen) == str(computer.choose(state))

@@ -101,7 +101,11 @@ class LevelPlayer:
         pass
 
     def choose(self, state, actions_text: list[str]):
-        return self.search.run(state, self.limits).action
+        # The last two actions, as the computer player and the UGI engine pass them: the
+        # search does not undo its own last slide for nothing. Without them a level in a
+        # match played differently from the same level in ``tomis play``.
+        previous = [parse_action(text) for text in actions_text[-2:]]
+        return self.search.run(state, self.limits, previous=previous).action
 
     def close(self) -> None:
         pass
