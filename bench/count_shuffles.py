@@ -7,7 +7,10 @@ Each level plays ``--games`` games against itself from seeded random openings
 ``--max-actions`` actions. A *slide* is a ship's move (R9); it is *undone* when the same
 side's next action moves that ship straight back (origin and target swapped). Printed
 per level: slides, undone slides and their share, for all ships and for the sliders
-(sentry, tower, flagship) alone, and the longest run of undone slides by one side.
+(sentry, tower, flagship) alone, the undone slides whose combat destroyed nothing (the
+search's undo penalty spares a slide that destroys something: a tower swinging back to
+strike each new frigate is not standing still), and the longest run of undone slides by
+one side.
 With ``--before REV`` the engine of commit REV (unpacked as bench_search.py does) plays
 the same games beside this one, in the same process.
 
@@ -45,6 +48,7 @@ class Tally:
     undone: int = 0
     slider_slides: int = 0
     slider_undone: int = 0
+    idle_undone: int = 0            # undone slides after which combat destroyed nothing
     longest_run: int = 0
     games: int = 0
     actions: int = 0
@@ -53,7 +57,8 @@ class Tally:
         return (f"{self.games} games, {self.actions} engine actions: slides {self.slides}, undone "
                 f"{self.undone} ({_share(self.undone, self.slides)}); sliders {self.slider_slides}, undone "
                 f"{self.slider_undone} ({_share(self.slider_undone, self.slider_slides)}); longest run "
-                f"{self.longest_run}")
+                f"{self.longest_run}; undone destroying nothing {self.idle_undone} "
+                f"({_share(self.idle_undone, self.slides)})")
 
 
 def _share(part: int, whole: int) -> str:
@@ -73,7 +78,8 @@ class Counter:
         self.last = None
         self.run = 0
 
-    def count(self, action) -> None:
+    def count(self, action, report) -> None:
+        """``report``: what ``action`` did (:func:`tomis.rules.apply_unchecked`)."""
         tally = self.tally
         tally.actions += 1
         if type(action) is Move:
@@ -83,6 +89,7 @@ class Counter:
             if is_undo(action, self.last):
                 tally.undone += 1
                 tally.slider_undone += slider
+                tally.idle_undone += not (report.captured or report.destroyed)
                 self.run += 1
                 tally.longest_run = max(tally.longest_run, self.run)
             else:
@@ -108,8 +115,8 @@ def play_game(engine, level: int, seed: int, game: int, max_actions: int, tally:
         side = state.to_move
         text = str(players[side].choose(own))
         action = parse_action(text)
-        counters[side].count(action)
-        state, _report = apply_unchecked(state, action)
+        state, report = apply_unchecked(state, action)
+        counters[side].count(action, report)
         own, _report = engine.apply(own, engine.parse(text))
     tally.games += 1
 
@@ -132,10 +139,10 @@ def count_records(path: Path, opening: int) -> dict[int, Tally]:
             tally.games += 1
         state = game.start.state
         for action in game.actions:
-            side = state.to_move
-            if state.ply >= opening and counters[side] is not None:
-                counters[side].count(action)
-            state, _report = apply_unchecked(state, action)
+            side, ply = state.to_move, state.ply
+            state, report = apply_unchecked(state, action)
+            if ply >= opening and counters[side] is not None:
+                counters[side].count(action, report)
     return tallies
 
 

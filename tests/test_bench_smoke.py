@@ -102,16 +102,16 @@ def test_count_shuffles():
     assert 0 < actions <= 40 - 12 and undone <= slides <= actions
 
 
-def _game_with_undone_slides(opening: int, slides: int) -> tuple[str, int]:
+def _game_with_undone_slides(opening: int, slides: int) -> tuple[str, int, int]:
     """A record whose White ("tomis level 4") slides ``slides`` times after ``opening``
     actions that do not count, taking its last slide straight back whenever it can, and
-    whose Black ("someone else") is not an engine level. Returns the text and how many
-    of White's slides undid its previous one."""
+    whose Black ("someone else") is not an engine level. Returns the text, how many of
+    White's slides undid its previous one, and how many of those destroyed nothing."""
     from tomis.rules.actions import Move
     game = tomis.Game(white="tomis level 4", black="someone else")
     while len(game.actions) < opening:
         game.play(sorted(game.legal_actions(), key=str)[0])
-    undone = 0
+    undone = idle = 0
     while len(game.actions) < opening + 2 * slides:
         legal = sorted(game.legal_actions(), key=str)
         if game.position.turn == "black":
@@ -120,13 +120,15 @@ def _game_with_undone_slides(opening: int, slides: int) -> tuple[str, int]:
         last = game.actions[-2]
         back = [a for a in legal if type(a) is Move and type(last) is Move
                 and (a.origin, a.target) == (last.target, last.origin)]
-        undone += bool(back)
         game.play((back or [a for a in legal if type(a) is Move])[0])
-    return str(game), undone
+        undone += bool(back)
+        last = game.position.last
+        idle += bool(back) and not (last.captured or last.destroyed)
+    return str(game), undone, idle
 
 
 def test_count_shuffles_in_records(tmp_path):
-    text, undone = _game_with_undone_slides(opening=12, slides=6)
+    text, undone, idle = _game_with_undone_slides(opening=12, slides=6)
     assert undone >= 3                  # the game shows what it is meant to
     path = tmp_path / "match.tgn"
     path.write_text(text, encoding="utf-8")
@@ -134,4 +136,5 @@ def test_count_shuffles_in_records(tmp_path):
     # Only the level a tag names is counted (one line, level 4), and only after the opening.
     assert out.splitlines()[0].startswith(
         f"match.tgn level 4: 1 games, 6 engine actions: slides 6, undone {undone} ({100 * undone / 6:.1f} %)")
+    assert out.splitlines()[0].endswith(f"; undone destroying nothing {idle} ({100 * idle / 6:.1f} %)")
     assert len(out.splitlines()) == 1
