@@ -34,6 +34,10 @@ class Action:
 
     __slots__ = ("line", "column")
     _fields: tuple[str, ...] = ()       # the value fields, in order (set by each type)
+    # Each type names its fields twice: in ``__slots__ = _fields`` for Python, and as
+    # annotations for type checkers (the package ships py.typed), which read no slots.
+    line: int
+    column: int
     _key = staticmethod(lambda action: ())
 
     def __init_subclass__(cls, **kwargs):
@@ -92,6 +96,8 @@ class Place(Action):
     """``X@sq``: put a base or gate (opening, R5-R6) or a ship (deploy, R8) on a square."""
 
     __slots__ = _fields = ("piece", "square")
+    piece: int
+    square: int
 
     def __str__(self) -> str:
         return f"{PIECE_LETTERS[self.piece]}@{SQUARE_NAMES[self.square]}"
@@ -101,6 +107,9 @@ class Move(Action):
     """``Xfrom-to``: a ship moves (R9)."""
 
     __slots__ = _fields = ("piece", "origin", "target")
+    piece: int
+    origin: int
+    target: int
 
     def __str__(self) -> str:
         return f"{PIECE_LETTERS[self.piece]}{SQUARE_NAMES[self.origin]}-{SQUARE_NAMES[self.target]}"
@@ -110,6 +119,8 @@ class Toggle(Action):
     """``Fsq=A`` / ``Fsq=I``: the frigate on a gate activates or deactivates it (R10)."""
 
     __slots__ = _fields = ("square", "activate")
+    square: int
+    activate: bool
 
     def __str__(self) -> str:
         return f"F{SQUARE_NAMES[self.square]}={'A' if self.activate else 'I'}"
@@ -119,6 +130,8 @@ class PlaceMarker(Action):
     """``M@sq:DIR``: a marker from reserve onto an own active gate (R11)."""
 
     __slots__ = _fields = ("square", "direction")
+    square: int
+    direction: int
 
     def __str__(self) -> str:
         return f"M@{SQUARE_NAMES[self.square]}:{DIRECTION_NAMES[self.direction]}"
@@ -128,6 +141,8 @@ class RotateMarker(Action):
     """``Msq:DIR``: give an own jump gate a new direction (R11)."""
 
     __slots__ = _fields = ("square", "direction")
+    square: int
+    direction: int
 
     def __str__(self) -> str:
         return f"M{SQUARE_NAMES[self.square]}:{DIRECTION_NAMES[self.direction]}"
@@ -137,6 +152,8 @@ class GateJump(Action):
     """``Ffrom>to``: a frigate on an active gate moves to the next gate up or down (R12)."""
 
     __slots__ = _fields = ("origin", "target")
+    origin: int
+    target: int
 
     def __str__(self) -> str:
         return f"F{SQUARE_NAMES[self.origin]}>{SQUARE_NAMES[self.target]}"
@@ -146,6 +163,8 @@ class GateStrike(Action):
     """``Ffromxto``: a frigate on an active gate strikes the enemy frigate on the next (R13)."""
 
     __slots__ = _fields = ("origin", "target")
+    origin: int
+    target: int
 
     def __str__(self) -> str:
         return f"F{SQUARE_NAMES[self.origin]}x{SQUARE_NAMES[self.target]}"
@@ -155,6 +174,8 @@ class Jump(Action):
     """``Ffrom^to``: a frigate beside a jump gate flies to its landing square (R14)."""
 
     __slots__ = _fields = ("origin", "target")
+    origin: int
+    target: int
 
     def __str__(self) -> str:
         return f"F{SQUARE_NAMES[self.origin]}^{SQUARE_NAMES[self.target]}"
