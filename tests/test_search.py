@@ -229,3 +229,38 @@ def test_undoing_ones_own_last_slide_costs_the_penalty():
     reply = parse_action("Th8-h7")
     after, _report = apply(after, reply)
     assert player._own_last(after) == (first, None)
+
+
+def _searches_told(player) -> list:
+    """The ``previous`` each search of ``player`` is given, as they come."""
+    told = []
+    run = player.search.run
+    player.search.run = lambda *args, **kwargs: told.append(list(kwargs["previous"])) or run(*args, **kwargs)
+    return told
+
+
+def test_a_computer_player_takes_the_games_last_actions_when_given():
+    """A game read from a file (or a level changed mid-game) has a last slide this player
+    never chose: given the game's actions, the search still knows it."""
+    state = from_string(SHUTTLE)
+    played = [parse_action("Ta1-a2"), parse_action("Th8-h7")]
+    for action in played:
+        state, _report = apply(state, action)
+    player = ComputerPlayer(4, 0)
+    told = _searches_told(player)
+    player.choose(state)                      # a fresh player remembers nothing
+    player.choose(state, previous=played)
+    assert told == [[], played]
+
+
+def test_the_play_opponent_passes_the_games_last_actions():
+    from tomis import Game
+    from tomis.cli.engine import ComputerOpponent
+
+    game = Game()
+    for text in ("B@h1", "B@e8", "G@a1", "G@c8"):
+        game.play(text)
+    opponent = ComputerOpponent(3)
+    told = _searches_told(opponent.computer)
+    opponent.turn(game)
+    assert [str(action) for action in told[0]] == ["G@a1", "G@c8"]

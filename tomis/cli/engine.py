@@ -520,7 +520,7 @@ class ComputerOpponent:
 
         if game.is_over:
             return Quit()
-        action = self.computer.choose(game.position.state)
+        action = self.computer.choose(game.position.state, previous=game.actions[-2:])
         click.echo(f"{self.name} plays {action}")
         return action
 

@@ -75,9 +75,16 @@ class ComputerPlayer:
     def name(self) -> str:
         return program_name(self.level)
 
-    def choose(self, state: State):
-        """The action this level plays in ``state`` (which must be undecided)."""
-        self.last = self.search.run(state, self.limits, previous=self._own_last(state))
+    def choose(self, state: State, previous=None):
+        """The action this level plays in ``state`` (which must be undecided).
+
+        ``previous``: the actions that led to ``state``, the last one last, when the
+        caller has the game (a game read from a file, or a level changed mid-game, has a
+        last slide this player never chose); without them the player goes by its own
+        last choice."""
+        if previous is None:
+            previous = self._own_last(state)
+        self.last = self.search.run(state, self.limits, previous=previous)
         self._played = (state.ply, self.last.action)
         return self.last.action
 
