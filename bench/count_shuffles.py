@@ -132,11 +132,11 @@ def count_records(path: Path, opening: int) -> dict[int, Tally]:
     tallies: dict[int, Tally] = {}
     for game in read_games(path):
         if game.error is not None:
-            raise SystemExit(f"{path}: {game.error}")
+            raise game.error                # print_records says which file
         levels = [_level(game.tags.get(tag, "")) for tag in ("White", "Black")]
         counters = [Counter(tallies.setdefault(level, Tally())) if level else None for level in levels]
-        for tally in {id(c.tally): c.tally for c in counters if c}.values():
-            tally.games += 1
+        for level in set(levels) - {None}:  # a level playing itself counts the game once
+            tallies[level].games += 1
         state = game.start.state
         for action in game.actions:
             side, ply = state.to_move, state.ply
