@@ -12,7 +12,6 @@ import json
 import os
 import platform
 import random
-import shutil
 import statistics
 import subprocess
 import sys
@@ -50,10 +49,15 @@ def load_manifest(corpus: Path) -> dict:
 
 
 def tomis_command() -> list[str]:
-    """How to run the installed CLI; the console script if present, else ``-m``-free import."""
-    exe = shutil.which("tomis")
-    if exe:
-        return [exe]
+    """How to run the CLI of the tomis this interpreter imports: the console script
+    installed beside it, else an import of the CLI by this interpreter.
+
+    Not the first ``tomis`` on PATH: from a virtual environment that is not activated,
+    that is another environment's, which may hold another build or none at all.
+    """
+    exe = Path(sys.executable).parent / "tomis"
+    if exe.is_file():
+        return [str(exe)]
     return [sys.executable, "-c", "from tomis.cli import main; main()"]
 
 

@@ -7,8 +7,11 @@ tests are skipped.
 
 from __future__ import annotations
 
+import importlib
+import os
 import re
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -138,3 +141,30 @@ def test_count_shuffles_in_records(tmp_path):
         f"match.tgn level 4: 1 games, 6 engine actions: slides 6, undone {undone} ({100 * undone / 6:.1f} %)")
     assert out.splitlines()[0].endswith(f"; undone destroying nothing {idle} ({100 * idle / 6:.1f} %)")
     assert len(out.splitlines()) == 1
+
+
+def test_validate_times_this_interpreters_tomis_not_the_first_on_path(corpus, tmp_path):
+    # A `tomis` of another environment first on PATH (here one that always fails) must
+    # not be what the CLI figures time: they are of the tomis this interpreter imports.
+    stranger = tmp_path / "bin" / "tomis"
+    stranger.parent.mkdir()
+    stranger.write_text("#!/bin/sh\nexit 3\n")
+    stranger.chmod(0o755)
+    env = {**os.environ, "PATH": f"{stranger.parent}{os.pathsep}{os.environ['PATH']}"}
+    proc = subprocess.run([sys.executable, str(BENCH / "bench_validate.py"), "--corpus", str(corpus),
+                           "--cli-repeat", "1"], capture_output=True, text=True, env=env, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "ratio tomis actions/s / python-chess moves/s, -j 2, CPU: runs" in proc.stdout
+
+
+def test_validate_gives_no_ratio_for_a_cli_run_that_failed(corpus, monkeypatch, capsys):
+    monkeypatch.syspath_prepend(str(BENCH))
+    bench_validate = importlib.import_module("bench_validate")
+    manifest = bench_validate._common.load_manifest(corpus)
+    monkeypatch.setattr(bench_validate._common, "tomis_command",
+                        lambda: [sys.executable, "-c", "raise SystemExit(3)"])
+    status = bench_validate.bench_cli(corpus, manifest["tgn"], manifest["pgn"], 100, 100, 1)
+    out = capsys.readouterr().out
+    assert status == 1
+    assert "tomis validate -j 1 exited 3, so no ratio" in out
+    assert "ratio tomis" not in out
