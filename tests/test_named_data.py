@@ -210,7 +210,8 @@ def test_each_shared_tag_name_and_ending_is_assigned_in_one_module():
     package = Path(__file__).resolve().parent.parent / "tomis"
     for path in package.rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            targets = node.targets if isinstance(node, ast.Assign) else []
+            targets = (node.targets if isinstance(node, ast.Assign)
+                       else [node.target] if isinstance(node, ast.AnnAssign) else [])   # NAME: Final = ...
             for target in targets:
                 for element in (target.elts if isinstance(target, ast.Tuple) else [target]):
                     if isinstance(element, ast.Name) and element.id in names:

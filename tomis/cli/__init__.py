@@ -70,8 +70,21 @@ def _load(name: str) -> click.Command:
     return command
 
 
+def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    """``--version``: the installed version, and whether the rules run compiled (the
+    optional mypyc build), so that a timing can name what it measured."""
+    if not value or ctx.resilient_parsing:
+        return
+    from importlib.metadata import version
+
+    from ..rules.compiled import build_name
+    click.echo(f"tomis, version {version('tomis')} ({build_name()})")
+    ctx.exit()
+
+
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="tomis", prog_name="tomis")
+@click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=_print_version,
+              help="Show the version and exit.")
 def cli():
     """Tomis: keep, check and play game records of the space board game.
 

@@ -8,6 +8,9 @@ arguments.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Final      # never rebound; see tomis/rules/board.py for why it is said
+
 from .board import (  # noqa: F401  (INACTIVE ... README: still importable from here)
     ACTIVE, BASE, BLACK, DIAGONAL, FLAGSHIP, FRIGATE, FRIGATE_ATTACKS, INACTIVE, JUMP, MANUAL,
     ORTHOGONAL, RANK_OF, RAYS, README, SENTRY, SLIDER_DIRECTIONS, TOWER, UNIT_KIND, UNIT_SIDE, WHITE,
@@ -15,16 +18,16 @@ from .board import (  # noqa: F401  (INACTIVE ... README: still importable from 
 )
 
 # Attack points and defence by edition (R17, E1). Bases have no AP and no defence (R19).
-UNIT_AP = (
+UNIT_AP: Final = (
     (0, 0, 0, 1, 1, 1, 1),   # manual: B G M F S T Q
     (0, 0, 0, 1, 1, 1, 2),   # readme: the flagship has 2 AP (E1)
 )
-UNIT_DEFENCE = (
+UNIT_DEFENCE: Final = (
     (0, 0, 0, 1, 1, 1, 1),
     (0, 0, 0, 1, 1, 1, 2),
 )
-JUMP_GATE_DEFENCE = 1
-BASE_THRESHOLD = 3           # R19, in AP (manual) or in units (readme), E4
+JUMP_GATE_DEFENCE: Final = 1
+BASE_THRESHOLD: Final = 3           # R19, in AP (manual) or in units (readme), E4
 
 def attacked_squares(square: int, code: int, units: dict[int, int]) -> list[int]:
     """The squares the unit ``code`` on ``square`` attacks (R15): a slider's rays stop
@@ -46,7 +49,7 @@ def attacked_squares(square: int, code: int, units: dict[int, int]) -> list[int]
 
 
 # _SLIDER_RAY_LISTS[kind][square]: the non-empty rays a sliding ship attacks along.
-_SLIDER_RAY_LISTS = {
+_SLIDER_RAY_LISTS: Final = {
     kind: [tuple(RAYS[sq][d] for d in dirs if RAYS[sq][d]) for sq in range(64)]
     for kind, dirs in SLIDER_DIRECTIONS.items()
 }
@@ -100,7 +103,7 @@ def attacking_units(units: dict[int, int], target: int, side: int) -> int:
     )
 
 
-def _has_open_jump_gate(units: dict[int, int], gates: list) -> bool:
+def _has_open_jump_gate(units: dict[int, int], gates: Sequence) -> bool:
     """Whether a jump gate stands with no unit on it: then the gate is a target (R16)."""
     for gate in gates:
         if gate is not None and gate[2] == JUMP and gate[0] not in units:
@@ -108,7 +111,7 @@ def _has_open_jump_gate(units: dict[int, int], gates: list) -> bool:
     return False
 
 
-def resolve(units: dict[int, int], gates: list, edition: int):
+def resolve(units: dict[int, int], gates: Sequence, edition: int):
     """One simultaneous resolution (R18): the unit squares and the gate ranks destroyed.
 
     Every destruction is computed from the position before any of them, so a unit
@@ -147,29 +150,29 @@ def support_ap(units: dict[int, int], target: int, side: int, exclude: int, edit
 # 250 bytes a position, and holds no references for the cyclic collector to walk; no
 # count comes near 255 (at most 8 frigates and 5 sliders of one side reach a square).
 
-SIGHT = 128
+SIGHT: Final = 128
 # _AP_AT[side]: where ``side``'s AP counts begin; _ENEMY_AT[code]: where those of the
 # enemy of the unit ``code`` begin.
-_AP_AT = (0, 64)
-_ENEMY_AT = tuple(_AP_AT[1 - UNIT_SIDE[code]] for code in range(16))
-_OPPOSITE = (4, 5, 6, 7, 0, 1, 2, 3)          # N <-> S, NE <-> SW, E <-> W, SE <-> NW
+_AP_AT: Final = (0, 64)
+_ENEMY_AT: Final = tuple(_AP_AT[1 - UNIT_SIDE[code]] for code in range(16))
+_OPPOSITE: Final = (4, 5, 6, 7, 0, 1, 2, 3)          # N <-> S, NE <-> SW, E <-> W, SE <-> NW
 
 # _LOOKS_ALONG[direction]: the slider kinds whose rays run in ``direction`` (R15).
-_LOOKS_ALONG = tuple(
+_LOOKS_ALONG: Final = tuple(
     frozenset(kind for kind, dirs in SLIDER_DIRECTIONS.items() if d in dirs) for d in range(8)
 )
 
 # _SIDES[square]: per direction d out of ``square``, the line (d & 3), the ray to scan
 # for the nearest unit, the ray beyond ``square`` that a slider found there looks on
 # along (as a list of one, for _extend), and the slider kinds that look that way.
-_SIDES = tuple(
+_SIDES: Final = tuple(
     tuple((d & 3, RAYS[square][d], (RAYS[square][_OPPOSITE[d]],), _LOOKS_ALONG[_OPPOSITE[d]])
           for d in range(8))
     for square in range(64)
 )
 
 # _FRIGATE_HITS[side][square]: FRIGATE_ATTACKS as indexes into that side's AP counts.
-_FRIGATE_HITS = tuple(
+_FRIGATE_HITS: Final = tuple(
     tuple(tuple(_AP_AT[side] + t for t in FRIGATE_ATTACKS[side][square]) for square in range(64))
     for side in (WHITE, BLACK)
 )
@@ -217,7 +220,7 @@ def land_unit(tables: bytearray, units: dict[int, int], square: int, code: int,
 
 # _ALIGNED[origin]: {target: (direction, steps)} for every square on a straight line from
 # ``origin`` (the line a frigate's step or a slider's move runs along).
-_ALIGNED = tuple(
+_ALIGNED: Final = tuple(
     {t: (d, steps) for d in range(8) for steps, t in enumerate(RAYS[square][d], 1)}
     for square in range(64)
 )
@@ -233,7 +236,7 @@ def _cross_rays(directions: tuple[int, ...]) -> list[tuple[tuple[tuple[int, ...]
     return table
 
 
-_CROSS_RAYS = {kind: _cross_rays(directions) for kind, directions in SLIDER_DIRECTIONS.items()}
+_CROSS_RAYS: Final = {kind: _cross_rays(directions) for kind, directions in SLIDER_DIRECTIONS.items()}
 
 
 def move_unit(tables: bytearray, units: dict[int, int], origin: int, target: int, edition: int,
@@ -373,7 +376,7 @@ def _extend(tables: bytearray, units, rays, code: int, edition: int, sign: int, 
                 break
 
 
-def raised_stay_quiet(units: dict[int, int], gates: list, edition: int, tables: bytearray,
+def raised_stay_quiet(units: dict[int, int], gates: Sequence, edition: int, tables: bytearray,
                       raised: list[int]) -> bool:
     """Whether a resolution destroys nothing, the one before the change having destroyed
     nothing and ``raised`` holding every square that gained attack points since (with
@@ -401,11 +404,11 @@ def _least_to_destroy(edition: int, code: int) -> int:
     return UNIT_DEFENCE[edition][kind] + 1 if kind < len(UNIT_DEFENCE[edition]) else 256
 
 
-_LEAST_TO_DESTROY = tuple(tuple(_least_to_destroy(edition, code) for code in range(16))
+_LEAST_TO_DESTROY: Final = tuple(tuple(_least_to_destroy(edition, code) for code in range(16))
                           for edition in (MANUAL, README))
 
 
-def resolve_tables(units: dict[int, int], gates: list, edition: int, tables):
+def resolve_tables(units: dict[int, int], gates: Sequence, edition: int, tables):
     """:func:`resolve` with the position's attack counts at hand: White's AP on each square
     at ``square``, Black's at ``64 + square`` (:func:`new_tables` or both of
     :func:`attack_tables`)."""

@@ -10,7 +10,7 @@ ints (a1 = 0); units are codes (:func:`tomis.board.unit_code`, read back with
 from __future__ import annotations
 
 import random
-from typing import NamedTuple
+from typing import Any, Callable, Final, NamedTuple     # Final: see tomis/rules/board.py
 
 from .actions import (
     Action, GateJump, GateStrike, Jump, Move, Place, PlaceMarker, RotateMarker, Toggle,
@@ -28,22 +28,22 @@ from .combat import (
 from ..errors import IllegalActionError
 from .position_text import to_string
 
-OPENING_PLIES = 10
-QUIET_LIMIT = 100            # R22 (4)
-REPETITIONS = 3              # R22 (3)
+OPENING_PLIES: Final = 10
+QUIET_LIMIT: Final = 100            # R22 (4)
+REPETITIONS: Final = 3              # R22 (3)
 
 # The rank of the gate placed at each opening action 3..10 (R6).
-OPENING_GATE_RANKS = (0, 7, 1, 6, 2, 5, 3, 4)
+OPENING_GATE_RANKS: Final = (0, 7, 1, 6, 2, 5, 3, 4)
 
 # ---------------------------------------------------------------------------
 # Zobrist keys, fixed by seed so that hashes are stable across runs and machines.
 _rng = random.Random(0x70A15)
-_UNIT_KEYS = [[_rng.getrandbits(64) for _ in range(64)] for _ in range(16)]
+_UNIT_KEYS: Final = [[_rng.getrandbits(64) for _ in range(64)] for _ in range(16)]
 # Gate state codes: 0 inactive, 1 active, 2 + 8*(markers-1) + direction for jump gates.
-_GATE_KEYS = [[[_rng.getrandbits(64) for _ in range(18)] for _ in range(2)] for _ in range(64)]
-_RESERVE_KEYS = [[[_rng.getrandbits(64) for _ in range(9)] for _ in range(7)] for _ in range(2)]
-_UNLOCK_KEYS = (_rng.getrandbits(64), _rng.getrandbits(64))
-_BLACK_KEY = _rng.getrandbits(64)
+_GATE_KEYS: Final = [[[_rng.getrandbits(64) for _ in range(18)] for _ in range(2)] for _ in range(64)]
+_RESERVE_KEYS: Final = [[[_rng.getrandbits(64) for _ in range(9)] for _ in range(7)] for _ in range(2)]
+_UNLOCK_KEYS: Final = (_rng.getrandbits(64), _rng.getrandbits(64))
+_BLACK_KEY: Final = _rng.getrandbits(64)
 
 
 def _gate_key(gate) -> int:
@@ -53,7 +53,7 @@ def _gate_key(gate) -> int:
 
 
 # Interned actions, so that move generation builds no objects (performance issue).
-_PLACE = [[Place(kind, sq) for sq in range(64)] for kind in range(7)]
+_PLACE: Final = [[Place(kind, sq) for sq in range(64)] for kind in range(7)]
 
 
 def _reachable(kind: int, square: int) -> list[int]:
@@ -66,7 +66,7 @@ def _reachable(kind: int, square: int) -> list[int]:
 # _MOVE[kind][square]: {target: Move}, filled on first use. Building every move a ship
 # could make costs milliseconds that a one-file `tomis validate` would pay at start-up
 # for tables it mostly never reads.
-_MOVE: dict[int, list] = {kind: [None] * 64 for kind in (FRIGATE, SENTRY, TOWER, FLAGSHIP)}
+_MOVE: Final[dict[int, list]] = {kind: [None] * 64 for kind in (FRIGATE, SENTRY, TOWER, FLAGSHIP)}
 
 
 def _moves_from(kind: int, square: int) -> dict:
@@ -86,7 +86,7 @@ class _GateActions(NamedTuple):
 
 # _GATE_ACTIONS[square], filled on first use like _MOVE: generation then builds no
 # toggle or marker action (it built one per direction of every own gate before).
-_GATE_ACTIONS: list = [None] * 64
+_GATE_ACTIONS: Final[list] = [None] * 64
 
 
 def _gate_actions(square: int) -> _GateActions:
@@ -144,40 +144,43 @@ class Report(NamedTuple):
 
 # Named tuples built once per action are made with tuple.__new__: their own constructor
 # is a Python function, about 150 ns more per call (1-2 % of an action's cost).
-_new_tuple = tuple.__new__
+_new_tuple: Final = tuple.__new__
 
 
 class State:
-    """One position of a game, with everything the end rules need (R22)."""
+    """One position of a game, with everything the end rules need (R22).
+
+    ``State()`` is blank: :func:`new_game`, :func:`apply_unchecked` and
+    :func:`tomis.rules.position.from_string` make states and set every field. Having no
+    ``__init__`` makes that blank construction the cheapest there is, both in Python and
+    in the optional compiled build (tomis/rules/compiled.py), where it is a direct call."""
 
     __slots__ = (
         "edition", "units", "gates", "reserve", "unlocked", "to_move", "result",
         "reason", "ply", "quiet", "history", "hash", "settled", "attacks",
     )
-
-    def __init__(self, edition: int = MANUAL):
-        self.edition = edition
-        self.units: dict[int, int] = {}
-        self.gates: list = [None] * 8
-        self.reserve: tuple[tuple[int, ...], tuple[int, ...]] = (INITIAL_RESERVE, INITIAL_RESERVE)
-        self.unlocked: tuple[bool, bool] = (False, False)
-        self.to_move: int | None = WHITE
-        self.result = UNDECIDED
-        self.reason: str | None = None
-        self.ply = 0               # actions played so far; the next is action ply + 1
-        self.quiet = 0             # actions since the last destruction or deployment (R22)
-        self.hash = compute_hash(self)
-        self.history: tuple[int, ...] = (self.hash,)
-        # True when the last combat destroyed nothing, so resolving again would not
-        # either; False when unknown (a position read from a string).
-        self.settled = True
-        # AP by side and slider sight (tomis.combat.new_tables), kept up to date by
-        # apply; None when not yet built (a position read from a string). Shared
-        # between states until an action changes them: never change them in place.
-        self.attacks = new_tables(self.units, edition)
+    edition: int
+    units: dict[int, int]
+    gates: list
+    reserve: tuple[tuple[int, ...], ...]  # by side
+    unlocked: tuple[bool, ...]            # by side
+    to_move: int | None
+    result: str
+    reason: str | None
+    ply: int                # actions played so far; the next is action ply + 1
+    quiet: int              # actions since the last destruction or deployment (R22)
+    history: tuple[int, ...]
+    hash: int
+    # True when the last combat destroyed nothing, so resolving again would not
+    # either; False when unknown (a position read from a string).
+    settled: bool
+    # AP by side and slider sight (tomis.combat.new_tables), kept up to date by
+    # apply; None when not yet built (a position read from a string). Shared
+    # between states until an action changes them: never change them in place.
+    attacks: bytearray | None
 
     def copy(self) -> State:
-        new = State.__new__(State)
+        new = State()
         new.edition = self.edition
         new.units = dict(self.units)
         new.gates = list(self.gates)
@@ -252,7 +255,22 @@ def new_game(edition: str | int = "manual") -> State:
         if edition not in EDITIONS:
             raise ValueError(f"unknown rules edition {edition!r} (manual or readme)")
         edition = EDITIONS.index(edition)
-    return State(edition)
+    state = State()
+    state.edition = edition
+    state.units = {}
+    state.gates = [None] * 8
+    state.reserve = (INITIAL_RESERVE, INITIAL_RESERVE)
+    state.unlocked = (False, False)
+    state.to_move = WHITE
+    state.result = UNDECIDED
+    state.reason = None
+    state.ply = 0
+    state.quiet = 0
+    state.hash = compute_hash(state)
+    state.history = (state.hash,)
+    state.settled = True
+    state.attacks = new_tables(state.units, edition)
+    return state
 
 
 def compute_hash(state: State) -> int:
@@ -459,8 +477,8 @@ def jump_landing(state: State, gate: Gate) -> int | None:
     landing = offset(square, direction, distance)
     if landing is None or landing in state.units:
         return None
-    for step in range(1, distance + 1):
-        if state.gates[RANK_OF[offset(square, direction, step)]] is None:
+    for passed in RAYS[square][direction][:distance]:       # every rank up to the landing's
+        if state.gates[RANK_OF[passed]] is None:
             return None
     return landing
 
@@ -651,9 +669,9 @@ def _check_rotate(state: State, action: RotateMarker, side: int) -> None:
 
 
 def _adjacent_active_gate(state: State, action, origin: int, target: int, rule: str) -> Gate:
-    if abs(RANK_OF[target] - RANK_OF[origin]) != 1 or state.gate_at(target) is None:
-        raise _refuse(state, action, f"{SQUARE_NAMES[target]} is not the gate on the next rank up or down ({rule})")
     gate = state.gate_at(target)
+    if abs(RANK_OF[target] - RANK_OF[origin]) != 1 or gate is None:
+        raise _refuse(state, action, f"{SQUARE_NAMES[target]} is not the gate on the next rank up or down ({rule})")
     if gate.state == INACTIVE:
         raise _refuse(state, action, f"the gate on {SQUARE_NAMES[target]} is inactive ({rule})")
     return gate
@@ -687,8 +705,8 @@ def _check_gate_strike(state: State, action: GateStrike, side: int) -> None:
 
 def _check_jump(state: State, action: Jump, side: int) -> None:
     _own_unit(state, action, side, action.origin, FRIGATE, "R14")
-    near = [state.gate_at(sq) for sq in NEIGHBOURS[action.origin]]
-    near = [g for g in near if g is not None and g.state == JUMP]
+    gates_near = [state.gate_at(sq) for sq in NEIGHBOURS[action.origin]]
+    near = [g for g in gates_near if g is not None and g.state == JUMP]
     if not near:
         raise _refuse(state, action, f"no jump gate stands next to {SQUARE_NAMES[action.origin]} (R14)")
     landings = {jump_landing(state, g) for g in near}
@@ -696,7 +714,7 @@ def _check_jump(state: State, action: Jump, side: int) -> None:
         raise _refuse(state, action, f"no jump gate next to {SQUARE_NAMES[action.origin]} lands on {SQUARE_NAMES[action.target]}; it lands n steps along its direction, on an empty square, over ranks that all have a gate (R14)")
 
 
-_CHECKERS = {
+_CHECKERS: Final[dict[type, Callable[[State, Any, int], None]]] = {
     Place: _check_place, Move: _check_move, Toggle: _check_toggle,
     PlaceMarker: _check_place_marker, RotateMarker: _check_rotate,
     GateJump: _check_gate_jump, GateStrike: _check_gate_strike, Jump: _check_jump,
@@ -716,19 +734,22 @@ def apply_unchecked(state: State, action: Action) -> tuple[State, Report]:
     """Play an action already known to be legal (from :func:`legal_actions`).
 
     Searches and perft call this once per node, so it does the work itself rather than
-    through another call: the successor too is built here, field by field."""
-    side = state.to_move
+    through another call: the successor too is built here, field by field.
+
+    ``action.origin`` and the like are read below after ``kind`` was tested, which type
+    checkers do not follow (hence the ``type: ignore`` comments)."""
+    side: int = state.to_move   # type: ignore[assignment]   # never None: the game goes on
     kind = type(action)
     # The next position: a new object with the parent's fields, the units, gates and
     # attack counts copied only if the action will change them (the rest is shared).
-    new = _blank_state(State)
+    new = State()
     new.edition = edition = state.edition
     new.reserve = state.reserve
     new.unlocked = state.unlocked
     new.result = state.result
     new.reason = state.reason
     new.ply = state.ply + 1
-    new.to_move = 1 - side
+    new.to_move = to_act = 1 - side
     tables = state.attacks
     if kind in _UNIT_ACTIONS:
         new.units = units = dict(state.units)
@@ -739,10 +760,11 @@ def apply_unchecked(state: State, action: Action) -> tuple[State, Report]:
     new.attacks = tables
     new.gates = list(state.gates) if kind in _GATE_ACTIONS_KINDS else state.gates
     raised: list[int] = []      # squares that gained attack points (tomis.combat)
+    captured: tuple[Destroyed, ...]
     if kind is Move and tables is not None:     # the commonest action (R9), done here
         captured = ()
-        origin = action.origin
-        target = action.target
+        origin = action.origin      # type: ignore[attr-defined]
+        target = action.target      # type: ignore[attr-defined]
         code = move_unit(tables, units, origin, target, edition, raised)
         raised.append(target)   # the unit that arrived is a target that can fall
         keys = _UNIT_KEYS[code]
@@ -751,7 +773,7 @@ def apply_unchecked(state: State, action: Action) -> tuple[State, Report]:
         new.hash = state.hash
         if tables is None:
             captured = _do(new, action, side, raised)
-            new.attacks = new_tables(new.units, edition)
+            new.attacks = tables = new_tables(new.units, edition)
         else:
             captured = _DOERS[kind](new, action, side, raised)
     # While both sides hold every marker no gate is a jump gate: combat has no gate to see.
@@ -759,13 +781,13 @@ def apply_unchecked(state: State, action: Action) -> tuple[State, Report]:
     gates = new.gates if reserve[0][MARKER] + reserve[1][MARKER] < _ALL_MARKERS else _NO_GATES
     if state.settled and (kind in _NO_TARGET_KINDS
                           or (kind is PlaceMarker and _changes_no_target(state, action))
-                          or raised_stay_quiet(new.units, gates, edition, new.attacks, raised)):
-        destroyed = ()          # no target gained an attacker: combat repeats its empty result
+                          or raised_stay_quiet(new.units, gates, edition, tables, raised)):
+        destroyed: tuple[Destroyed, ...] = ()   # no target gained an attacker: combat repeats its empty result
     else:
         destroyed = _combat(new, state)
     new.settled = not destroyed
     # R20 needs a landing on the enemy home row: most actions are ruled out here, uncalled.
-    if kind in _LANDING_ACTIONS and RANK_OF[action.target] == HOME_RANK[1 - side]:
+    if kind in _LANDING_ACTIONS and RANK_OF[action.target] == HOME_RANK[to_act]:  # type: ignore[attr-defined]
         unlocked = _unlock(new, action, side)
     else:
         unlocked = ()
@@ -779,31 +801,29 @@ def apply_unchecked(state: State, action: Action) -> tuple[State, Report]:
     # R21/R22's endings: the common case answered here, without the call to _decide,
     # when nothing was destroyed, the side to act can deploy or step, and neither the
     # repetition nor the quiet count has reached its limit.
-    to_act = new.to_move
     if (destroyed or new.ply < OPENING_PLIES
             or not (_can_deploy(new, to_act) or _can_step(new, to_act))
             or new.history.count(new.hash) >= REPETITIONS or new.quiet >= QUIET_LIMIT):
-        _decide(new, destroyed)
+        _decide(new, destroyed, to_act)
     return new, _new_tuple(Report, (action, side, captured, destroyed, unlocked, new.result, new.reason))
 
 
 # The actions that lift or land a unit, and so change the units and the attack tables
 # (R15), and those that change a gate (R6, R10, R11): a successor copies only what its
 # action changes and shares the rest with its parent (combat copies before a loss).
-_UNIT_ACTIONS = frozenset({Move, Place, Jump, GateJump, GateStrike})
-_GATE_ACTIONS_KINDS = frozenset({Place, Toggle, PlaceMarker, RotateMarker})
-_blank_state = State.__new__
+_UNIT_ACTIONS: Final = frozenset({Move, Place, Jump, GateJump, GateStrike})
+_GATE_ACTIONS_KINDS: Final = frozenset({Place, Toggle, PlaceMarker, RotateMarker})
 
 
 # Every marker of both sides (R2). Only a marker makes a gate a jump gate (R11), markers
 # are never made, and a position string may show no more than a side owns (position.py):
 # while the reserves hold them all, no gate is a jump gate (apply_unchecked).
-_ALL_MARKERS = 2 * INITIAL_RESERVE[MARKER]
-_NO_GATES: tuple = ()
+_ALL_MARKERS: Final = 2 * INITIAL_RESERVE[MARKER]
+_NO_GATES: Final[tuple] = ()
 
 
 # Rotations and toggles leave every unit and jump gate where it was (_changes_no_target).
-_NO_TARGET_KINDS = frozenset({RotateMarker, Toggle})
+_NO_TARGET_KINDS: Final = frozenset({RotateMarker, Toggle})
 
 
 def _changes_no_target(state: State, action: Action) -> bool:
@@ -816,7 +836,7 @@ def _changes_no_target(state: State, action: Action) -> bool:
     kind = type(action)
     if kind is RotateMarker or kind is Toggle:
         return True
-    return kind is PlaceMarker and state.gates[RANK_OF[action.square]].state == JUMP
+    return type(action) is PlaceMarker and state.gates[RANK_OF[action.square]].state == JUMP
 
 
 def _combat(state: State, parent: State) -> tuple[Destroyed, ...]:
@@ -837,7 +857,7 @@ def _combat(state: State, parent: State) -> tuple[Destroyed, ...]:
         gate = state.gates[rank]
         destroyed.append(Destroyed(gate.square, gate.owner, GATE))
     if lost_units:
-        if state.attacks is parent.attacks:
+        if parent.attacks is not None and state.attacks is parent.attacks:
             state.attacks = parent.attacks[:]
         if state.units is parent.units:
             state.units = dict(parent.units)
@@ -959,7 +979,7 @@ def _do_gate_strike(state: State, action: GateStrike, side: int, raised: list[in
 
 
 def _do_gate_jump(state: State, action: GateJump, side: int, raised: list[int]) -> tuple:
-    captured = ()
+    captured: tuple[Destroyed, ...] = ()
     enemy = state.units.get(action.target)
     if enemy is not None:
         _remove_unit(state, action.target)
@@ -969,7 +989,7 @@ def _do_gate_jump(state: State, action: GateJump, side: int, raised: list[int]) 
     return captured
 
 
-_DOERS = {
+_DOERS: Final[dict[type, Callable[[State, Any, int, list[int]], tuple[Destroyed, ...]]]] = {
     Move: _do_move, Place: _do_place, Jump: _do_jump, Toggle: _do_toggle,
     PlaceMarker: _do_place_marker, RotateMarker: _do_rotate,
     GateStrike: _do_gate_strike, GateJump: _do_gate_jump,
@@ -977,12 +997,12 @@ _DOERS = {
 
 
 # The unit codes that unlock each side's flagship, by edition (R20, E2).
-_UNLOCKERS = (
+_UNLOCKERS: Final = (
     tuple(frozenset({unit_code(side, FRIGATE)}) for side in (WHITE, BLACK)),
     tuple(frozenset(unit_code(side, k) for k in (FRIGATE, SENTRY, TOWER)) for side in (WHITE, BLACK)),
 )
-_ROW_SQUARES = tuple(tuple(range(rank * 8, rank * 8 + 8)) for rank in HOME_RANK)
-_LANDING_ACTIONS = frozenset({Move, Jump, GateJump})
+_ROW_SQUARES: Final = tuple(tuple(range(rank * 8, rank * 8 + 8)) for rank in HOME_RANK)
+_LANDING_ACTIONS: Final = frozenset({Move, Jump, GateJump})
 
 
 def _unlock(state: State, action: Action, side: int) -> tuple[int, ...]:
@@ -995,7 +1015,7 @@ def _unlock(state: State, action: Action, side: int) -> tuple[int, ...]:
     """
     if state.unlocked[side] or type(action) not in _LANDING_ACTIONS:
         return ()
-    target = action.target
+    target = action.target      # type: ignore[attr-defined]   # a landing action, tested above
     if RANK_OF[target] != HOME_RANK[1 - side] or state.units.get(target) not in _UNLOCKERS[state.edition][side]:
         return ()
     flags = list(state.unlocked)
@@ -1010,8 +1030,10 @@ def unlocker_codes(edition: int, side: int) -> frozenset:
     return _UNLOCKERS[edition][side]
 
 
-def _decide(state: State, destroyed: tuple[Destroyed, ...]) -> None:
-    """R22's endings, in its order: base destroyed, no legal action, repetition, quiet."""
+def _decide(state: State, destroyed: tuple[Destroyed, ...], side: int) -> None:
+    """R22's endings, in its order: base destroyed, no legal action, repetition, quiet.
+
+    ``side`` is the side to act in ``state`` (the game is not over yet)."""
     lost = [d.side for d in destroyed if d.piece == BASE] if destroyed else None
     if lost:
         if len(lost) == 2:
@@ -1020,7 +1042,7 @@ def _decide(state: State, destroyed: tuple[Destroyed, ...]) -> None:
             winner = 1 - lost[0]
             _end(state, WIN_RESULTS[winner], f"{SIDE_TITLES[lost[0]]}'s base destroyed (R21)")
         return
-    side = state.to_move        # has_legal_action, inlined: this runs after every action
+    # has_legal_action, inlined: this runs after every action
     if not ((state.ply >= OPENING_PLIES and (_can_deploy(state, side) or _can_step(state, side)))
             or next(iter_legal_actions(state), None) is not None):
         loser = side

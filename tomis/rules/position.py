@@ -34,7 +34,7 @@ def from_string(text: str) -> State:
     if len(fields) != 8:
         raise PositionError(f"a position string has 8 fields, found {len(fields)}: {text!r}")
     units, gates, to_act, reserves, unlocks, edition, action, quiet = fields
-    state = State.__new__(State)
+    state = State()
     if edition not in EDITIONS:
         raise PositionError(f"unknown edition {edition!r} in position string (manual or readme)")
     state.edition = EDITIONS.index(edition)
