@@ -40,6 +40,7 @@ NOT_RUN = {
     "python3 -m pip install": "installs packages: .ci/run and tests/test_packaging.py do it",
     "python3 -m pytest": "the test suite itself: .ci/run runs it",
     "python3 -m venv": "makes a virtual environment: tests/test_packaging.py does",
+    "TOMIS_COMPILE=1 python3 -m pip install": "compiles the rules: tests/test_compiled.py does (slow)",
     "python bench/": "a benchmark takes minutes: tests/test_bench_*.py run each briefly",
     "tomis play": "needs a terminal: tests/test_play_tty.py and test_play_computer.py",
     "tomis send": "needs an SMTP server: tests/test_mail_send.py, test_security_headers.py",
