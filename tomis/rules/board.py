@@ -12,12 +12,14 @@ from typing import Final, NamedTuple
 # The names below are Final: they are never rebound. Besides saying so to type checkers,
 # this lets the optional compiled build (tomis/rules/compiled.py) read each as a constant
 # instead of looking it up by name at every use, which cost it more than the interpreter's
-# own cached lookup.
+# own cached lookup. Tuples read at an index known only at run time are declared
+# ``tuple[int, ...]`` (or ``str``): typed by their length, as mypy infers them, the
+# compiled build keeps them unboxed and built a new Python tuple at every such read.
 
 WHITE: Final = 0
 BLACK: Final = 1
-SIDE_NAMES: Final = ("white", "black")
-SIDE_TITLES: Final = ("White", "Black")
+SIDE_NAMES: Final[tuple[str, ...]] = ("white", "black")
+SIDE_TITLES: Final[tuple[str, ...]] = ("White", "Black")
 
 # Piece kinds. Units occupy squares; gates and markers are the other two kinds (R2, R3).
 BASE: Final = 0
@@ -28,10 +30,10 @@ SENTRY: Final = 4
 TOWER: Final = 5
 FLAGSHIP: Final = 6
 PIECE_LETTERS: Final = "BGMFSTQ"
-PIECE_NAMES: Final = ("base", "gate", "marker", "frigate", "sentry", "tower", "flagship")
+PIECE_NAMES: Final[tuple[str, ...]] = ("base", "gate", "marker", "frigate", "sentry", "tower", "flagship")
 LETTER_TO_PIECE: Final = {letter: kind for kind, letter in enumerate(PIECE_LETTERS)}
-PIECE_CONSTANTS: Final = ("BASE", "GATE", "MARKER", "FRIGATE", "SENTRY", "TOWER", "FLAGSHIP")
-SIDE_CONSTANTS: Final = ("WHITE", "BLACK")
+PIECE_CONSTANTS: Final[tuple[str, ...]] = ("BASE", "GATE", "MARKER", "FRIGATE", "SENTRY", "TOWER", "FLAGSHIP")
+SIDE_CONSTANTS: Final[tuple[str, ...]] = ("WHITE", "BLACK")
 
 # Unit codes: a unit on the board is one small int, ``side << 3 | kind``, so that a
 # position's units are a plain dict square -> int. Read them through the two tables:
@@ -59,24 +61,24 @@ def unit_kind(code: int) -> int:
 INACTIVE: Final = 0
 ACTIVE: Final = 1
 JUMP: Final = 2
-GATE_STATE_NAMES: Final = ("inactive", "active", "jump")
+GATE_STATE_NAMES: Final[tuple[str, ...]] = ("inactive", "active", "jump")
 
 # Rules editions (E1-E4): the manual's and the readme's readings.
 MANUAL: Final = 0
 README: Final = 1
-EDITIONS: Final = ("manual", "readme")
+EDITIONS: Final[tuple[str, ...]] = ("manual", "readme")
 
 # Results (R21-R23), the one definition every layer uses.
 WHITE_WINS: Final = "1-0"
 BLACK_WINS: Final = "0-1"
 DRAW: Final = "1/2-1/2"
 UNDECIDED: Final = "*"
-DECIDED_RESULTS: Final = (WHITE_WINS, BLACK_WINS, DRAW)
+DECIDED_RESULTS: Final[tuple[str, ...]] = (WHITE_WINS, BLACK_WINS, DRAW)
 RESULTS: Final = DECIDED_RESULTS + (UNDECIDED,)
-WIN_RESULTS: Final = (WHITE_WINS, BLACK_WINS)      # indexed by the winning side
+WIN_RESULTS: Final[tuple[str, ...]] = (WHITE_WINS, BLACK_WINS)      # indexed by the winning side
 
 # What each side owns at the start (R2), in reserve order B G M F S T Q.
-INITIAL_RESERVE: Final = (1, 4, 4, 8, 2, 2, 1)
+INITIAL_RESERVE: Final[tuple[int, ...]] = (1, 4, 4, 8, 2, 2, 1)
 
 FILE_NAMES: Final = "abcdefgh"
 RANK_NAMES: Final = "12345678"
@@ -97,14 +99,14 @@ S: Final = 4
 SW: Final = 5
 W: Final = 6
 NW: Final = 7
-DIRECTION_NAMES: Final = ("N", "NE", "E", "SE", "S", "SW", "W", "NW")
-DIRECTION_STEPS: Final = ((0, 1), (1, 1), (1, 0), (1, -1), (0, -1), (-1, -1), (-1, 0), (-1, 1))
+DIRECTION_NAMES: Final[tuple[str, ...]] = ("N", "NE", "E", "SE", "S", "SW", "W", "NW")
+DIRECTION_STEPS: Final[tuple[tuple[int, int], ...]] = ((0, 1), (1, 1), (1, 0), (1, -1), (0, -1), (-1, -1), (-1, 0), (-1, 1))
 DIRECTION_INDEX: Final = {name: index for index, name in enumerate(DIRECTION_NAMES)}
-ORTHOGONAL: Final = (N, E, S, W)
-DIAGONAL: Final = (NE, SE, SW, NW)
+ORTHOGONAL: Final[tuple[int, ...]] = (N, E, S, W)
+DIAGONAL: Final[tuple[int, ...]] = (NE, SE, SW, NW)
 
-HOME_RANK: Final = (0, 7)          # White's home row is rank 1, Black's rank 8 (R1).
-FORWARD: Final = (1, -1)           # rank step of each side's forward.
+HOME_RANK: Final[tuple[int, ...]] = (0, 7)          # White's home row is rank 1, Black's rank 8 (R1).
+FORWARD: Final[tuple[int, ...]] = (1, -1)           # rank step of each side's forward.
 
 
 class Gate(NamedTuple):
@@ -129,7 +131,7 @@ class Gate(NamedTuple):
                 f"markers={self.markers}, direction={direction})")
 
 
-GATE_STATE_CONSTANTS: Final = ("INACTIVE", "ACTIVE", "JUMP")
+GATE_STATE_CONSTANTS: Final[tuple[str, ...]] = ("INACTIVE", "ACTIVE", "JUMP")
 
 
 def square_file(square: int) -> int:

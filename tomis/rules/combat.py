@@ -18,11 +18,11 @@ from .board import (  # noqa: F401  (INACTIVE ... README: still importable from 
 )
 
 # Attack points and defence by edition (R17, E1). Bases have no AP and no defence (R19).
-UNIT_AP: Final = (
+UNIT_AP: Final[tuple[tuple[int, ...], ...]] = (
     (0, 0, 0, 1, 1, 1, 1),   # manual: B G M F S T Q
     (0, 0, 0, 1, 1, 1, 2),   # readme: the flagship has 2 AP (E1)
 )
-UNIT_DEFENCE: Final = (
+UNIT_DEFENCE: Final[tuple[tuple[int, ...], ...]] = (
     (0, 0, 0, 1, 1, 1, 1),
     (0, 0, 0, 1, 1, 1, 2),
 )
@@ -121,7 +121,7 @@ def resolve(units: dict[int, int], gates: Sequence, edition: int):
     # needed only where its ray stops.
     open_gate = _has_open_jump_gate(units, gates)
     white_ap, black_ap = attack_tables(units, edition, targets_only=not open_gate)
-    return resolve_tables(units, gates, edition, white_ap + black_ap)
+    return resolve_tables(units, gates, edition, bytes(white_ap + black_ap))
 
 
 def support_ap(units: dict[int, int], target: int, side: int, exclude: int, edition: int) -> int:
@@ -151,11 +151,20 @@ def support_ap(units: dict[int, int], target: int, side: int, exclude: int, edit
 # count comes near 255 (at most 8 frigates and 5 sliders of one side reach a square).
 
 SIGHT: Final = 128
+
+# The functions that change the counts read them through a second name, ``counts``, typed
+# ``bytes``: the compiled build (tomis/rules/compiled.py) reads a ``bytes``-typed value,
+# bytearray included, in a few machine instructions but has no such path for writing,
+# nor for reading a ``bytearray``. So ``tables[i] = counts[i] + points``, not
+# ``tables[i] += points``: the write is the only generic step left (the generic reads
+# and adds were a fifth of the instructions of applying an action, counted with
+# callgrind). Interpreted, both spellings run the same number of instructions.
+
 # _AP_AT[side]: where ``side``'s AP counts begin; _ENEMY_AT[code]: where those of the
 # enemy of the unit ``code`` begin.
-_AP_AT: Final = (0, 64)
+_AP_AT: Final[tuple[int, ...]] = (0, 64)
 _ENEMY_AT: Final = tuple(_AP_AT[1 - UNIT_SIDE[code]] for code in range(16))
-_OPPOSITE: Final = (4, 5, 6, 7, 0, 1, 2, 3)          # N <-> S, NE <-> SW, E <-> W, SE <-> NW
+_OPPOSITE: Final[tuple[int, ...]] = (4, 5, 6, 7, 0, 1, 2, 3)          # N <-> S, NE <-> SW, E <-> W, SE <-> NW
 
 # _LOOKS_ALONG[direction]: the slider kinds whose rays run in ``direction`` (R15).
 _LOOKS_ALONG: Final = tuple(
@@ -254,8 +263,9 @@ def move_unit(tables: bytearray, units: dict[int, int], origin: int, target: int
     d, steps = aligned
     line = d & 3
     back = _OPPOSITE[d]
-    seen_origin = tables[SIGHT + origin]        # slider rays reaching each square before
-    seen_target = tables[SIGHT + target]
+    counts: bytes = tables
+    seen_origin = counts[SIGHT + origin]        # slider rays reaching each square before
+    seen_target = counts[SIGHT + target]
     code = units.pop(origin)
     # The sliders that look along the line: the unit beyond ``target`` (its ray reaches
     # both squares) now stops at ``target``, short of ``origin``; the one behind
@@ -285,9 +295,9 @@ def move_unit(tables: bytearray, units: dict[int, int], origin: int, target: int
         side = UNIT_SIDE[code]
         hits = _FRIGATE_HITS[side]
         for t in hits[origin]:
-            tables[t] -= 1
+            tables[t] = counts[t] - 1
         for t in hits[target]:
-            tables[t] += 1
+            tables[t] = counts[t] + 1
         if raised is not None:
             raised.extend(FRIGATE_ATTACKS[side][target])
     elif kind != BASE:
@@ -296,10 +306,10 @@ def move_unit(tables: bytearray, units: dict[int, int], origin: int, target: int
         _extend(tables, units, cross[origin][line], code, edition, -1, None)
         at = _AP_AT[UNIT_SIDE[code]]
         points = UNIT_AP[edition][kind]
-        tables[at + target] -= points
-        tables[SIGHT + target] -= 1
-        tables[at + origin] += points
-        tables[SIGHT + origin] += 1
+        tables[at + target] = counts[at + target] - points
+        tables[SIGHT + target] = counts[SIGHT + target] - 1
+        tables[at + origin] = counts[at + origin] + points
+        tables[SIGHT + origin] = counts[SIGHT + origin] + 1
         _extend(tables, units, cross[target][line], code, edition, 1, raised)
     # The other lines through both squares, as lift_unit and land_unit reroute them.
     if seen_origin:
@@ -310,24 +320,28 @@ def move_unit(tables: bytearray, units: dict[int, int], origin: int, target: int
     return code
 
 
-def _segment(tables: bytearray, ray, steps: int, code: int, edition: int, sign: int) -> None:
+def _segment(tables: bytearray, ray: tuple[int, ...], steps: int, code: int, edition: int, sign: int) -> None:
     """Count (``sign`` 1) or uncount (-1) the slider ``code``'s points on the first
     ``steps`` squares of ``ray``."""
     at = _AP_AT[UNIT_SIDE[code]]
     points = sign * UNIT_AP[edition][UNIT_KIND[code]]
+    counts: bytes = tables
     for t in ray[:steps]:
-        tables[at + t] += points
-        tables[SIGHT + t] += sign
+        i = at + t
+        tables[i] = counts[i] + points
+        i = SIGHT + t
+        tables[i] = counts[i] + sign
 
 
-def _count_attacks(tables: bytearray, units, square: int, code: int, edition: int, sign: int,
+def _count_attacks(tables: bytearray, units: dict[int, int], square: int, code: int, edition: int, sign: int,
                    raised: list[int] | None) -> None:
     """Add (``sign`` 1) or take away (-1) what the unit on ``square`` attacks."""
     kind = UNIT_KIND[code]
     if kind == FRIGATE:
         side = UNIT_SIDE[code]
+        counts: bytes = tables
         for t in _FRIGATE_HITS[side][square]:
-            tables[t] += sign
+            tables[t] = counts[t] + sign
         if raised is not None:
             raised.extend(FRIGATE_ATTACKS[side][square])
     elif kind != BASE:
@@ -336,8 +350,8 @@ def _count_attacks(tables: bytearray, units, square: int, code: int, edition: in
         _extend(tables, units, _SLIDER_RAY_LISTS[kind][square], code, edition, sign, raised)
 
 
-def _reroute(tables: bytearray, units, square: int, edition: int, sign: int, raised,
-             seen: int, skip: int = -1) -> None:
+def _reroute(tables: bytearray, units: dict[int, int], square: int, edition: int, sign: int,
+             raised: list[int] | None, seen: int, skip: int = -1) -> None:
     """Lengthen (``sign`` 1: ``square`` was emptied) or shorten (-1: about to be filled)
     the rays of the sliders that see ``square``, past it up to the next unit; on every
     line through it but ``skip`` (a direction & 3), which :func:`move_unit` does itself.
@@ -360,23 +374,27 @@ def _reroute(tables: bytearray, units, square: int, edition: int, sign: int, rai
                 break
 
 
-def _extend(tables: bytearray, units, rays, code: int, edition: int, sign: int, raised) -> None:
+def _extend(tables: bytearray, units: dict[int, int], rays: tuple[tuple[int, ...], ...], code: int,
+            edition: int, sign: int, raised: list[int] | None) -> None:
     """Count (``sign`` 1) or uncount (-1) the slider ``code``'s points along each of
     ``rays``, up to and including the first unit."""
     at = _AP_AT[UNIT_SIDE[code]]
     points = sign * UNIT_AP[edition][UNIT_KIND[code]]
     sight = SIGHT
+    counts: bytes = tables
     for ray in rays:
         for t in ray:
-            tables[at + t] += points
-            tables[sight + t] += sign
+            i = at + t
+            tables[i] = counts[i] + points
+            i = sight + t
+            tables[i] = counts[i] + sign
             if t in units:
                 if raised is not None:
                     raised.append(t)
                 break
 
 
-def raised_stay_quiet(units: dict[int, int], gates: Sequence, edition: int, tables: bytearray,
+def raised_stay_quiet(units: dict[int, int], gates: Sequence, edition: int, tables: bytes,
                       raised: list[int]) -> bool:
     """Whether a resolution destroys nothing, the one before the change having destroyed
     nothing and ``raised`` holding every square that gained attack points since (with
@@ -408,7 +426,7 @@ _LEAST_TO_DESTROY: Final = tuple(tuple(_least_to_destroy(edition, code) for code
                           for edition in (MANUAL, README))
 
 
-def resolve_tables(units: dict[int, int], gates: Sequence, edition: int, tables):
+def resolve_tables(units: dict[int, int], gates: Sequence, edition: int, tables: bytes):
     """:func:`resolve` with the position's attack counts at hand: White's AP on each square
     at ``square``, Black's at ``64 + square`` (:func:`new_tables` or both of
     :func:`attack_tables`)."""

@@ -33,7 +33,7 @@ QUIET_LIMIT: Final = 100            # R22 (4)
 REPETITIONS: Final = 3              # R22 (3)
 
 # The rank of the gate placed at each opening action 3..10 (R6).
-OPENING_GATE_RANKS: Final = (0, 7, 1, 6, 2, 5, 3, 4)
+OPENING_GATE_RANKS: Final[tuple[int, ...]] = (0, 7, 1, 6, 2, 5, 3, 4)
 
 # ---------------------------------------------------------------------------
 # Zobrist keys, fixed by seed so that hashes are stable across runs and machines.
@@ -42,7 +42,7 @@ _UNIT_KEYS: Final = [[_rng.getrandbits(64) for _ in range(64)] for _ in range(16
 # Gate state codes: 0 inactive, 1 active, 2 + 8*(markers-1) + direction for jump gates.
 _GATE_KEYS: Final = [[[_rng.getrandbits(64) for _ in range(18)] for _ in range(2)] for _ in range(64)]
 _RESERVE_KEYS: Final = [[[_rng.getrandbits(64) for _ in range(9)] for _ in range(7)] for _ in range(2)]
-_UNLOCK_KEYS: Final = (_rng.getrandbits(64), _rng.getrandbits(64))
+_UNLOCK_KEYS: Final[tuple[int, ...]] = (_rng.getrandbits(64), _rng.getrandbits(64))
 _BLACK_KEY: Final = _rng.getrandbits(64)
 
 
@@ -846,7 +846,9 @@ def _combat(state: State, parent: State) -> tuple[Destroyed, ...]:
     are still shared with ``state`` where the action changed none, so they are copied
     before a loss.
     """
-    lost_units, lost_gates = resolve_tables(state.units, state.gates, state.edition, state.attacks)
+    tables = state.attacks
+    assert tables is not None       # apply_unchecked builds them before combat
+    lost_units, lost_gates = resolve_tables(state.units, state.gates, state.edition, tables)
     if not (lost_units or lost_gates):
         return ()
     destroyed = []
