@@ -998,8 +998,9 @@ _DOERS: Final[dict[type, Callable[[State, Any, int, list[int]], tuple[Destroyed,
 }
 
 
-# The unit codes that unlock each side's flagship, by edition (R20, E2).
-_UNLOCKERS: Final = (
+# The unit codes that unlock each side's flagship, by edition (R20, E2); read at a run-time
+# index, so typed as tomis/rules/board.py says.
+_UNLOCKERS: Final[tuple[tuple[frozenset[int], ...], ...]] = (
     tuple(frozenset({unit_code(side, FRIGATE)}) for side in (WHITE, BLACK)),
     tuple(frozenset(unit_code(side, k) for k in (FRIGATE, SENTRY, TOWER)) for side in (WHITE, BLACK)),
 )
