@@ -152,10 +152,6 @@ def _mark_seen(folder: str, part: str, name: str) -> None:
 
 # --------------------------------------------------------------------------- IMAP
 
-_IMAP_TABLE = ("CREATE TABLE IF NOT EXISTS imap_folders (place TEXT PRIMARY KEY, "
-               "uidvalidity INTEGER NOT NULL, last_uid INTEGER NOT NULL)")
-
-
 def imap_messages(connection, place_text: str, env=None) -> Iterator[Incoming]:
     """The messages of the IMAP folder above the last UID taken (all of them when the
     folder's ``UIDVALIDITY`` changed), oldest first, at most :data:`MAX_PER_ROUND`."""
@@ -163,8 +159,6 @@ def imap_messages(connection, place_text: str, env=None) -> Iterator[Incoming]:
 
     place = imap.parse_place(place_text)
     key = str(place)
-    with transaction(connection):
-        connection.execute(_IMAP_TABLE)
     with imap._Folder(place, imap.settings(env), imap.env_password) as folder:
         validity = _uidvalidity(folder)
         known = connection.execute("SELECT uidvalidity, last_uid FROM imap_folders "

@@ -12,7 +12,15 @@ Tables (the queue of docs/REFEREE.md):
 - ``lines``: the private conditional lines;
 - ``leaves``: a copy of the leave periods the record holds, by side (the record is the
   source: :meth:`tomis.referee.games.Game.save` rewrites them);
-- ``replies``: when each address last got an explanation, to limit them.
+- ``replies``: when each address last got an explanation, to limit them;
+- ``relayed``: when each player's chat was last passed on, to limit it;
+- ``attempts``: every try at sending an outbox message, with the server's answer;
+- ``imap_folders``: each IMAP folder's ``UIDVALIDITY`` and the last UID taken.
+
+The schema has a version (:data:`SCHEMA_VERSION`, kept in ``settings``). Opening an older
+store upgrades it in place, one step per version (:data:`UPGRADES`), after copying it to
+``DB.vN.bak``; a store newer than the program is refused. A later change to the tables adds
+a step there and raises the version; tests/data/referee/ keeps a store of each version.
 """
 
 from __future__ import annotations
@@ -23,7 +31,7 @@ import sqlite3
 
 from ..errors import FileError
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 BUSY_TIMEOUT_MS = 20_000      # how long a writer waits for another before giving up (exit 75)
 WAIT_ENV = "TOMIS_REFEREE_WAIT"   # seconds, to change that wait (a slow disk, or a test)
 
@@ -83,6 +91,36 @@ CREATE TABLE replies (address TEXT NOT NULL, at INTEGER NOT NULL);
 CREATE INDEX replies_by_address ON replies (address, at);
 """
 
+# Each step takes a store of version N (the key) to N + 1, inside one transaction.
+UPGRADES: dict[int, str] = {
+    1: """
+-- The outbox row says whom it is for (the seat's side; NULL for none), when it may be
+-- tried again, and when it was given up; each try is kept in ``attempts``.
+ALTER TABLE outbox ADD COLUMN side INTEGER;
+ALTER TABLE outbox ADD COLUMN next_try REAL;
+ALTER TABLE outbox ADD COLUMN failed_at REAL;
+CREATE TABLE attempts (
+    id INTEGER PRIMARY KEY,
+    message INTEGER NOT NULL,
+    at REAL NOT NULL,
+    error TEXT
+);
+CREATE INDEX attempts_by_message ON attempts (message, id);
+-- How often reading a stored message was begun: one whose reading was cut off twice is
+-- refused at the third start instead of blocking the queue for ever.
+ALTER TABLE inbox ADD COLUMN readings INTEGER NOT NULL DEFAULT 0;
+-- A seat's token generation: raised when the organiser changes the seat's address, so the
+-- old reply address stops working.
+ALTER TABLE games ADD COLUMN white_key INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE games ADD COLUMN black_key INTEGER NOT NULL DEFAULT 0;
+-- When each player's chat was passed on, to limit it.
+CREATE TABLE relayed (address TEXT NOT NULL, at INTEGER NOT NULL);
+CREATE INDEX relayed_by_address ON relayed (address, at);
+CREATE TABLE IF NOT EXISTS imap_folders (place TEXT PRIMARY KEY,
+    uidvalidity INTEGER NOT NULL, last_uid INTEGER NOT NULL);
+""",
+}
+
 
 class StoreError(FileError):
     """The store cannot be created, opened or written."""
@@ -113,7 +151,8 @@ def create(path: str, settings: dict[str, str]) -> None:
     try:
         connection = _connect(path, BUSY_TIMEOUT_MS)
         connection.execute("PRAGMA journal_mode = WAL")
-        connection.executescript("BEGIN IMMEDIATE;" + _SCHEMA + "COMMIT;")
+        script = _SCHEMA + "".join(UPGRADES[version] for version in sorted(UPGRADES))
+        connection.executescript("BEGIN IMMEDIATE;" + script + "COMMIT;")
         with transaction(connection):
             rows = [("schema", str(SCHEMA_VERSION)), *settings.items()]
             connection.executemany("INSERT INTO settings VALUES (?, ?)", rows)
@@ -140,17 +179,80 @@ def open_store(path: str, timeout_ms: int | None = None) -> sqlite3.Connection:
         raise StoreError(f"{path}: no such store (create one with tomis referee init)")
     try:
         connection = _connect(path, timeout_ms)
-        version = connection.execute(
-            "SELECT value FROM settings WHERE key = 'schema'").fetchone()
+        # fetchall: a statement left open would lock the tables against an upgrade.
+        rows = connection.execute("SELECT value FROM settings WHERE key = 'schema'").fetchall()
     except sqlite3.OperationalError as error:
         if _is_busy(error):
             raise Busy(f"the store {path} is busy: {error}") from None
         raise StoreError(f"{path} is not a referee store ({error})") from None
     except sqlite3.DatabaseError as error:
         raise StoreError(f"{path} is not a referee store ({error})") from None
-    if version is None or version[0] != str(SCHEMA_VERSION):
-        raise StoreError(f"{path} is a referee store of another version")
+    number = _version(rows[0] if rows else None)
+    if number is None:
+        connection.close()
+        raise StoreError(f"{path} is not a referee store (no schema version)")
+    if number > SCHEMA_VERSION:
+        connection.close()
+        raise StoreError(f"{path} is a referee store of version {number}, newer than this "
+                         f"tomis reads ({SCHEMA_VERSION}): upgrade tomis")
+    if number < SCHEMA_VERSION:
+        try:
+            upgrade(connection, path, number)
+        except BaseException:
+            connection.close()
+            raise
     return connection
+
+
+def _version(row) -> int | None:
+    try:
+        return int(row[0]) if row is not None else None
+    except ValueError:
+        return None
+
+
+def upgrade(connection: sqlite3.Connection, path: str, number: int) -> None:
+    """Take the store at ``path`` from version ``number`` to :data:`SCHEMA_VERSION`, one
+    step at a time, each in its own transaction, after a copy of the old file at
+    ``PATH.vN.bak`` (kept: the organiser removes it once the new version is trusted)."""
+    backup = f"{path}.v{number}.bak"
+    if not os.path.exists(backup):
+        _copy(connection, path, backup)
+    while number < SCHEMA_VERSION:
+        with transaction(connection):
+            ((current,),) = connection.execute(
+                "SELECT value FROM settings WHERE key = 'schema'").fetchall()
+            if int(current) == number:          # another process may have upgraded it
+                for statement in _statements(UPGRADES[number]):
+                    connection.execute(statement)
+                connection.execute("UPDATE settings SET value = ? WHERE key = 'schema'",
+                                   (str(number + 1),))
+        number += 1
+
+
+def _copy(connection: sqlite3.Connection, path: str, backup: str) -> None:
+    """The whole store, WAL included, copied to ``backup`` (0600) by SQLite's own backup,
+    which reads one consistent state whatever other processes do meanwhile."""
+    try:
+        fd = os.open(backup, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        os.close(fd)
+        target = sqlite3.connect(backup)
+        try:
+            connection.backup(target)
+        finally:
+            target.close()
+    except (OSError, sqlite3.Error) as error:
+        with contextlib.suppress(OSError):
+            os.remove(backup)
+        reason = getattr(error, "strerror", None) or str(error)
+        raise StoreError(f"cannot copy {path} to {backup} before upgrading it: {reason}") from None
+
+
+def _statements(script: str) -> list[str]:
+    """The statements of an upgrade step, one by one: ``executescript`` would commit the
+    transaction the step runs in."""
+    lines = [line for line in script.splitlines() if not line.lstrip().startswith("--")]
+    return [part.strip() for part in "\n".join(lines).split(";") if part.strip()]
 
 
 def _is_busy(error: sqlite3.Error) -> bool:
