@@ -149,7 +149,7 @@ def read_folder(text: str, password: Callable[[Place], str] | None = None,
     """Every message of the folder (the newest :data:`MAX_MESSAGES`), oldest first;
     ``password(place)`` gives the password (default: :func:`env_password`)."""
     place = parse_place(text)
-    with _Folder(place, settings(env), password or env_password) as folder:
+    with Folder(place, settings(env), password or env_password) as folder:
         return [folder.fetch(summary) for summary in folder.listing()]
 
 
@@ -158,7 +158,7 @@ def read_message(text: str, wanted: str | None,
     """The message ``wanted`` names (a UID, or a Message-ID with or without <>), or the
     folder's only message when ``wanted`` is None."""
     place = parse_place(text)
-    with _Folder(place, settings(env), password or env_password) as folder:
+    with Folder(place, settings(env), password or env_password) as folder:
         return folder.fetch(pick(folder.listing(), wanted))
 
 
@@ -180,8 +180,12 @@ def pick(listing: list[Summary], wanted: str | None) -> Summary:
     raise ImapError(f"--message {one_line(wanted)}: no message with this {what} in the folder")
 
 
-class _Folder:
-    """A connection with the folder open read-only; a context manager that logs out."""
+class Folder:
+    """A connection with the folder open read-only; a context manager that logs out.
+
+    ``read_folder`` and ``read_message`` read a whole folder through it; the referee
+    (:mod:`tomis.referee.fetching`) takes new messages by UID with :meth:`uidvalidity`,
+    :meth:`uids_after` and :meth:`fetch_uid`."""
 
     def __init__(self, place: Place, config: Settings, password: Callable[[Place], str]):
         self.place, self.config = place, config
@@ -189,7 +193,7 @@ class _Folder:
         self.exists = 0
         self._password = password
 
-    def __enter__(self) -> _Folder:
+    def __enter__(self) -> Folder:
         try:
             self.connection = self._connect()
             self._login()
@@ -289,6 +293,38 @@ class _Folder:
         if len(bodies[0]) > limit:
             raise ImapError(f"message UID {summary.uid} is larger than {limit // 2**20} MiB")
         return Fetched(summary.uid, summary.message_id, bodies[0])
+
+    def uidvalidity(self) -> int:
+        """The folder's ``UIDVALIDITY``: while it stays, a UID names the same message."""
+        _name, data = self.connection.response("UIDVALIDITY")
+        value = data[0] if data and data[0] else b""
+        if not value.isdigit():
+            raise ImapError(f"the IMAP server {self.place.server} gave no UIDVALIDITY for the "
+                            f"folder, so new messages cannot be told from old")
+        return int(value)
+
+    def uids_after(self, last: int) -> list[int]:
+        """The UIDs above ``last``, ascending."""
+        if self.exists == 0:
+            return []
+        with self._failures("search the folder on"):
+            status, data = self.connection.uid("SEARCH", f"UID {last + 1}:*")
+        if status != "OK":
+            raise self._answered("the search for new messages", data)
+        words = b" ".join(part for part in data if isinstance(part, bytes)).split()
+        # "N:*" always matches the newest message, even below N: keep those above ``last``.
+        return sorted(uid for uid in (int(word) for word in words if word.isdigit())
+                      if uid > last)
+
+    def fetch_uid(self, uid: int, limit: int) -> bytes:
+        """Message ``uid`` as stored, at most ``limit`` + 1 bytes of it (a partial fetch:
+        the server sends no more, and the extra byte tells a longer message)."""
+        with self._failures("fetch a message from"):
+            status, data = self.connection.uid("FETCH", str(uid), f"(BODY.PEEK[]<0.{limit + 1}>)")
+        bodies = [body for _meta, body in _responses(data)] if status == "OK" else []
+        if not bodies or bodies[0] is None:
+            raise ImapError(f"the IMAP server {self.place.server} did not send message UID {uid}")
+        return bodies[0]
 
     def _answered(self, what: str, data) -> ImapError:
         return ImapError(f"the IMAP server {self.place.server} refused {what}: {_server_text(data)}")

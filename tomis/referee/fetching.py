@@ -159,49 +159,16 @@ def imap_messages(connection, place_text: str, env=None) -> Iterator[Incoming]:
 
     place = imap.parse_place(place_text)
     key = str(place)
-    with imap._Folder(place, imap.settings(env), imap.env_password) as folder:
-        validity = _uidvalidity(folder)
+    with imap.Folder(place, imap.settings(env), imap.env_password) as folder:
+        validity = folder.uidvalidity()
         known = connection.execute("SELECT uidvalidity, last_uid FROM imap_folders "
                                    "WHERE place = ?", (key,)).fetchone()
         last = known[1] if known is not None and known[0] == validity else 0
-        for uid in _uids_after(folder, last)[:MAX_PER_ROUND]:
-            raw, oversized = _fetch_bounded(folder, uid)
-            yield Incoming(f"UID {uid}", raw, oversized,
+        for uid in folder.uids_after(last)[:MAX_PER_ROUND]:
+            raw = folder.fetch_uid(uid, MAX_MESSAGE_BYTES)
+            oversized = len(raw) > MAX_MESSAGE_BYTES
+            yield Incoming(f"UID {uid}", raw[:MAX_MESSAGE_BYTES], oversized,
                            lambda uid=uid: _remember(connection, key, validity, uid))
-
-
-def _uidvalidity(folder) -> int:
-    _name, data = folder.connection.response("UIDVALIDITY")
-    value = data[0] if data and data[0] else b""
-    if not value.isdigit():
-        raise FetchError(f"the IMAP server {folder.place.server} gave no UIDVALIDITY for the "
-                         f"folder, so the referee cannot tell new messages from old")
-    return int(value)
-
-
-def _uids_after(folder, last: int) -> list[int]:
-    if folder.exists == 0:
-        return []
-    with folder._failures("search the folder on"):
-        status, data = folder.connection.uid("SEARCH", f"UID {last + 1}:*")
-    if status != "OK":
-        raise folder._answered("the search for new messages", data)
-    words = b" ".join(part for part in data if isinstance(part, bytes)).split()
-    # "N:*" always matches the newest message, even below N: keep those above ``last``.
-    return sorted(uid for uid in (int(word) for word in words if word.isdigit()) if uid > last)
-
-
-def _fetch_bounded(folder, uid: int) -> tuple[bytes, bool]:
-    from ..mail import imap
-
-    with folder._failures("fetch a message from"):
-        status, data = folder.connection.uid("FETCH", str(uid),
-                                             f"(BODY.PEEK[]<0.{MAX_MESSAGE_BYTES + 1}>)")
-    bodies = [body for _meta, body in imap._responses(data)] if status == "OK" else []
-    if not bodies or bodies[0] is None:
-        raise FetchError(f"the IMAP server {folder.place.server} did not send message UID {uid}")
-    raw = bodies[0]
-    return (raw[:MAX_MESSAGE_BYTES], True) if len(raw) > MAX_MESSAGE_BYTES else (raw, False)
 
 
 def _remember(connection, key: str, validity: int, uid: int) -> None:
