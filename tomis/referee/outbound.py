@@ -31,7 +31,8 @@ def queue_letter(connection, config: Config, game, side: int, what: str, body: s
                  *, attach: bool = True) -> None:
     """Queue ``body`` to ``side``'s player, with the record (and board) attached."""
     letter = Letter(
-        to=game.players[side], token=tokens.make(config.secret, tokens.Seat(game.id, side)),
+        to=game.players[side],
+        token=tokens.make(config.secret, tokens.Seat(game.id, side), game.keys[side]),
         subject=letters.subject(game, what), body=body, thread=game.thread_of(side),
         record_text=_public_record(game) if attach else None,
         record_name=f"tomis-{game.id}.tgn", png=_board(game) if attach else None)

@@ -72,14 +72,19 @@ def process_pending(connection, config: Config) -> int:
     return count
 
 
-def find_seat(config: Config, recipients: list[str]) -> tokens.Seat | None:
-    """The seat of the first recipient that is a token address of this referee."""
+def find_seat(connection, config: Config, recipients: list[str]) -> tokens.Seat | None:
+    """The seat of the first recipient that is a reply address of this referee for the
+    seat's current token generation (an address the organiser replaced reads as none)."""
     local, domain = config.referee.local.lower(), config.referee.domain.lower()
+
+    def generation(seat: tokens.Seat) -> int | None:
+        return Game.generation(connection, seat.game, seat.side)
+
     for address in recipients:
         user, _, host = address.rpartition("@")
         base, plus, token = user.partition("+")
         if host == domain and base == local and plus:
-            seat = tokens.read(config.secret, token)
+            seat = tokens.read(config.secret, token, generation)
             if seat is not None:
                 return seat
     return None
@@ -93,7 +98,7 @@ def decide(connection, config: Config, stored: Stored) -> Verdict:
         return Verdict(REJECTED, str(error))
     if incoming.automatic is not None:
         return Verdict(REJECTED, f"written by a machine ({incoming.automatic}): no answer")
-    seat = find_seat(config, incoming.recipients)
+    seat = find_seat(connection, config, incoming.recipients)
     game = Game.load(connection, seat.game) if seat is not None else None
     if game is None:
         return Verdict(REJECTED, "not sent to a player's reply address (a stranger): no answer")
