@@ -249,21 +249,33 @@ def _play(game: Game, side: int, commands, events: Events, at: int) -> None:
 def _send_news(connection, config: Config, game: Game, side: int, commands, events: Events,
                at: int) -> str:
     """Queue what the players learn; a summary of what was done."""
+    chat = commands.chat
+    events.own[side].extend(_answers(game, side, commands))
     if events.subject is not None:          # the game moved or ended: both hear of it
         for each in (0, 1):
-            chat = commands.chat if each != side else []
             queue_update(connection, config, game, each, events.subject,
-                         events.both + events.own[each], side, chat, at)
+                         events.both + events.own[each], side, chat if each != side else [], at)
         return events.subject
     done = []
-    if events.both or commands.chat:         # leave, or chat alone
+    if events.both or chat:                  # leave, or chat alone
         what = "leave" if events.both else "a message"
         queue_update(connection, config, game, 1 - side, f"{what} from "
-                     f"{SIDE_TITLES[side]}", events.both, side, commands.chat, at)
+                     f"{SIDE_TITLES[side]}", events.both, side, chat, at)
         done.append(what)
-    if events.own[side] or events.both or commands.status:
-        queue_letter(connection, config, game, side, "status" if commands.status else "noted",
+    if events.own[side] or events.both or commands.answers:
+        what = ", ".join(commands.answers) or "noted"
+        queue_letter(connection, config, game, side, what,
                      letters.update_body(game, side, events.both + events.own[side], None, [], at),
                      at)
-        done.append("status" if commands.status else "noted")
+        done.append(what)
     return ", ".join(done) or "nothing to do"
+
+
+def _answers(game: Game, side: int, commands) -> list[str]:
+    """What ``moves`` and ``help`` ask for (``status`` is the letter itself)."""
+    lines = []
+    if commands.moves:
+        lines += letters.moves_lines(game, side)
+    if commands.help:
+        lines += letters.READING_LINES
+    return lines
