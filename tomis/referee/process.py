@@ -17,7 +17,8 @@ from . import letters, tokens
 from .commands import CommandError, read_commands
 from .games import Game, Refusal
 from .inbound import Unreadable, read_message
-from .outbound import Config, queue_letter, queue_update, queue_why
+from .outbound import (CHAT_LIMIT, RELAY, TELL, Config, chat_passage, queue_letter,
+                       queue_update, queue_why)
 from .store import transaction
 
 DONE, REJECTED = "done", "rejected"
@@ -249,7 +250,7 @@ def _play(game: Game, side: int, commands, events: Events, at: int) -> None:
 def _send_news(connection, config: Config, game: Game, side: int, commands, events: Events,
                at: int) -> str:
     """Queue what the players learn; a summary of what was done."""
-    chat = commands.chat
+    chat = _chat_to_pass(connection, game, side, commands.chat, events, at)
     events.own[side].extend(_answers(game, side, commands))
     if events.subject is not None:          # the game moved or ended: both hear of it
         for each in (0, 1):
@@ -268,7 +269,24 @@ def _send_news(connection, config: Config, game: Game, side: int, commands, even
                      letters.update_body(game, side, events.both + events.own[side], None, [], at),
                      at)
         done.append(what)
+    if commands.chat and not chat:
+        done.append("chat not passed on (the daily limit)")
     return ", ".join(done) or "nothing to do"
+
+
+def _chat_to_pass(connection, game: Game, side: int, chat: list[str], events: Events,
+                  at: int) -> list[str]:
+    """``chat`` when the sender's daily chat limit allows it, else none (the sender told
+    the first time)."""
+    if not chat:
+        return []
+    passage = chat_passage(connection, game.players[side].address, at)
+    if passage == TELL:
+        events.own[side].append(f"Your text for your opponent was not passed on: at most "
+                                f"{CHAT_LIMIT} messages of chat a day are. Your commands are "
+                                f"taken as usual; chat waits until tomorrow (you are told "
+                                f"this once a day).")
+    return chat if passage == RELAY else []
 
 
 def _answers(game: Game, side: int, commands) -> list[str]:
