@@ -308,3 +308,9 @@ def test_an_autoresponder_without_auto_submitted_is_never_relayed(lab, subject, 
 def test_two_unmarked_autoresponders_stop_at_the_chat_limit(lab):
     ana, bo = _converse(lab, "Re: {}", {})
     assert ana <= 11 and bo <= 11
+
+
+def test_a_long_refused_line_is_quoted_clipped():
+    with pytest.raises(CommandError) as caught:
+        read_commands("B@e1 " * 1000)
+    assert caught.value.message.startswith("line 1 'B@e1 B@e1") and len(caught.value.message) < 500

@@ -24,12 +24,13 @@ import re
 from dataclasses import dataclass, field
 from datetime import date
 
-from ..errors import NotationError, TomisError
+from ..errors import TomisError
 from ..notation.conditional import parse_line
 from ..rules.actions import Action
 
 MAX_CHAT_CHARS = 4000
 MAX_LINES = 20            # conditional lines one message may store
+MAX_QUOTED = 80           # characters of a refused line quoted back to its writer
 MAX_OTHER_WORDS = 4       # words beside an action on a line that is read as that action
 
 # Where an action-like word begins: a unit letter, either case, then a square (``Fa2``) or
@@ -44,8 +45,9 @@ _ACTION_START = re.compile(r"(?<![0-9A-Za-z@])[BGFSTQMbgfstqm]"
 # Punctuation a player may put around an action in a sentence: "(B@e1)", "B@e1,", "B@e1 —".
 _AROUND = "\"'()[]{}<>«»“”‘’.,;:!?*_—–-…"
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
-_HOW = ("Write your action alone on its line or with at most 4 other words ('My move: "
-        "B@e1'), a conditional line as 'if THEIRS MINE ...', and chat without actions.")
+_HOW = (f"Write your action alone on its line or with at most {MAX_OTHER_WORDS} other words "
+        f"('My move: B@e1'), a conditional line as 'if THEIRS MINE ...', and chat without "
+        f"actions.")
 _WHOLE_LINE_ONLY = ("accept", "resign", "draw", "leave")
 _SINGLE_WORD = ("accept", "resign", "status", "moves", "help")
 
@@ -100,9 +102,14 @@ def read_commands(text: str) -> Commands:
             if not _read_line(line, commands):
                 commands.chat.append(raw.rstrip())
         except TomisError as error:
-            raise CommandError(f"line {number} '{line}': {error.message}") from None
+            raise CommandError(f"line {number} '{_clipped(line)}': {error.message}") from None
     commands.chat = _trim(commands.chat)
     return commands
+
+
+def _clipped(line: str) -> str:
+    """``line`` as a refusal quotes it: its start, when it is long (outside text, bounded)."""
+    return line if len(line) <= MAX_QUOTED else line[:MAX_QUOTED - 3] + "..."
 
 
 def _trim(chat: list[str]) -> list[str]:
