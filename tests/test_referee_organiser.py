@@ -82,7 +82,7 @@ def test_address_changes_who_acts_and_tells_the_new_address(lab):
     (told,) = lab.new_messages()
     assert str(told["To"]) == "Bo Marin <bo@new.test>"
     assert "from bo@b.test to bo@new.test" in body_of(told)
-    assert told["Reply-To"] == old["Reply-To"]          # the seat keeps its token
+    assert told["Reply-To"] != old["Reply-To"]          # the seat has a new token (issue 38)
     lab.deliver(lab.reply(0, "B@e1"), "2026-11-25T11:00Z")
     from referee_support import reply_to
     lab.deliver(reply_to(told, "Bo Marin <bo@b.test>", "B@d8"), "2026-11-25T12:00Z")

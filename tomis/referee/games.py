@@ -26,6 +26,7 @@ from ..rules.board import SIDE_TITLES
 from .outgoing import Player
 
 MAX_LEAVES = 20                  # periods a player may hold in one game
+KEY_COLUMNS = ("white_key", "black_key")     # each seat's token generation (tokens.py)
 
 
 class Refusal(TomisError):
@@ -44,6 +45,7 @@ class Game:
     thread: dict[str, list[str]]
     reminded_ply: int
     lines: list[list[conditional.Line]] = field(default_factory=lambda: [[], []])
+    keys: tuple[int, int] = (0, 0)          # each seat's token generation
     # The PNG board of the last state drawn, (actions played, result) -> bytes: both
     # players' messages after one change show the same board, drawn once.
     png_cache: tuple | None = field(default=None, compare=False, repr=False)
@@ -53,12 +55,13 @@ class Game:
     def load(cls, connection, number: int) -> Game | None:
         row = connection.execute(
             "SELECT white_name, white_address, black_name, black_address, record, over, "
-            "leave_days, thread, reminded_ply FROM games WHERE id = ?", (number,)).fetchone()
+            "leave_days, thread, reminded_ply, white_key, black_key FROM games WHERE id = ?",
+            (number,)).fetchone()
         if row is None:
             return None
         game = cls(number, (Player(row[0], row[1]), Player(row[2], row[3])),
                    _record.read_game(row[4]), bool(row[5]), row[6], json.loads(row[7]) or {},
-                   row[8])
+                   row[8], keys=(row[9], row[10]))
         for side, actions in connection.execute(
                 "SELECT side, actions FROM lines WHERE game = ? ORDER BY id", (number,)):
             line = conditional.Line(side, game.actions_played, tuple(json.loads(actions)))
@@ -75,6 +78,14 @@ class Game:
              _record.write(rec), leave_days, created))
         return cls(cursor.lastrowid, players, rec, False, leave_days, {}, -1)
 
+    def new_key(self, connection, side: int) -> None:
+        """Raise ``side``'s token generation: its old reply address stops working."""
+        keys = list(self.keys)
+        keys[side] += 1
+        self.keys = (keys[0], keys[1])
+        connection.execute(f"UPDATE games SET {KEY_COLUMNS[side]} = ? WHERE id = ?",
+                           (self.keys[side], self.id))
+
     def save(self, connection) -> None:
         connection.execute(
             "UPDATE games SET record = ?, over = ?, thread = ?, reminded_ply = ? WHERE id = ?",
@@ -90,6 +101,13 @@ class Game:
             "INSERT INTO leaves (game, side, first_day, last_day) VALUES (?, ?, ?, ?)",
             [(self.id, leave.side, clock.format_date(leave.begins),
               clock.format_date(leave.ends - clock.DAY)) for leave in self.leaves()])
+
+    @staticmethod
+    def generation(connection, number: int, side: int) -> int | None:
+        """The token generation of game ``number``'s ``side``; None without that game."""
+        row = connection.execute(f"SELECT {KEY_COLUMNS[side]} FROM games WHERE id = ?",
+                                 (number,)).fetchone()
+        return None if row is None else row[0]
 
     # ------------------------------------------------------------------ facts
     @property

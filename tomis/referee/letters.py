@@ -3,10 +3,36 @@ the chat, and how to answer. Pure text from a :class:`~tomis.referee.games.Game`
 
 from __future__ import annotations
 
+import textwrap
+
 from ..rules.board import SIDE_TITLES
+from ..rules.core import legal_actions
 from ..notation.clock import TIME_CONTROL_TAG
 from ..errors import one_line, visible
 from .outgoing import HELP_LINES
+
+
+# The answer to ``help``: the commands, then how the lines of a reply are read
+# (tomis/referee/commands.py, docs/REFEREE.md).
+READING_LINES = [
+    "Commands, one a line, in any case, one final . or ! allowed:",
+    *HELP_LINES[1:-1],
+    "  moves             the legal actions, to you alone",
+    "  help              this list",
+    "A line with one action and at most 4 other words is that action ('My move: B@e1').",
+    "A line with an action and more (two actions, a '?', more words, 'if' without the",
+    "form above) is refused with the whole message, and nothing of it is passed on.",
+    "Every other line goes to your opponent (at most 10 messages of chat a day).",
+]
+
+
+def moves_lines(game, side: int) -> list[str]:
+    """The answer to ``moves``: ``side``'s legal actions now, or why there are none."""
+    if game.to_move != side:
+        return ["Legal actions: none, it is not your turn."]
+    every = " ".join(str(action) for action in legal_actions(game.state))
+    return [f"Legal actions ({game.actions_played + 1}):",
+            *textwrap.wrap(every, 76, initial_indent="  ", subsequent_indent="  ")]
 
 
 def title(game) -> str:

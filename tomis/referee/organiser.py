@@ -130,8 +130,10 @@ def reason_text(text: str) -> str:
 
 
 def change_address(path: str, number: int, side: int, text: str, now: int) -> list[str]:
-    """Register ``text`` (``NAME <ADDR>``) for ``side`` and tell the new address; the
-    messages not sent yet, in words. The reply token stays: it names the seat."""
+    """Register ``text`` (``NAME <ADDR>``) for ``side``, give the seat a new reply token
+    (mail to the old reply address is then a stranger's) and tell the new address its new
+    reply address; the messages not sent yet, in words. The old address is not mailed:
+    anything sent there would hand the seat back to whoever reads it."""
     player = parse_player(text, f"the {SIDE_WORDS[side]} player")
     connection, config = connect(path)
     with transaction(connection):
@@ -146,9 +148,12 @@ def change_address(path: str, number: int, side: int, text: str, now: int) -> li
                            f"{SIDE_WORDS[side]}_address = ? WHERE id = ?",
                            (player.name, player.address, number))
         game.players = (player, game.players[1]) if side == 0 else (game.players[0], player)
+        game.new_key(connection, side)
         queue_update(connection, config, game, side, "your address changed",
                      [f"The organiser changed your address for this game from {old.address} "
-                      f"to {player.address}: only mail from {player.address} acts for you now."],
+                      f"to {player.address}: only mail from {player.address} acts for you now. "
+                      f"Your reply address for this game is new too (this message's Reply-To); "
+                      f"the old one no longer works."],
                      None, [], now)
         game.save(connection)
     return _send(connection, config)

@@ -10,6 +10,9 @@ from .outgoing import Letter, Referee, compose, message_bytes
 
 WHY_LIMIT = 5                  # explanations an address gets ...
 WHY_WINDOW = 86_400            # ... in this many seconds (the referee's clock)
+CHAT_LIMIT = 10                # messages of chat a player's opponent is passed ...
+CHAT_WINDOW = 86_400           # ... in this many seconds (the referee's clock)
+RELAY, TELL, DROP = "relay", "tell", "drop"      # what becomes of one message's chat
 
 
 @dataclass(frozen=True)
@@ -31,7 +34,8 @@ def queue_letter(connection, config: Config, game, side: int, what: str, body: s
                  *, attach: bool = True) -> None:
     """Queue ``body`` to ``side``'s player, with the record (and board) attached."""
     letter = Letter(
-        to=game.players[side], token=tokens.make(config.secret, tokens.Seat(game.id, side)),
+        to=game.players[side],
+        token=tokens.make(config.secret, tokens.Seat(game.id, side), game.keys[side]),
         subject=letters.subject(game, what), body=body, thread=game.thread_of(side),
         record_text=_public_record(game) if attach else None,
         record_name=f"tomis-{game.id}.tgn", png=_board(game) if attach else None)
@@ -79,3 +83,23 @@ def queue_why(connection, config: Config, game, side: int, at: int, reason: str)
     body = letters.update_body(game, side, [reason], None, [], at)
     queue_letter(connection, config, game, side, "not taken", body, at, attach=False)
     return True
+
+
+def chat_passage(connection, address: str, at: int) -> str:
+    """What becomes of chat from ``address`` at ``at``, recorded in ``relayed``: RELAY
+    while it had fewer than :data:`CHAT_LIMIT` relayed in the last :data:`CHAT_WINDOW`
+    seconds; past that DROP, but TELL (drop, and tell the sender) the first time in the
+    window. Two autoresponders writing to each other through the referee stop here."""
+    since = at - CHAT_WINDOW
+    connection.execute("DELETE FROM relayed WHERE at <= ?", (since,))
+    relayed, told = connection.execute(
+        "SELECT COALESCE(SUM(notice = 0), 0), COALESCE(SUM(notice), 0) FROM relayed "
+        "WHERE address = ? AND at > ?", (address, since)).fetchone()
+    if relayed < CHAT_LIMIT:
+        connection.execute("INSERT INTO relayed (address, at) VALUES (?, ?)", (address, at))
+        return RELAY
+    if told:
+        return DROP
+    connection.execute("INSERT INTO relayed (address, at, notice) VALUES (?, ?, 1)",
+                       (address, at))
+    return TELL

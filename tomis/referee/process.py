@@ -17,7 +17,8 @@ from . import letters, tokens
 from .commands import CommandError, read_commands
 from .games import Game, Refusal
 from .inbound import Unreadable, read_message
-from .outbound import Config, queue_letter, queue_update, queue_why
+from .outbound import (CHAT_LIMIT, RELAY, TELL, Config, chat_passage, queue_letter,
+                       queue_update, queue_why)
 from .store import transaction
 
 DONE, REJECTED = "done", "rejected"
@@ -72,14 +73,19 @@ def process_pending(connection, config: Config) -> int:
     return count
 
 
-def find_seat(config: Config, recipients: list[str]) -> tokens.Seat | None:
-    """The seat of the first recipient that is a token address of this referee."""
+def find_seat(connection, config: Config, recipients: list[str]) -> tokens.Seat | None:
+    """The seat of the first recipient that is a reply address of this referee for the
+    seat's current token generation (an address the organiser replaced reads as none)."""
     local, domain = config.referee.local.lower(), config.referee.domain.lower()
+
+    def generation(seat: tokens.Seat) -> int | None:
+        return Game.generation(connection, seat.game, seat.side)
+
     for address in recipients:
         user, _, host = address.rpartition("@")
         base, plus, token = user.partition("+")
         if host == domain and base == local and plus:
-            seat = tokens.read(config.secret, token)
+            seat = tokens.read(config.secret, token, generation)
             if seat is not None:
                 return seat
     return None
@@ -93,7 +99,7 @@ def decide(connection, config: Config, stored: Stored) -> Verdict:
         return Verdict(REJECTED, str(error))
     if incoming.automatic is not None:
         return Verdict(REJECTED, f"written by a machine ({incoming.automatic}): no answer")
-    seat = find_seat(config, incoming.recipients)
+    seat = find_seat(connection, config, incoming.recipients)
     game = Game.load(connection, seat.game) if seat is not None else None
     if game is None:
         return Verdict(REJECTED, "not sent to a player's reply address (a stranger): no answer")
@@ -244,21 +250,50 @@ def _play(game: Game, side: int, commands, events: Events, at: int) -> None:
 def _send_news(connection, config: Config, game: Game, side: int, commands, events: Events,
                at: int) -> str:
     """Queue what the players learn; a summary of what was done."""
+    chat = _chat_to_pass(connection, game, side, commands.chat, events, at)
+    events.own[side].extend(_answers(game, side, commands))
     if events.subject is not None:          # the game moved or ended: both hear of it
         for each in (0, 1):
-            chat = commands.chat if each != side else []
             queue_update(connection, config, game, each, events.subject,
-                         events.both + events.own[each], side, chat, at)
+                         events.both + events.own[each], side, chat if each != side else [], at)
         return events.subject
     done = []
-    if events.both or commands.chat:         # leave, or chat alone
+    if events.both or chat:                  # leave, or chat alone
         what = "leave" if events.both else "a message"
         queue_update(connection, config, game, 1 - side, f"{what} from "
-                     f"{SIDE_TITLES[side]}", events.both, side, commands.chat, at)
+                     f"{SIDE_TITLES[side]}", events.both, side, chat, at)
         done.append(what)
-    if events.own[side] or events.both or commands.status:
-        queue_letter(connection, config, game, side, "status" if commands.status else "noted",
+    if events.own[side] or events.both or commands.answers:
+        what = ", ".join(commands.answers) or "noted"
+        queue_letter(connection, config, game, side, what,
                      letters.update_body(game, side, events.both + events.own[side], None, [], at),
                      at)
-        done.append("status" if commands.status else "noted")
+        done.append(what)
+    if commands.chat and not chat:
+        done.append("chat not passed on (the daily limit)")
     return ", ".join(done) or "nothing to do"
+
+
+def _chat_to_pass(connection, game: Game, side: int, chat: list[str], events: Events,
+                  at: int) -> list[str]:
+    """``chat`` when the sender's daily chat limit allows it, else none (the sender told
+    the first time)."""
+    if not chat:
+        return []
+    passage = chat_passage(connection, game.players[side].address, at)
+    if passage == TELL:
+        events.own[side].append(f"Your text for your opponent was not passed on: at most "
+                                f"{CHAT_LIMIT} messages of chat a day are. Your commands are "
+                                f"taken as usual; chat waits until tomorrow (you are told "
+                                f"this once a day).")
+    return chat if passage == RELAY else []
+
+
+def _answers(game: Game, side: int, commands) -> list[str]:
+    """What ``moves`` and ``help`` ask for (``status`` is the letter itself)."""
+    lines = []
+    if commands.moves:
+        lines += letters.moves_lines(game, side)
+    if commands.help:
+        lines += letters.READING_LINES
+    return lines

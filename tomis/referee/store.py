@@ -113,8 +113,10 @@ ALTER TABLE inbox ADD COLUMN readings INTEGER NOT NULL DEFAULT 0;
 -- old reply address stops working.
 ALTER TABLE games ADD COLUMN white_key INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE games ADD COLUMN black_key INTEGER NOT NULL DEFAULT 0;
--- When each player's chat was passed on, to limit it.
-CREATE TABLE relayed (address TEXT NOT NULL, at INTEGER NOT NULL);
+-- When each player's chat was passed on, to limit it; a row with notice = 1 records
+-- that the player was told their chat is being dropped (once a window).
+CREATE TABLE relayed (address TEXT NOT NULL, at INTEGER NOT NULL,
+    notice INTEGER NOT NULL DEFAULT 0);
 CREATE INDEX relayed_by_address ON relayed (address, at);
 CREATE TABLE IF NOT EXISTS imap_folders (place TEXT PRIMARY KEY,
     uidvalidity INTEGER NOT NULL, last_uid INTEGER NOT NULL);

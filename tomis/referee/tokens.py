@@ -1,9 +1,15 @@
 """Reply tokens: which game and side an address ``LOCAL+TOKEN@DOMAIN`` speaks for.
 
 A token is the game number (4 bytes), the side (1 byte) and the first 10 bytes of an
-HMAC-SHA256 of those 5 bytes under the store's secret, written in lowercase base32
-without padding: 24 characters. Anyone can read the game number out of a token; no one
-can make one for another game or side without the secret.
+HMAC-SHA256 under the store's secret, written in lowercase base32 without padding: 24
+characters. Anyone can read the game number out of a token; no one can make one for
+another game or side without the secret.
+
+The MAC covers those 5 bytes and, when it is not 0, the seat's *generation* (4 bytes),
+which the organiser raises by changing the seat's address (``tomis referee address``):
+the seat's old token then no longer reads, while every token of a seat whose address never
+changed (generation 0) is the one earlier versions made. The generation is not in the
+token: the reader looks it up for the seat the token names (:func:`read`'s ``generation``).
 """
 
 from __future__ import annotations
@@ -13,12 +19,13 @@ import binascii
 import hashlib
 import hmac
 import secrets
-from typing import NamedTuple
+from typing import Callable, NamedTuple
 
 TOKEN_LENGTH = 24             # base32 of 15 bytes
 MAX_LOCAL_PART = 64           # RFC 5321's limit on the part before the @
 _MAC_BYTES = 10
 _MAX_GAME = 2**32 - 1
+MAX_GENERATION = 2**32 - 1
 
 
 class Seat(NamedTuple):
@@ -32,20 +39,30 @@ def new_secret() -> str:
     return secrets.token_hex(32)
 
 
-def _mac(secret: str, payload: bytes) -> bytes:
-    return hmac.new(bytes.fromhex(secret), payload, hashlib.sha256).digest()[:_MAC_BYTES]
+def _mac(secret: str, payload: bytes, generation: int) -> bytes:
+    # Generation 0 signs the payload alone, as before generations: those tokens stay valid.
+    signed = payload + (generation.to_bytes(4, "big") if generation else b"")
+    return hmac.new(bytes.fromhex(secret), signed, hashlib.sha256).digest()[:_MAC_BYTES]
 
 
-def make(secret: str, seat: Seat) -> str:
-    """The token for ``seat``."""
+def make(secret: str, seat: Seat, generation: int = 0) -> str:
+    """The token for ``seat`` in its ``generation``."""
     if not 0 < seat.game <= _MAX_GAME or seat.side not in (0, 1):
         raise ValueError(f"no token for {seat}")
+    if not 0 <= generation <= MAX_GENERATION:
+        raise ValueError(f"no token for generation {generation}")
     payload = seat.game.to_bytes(4, "big") + bytes([seat.side])
-    return base64.b32encode(payload + _mac(secret, payload)).decode("ascii").lower()
+    return base64.b32encode(payload + _mac(secret, payload, generation)).decode("ascii").lower()
 
 
-def read(secret: str, token: str) -> Seat | None:
-    """The seat ``token`` names, or None when it is not one this store signed."""
+def _first_generation(seat: Seat) -> int | None:
+    return 0
+
+
+def read(secret: str, token: str,
+         generation: Callable[[Seat], int | None] = _first_generation) -> Seat | None:
+    """The seat ``token`` names, or None when it is not one this store signed for the
+    seat's current generation (``generation(seat)``; None: no such seat)."""
     if len(token) != TOKEN_LENGTH or not token.isascii() or not token.isalnum():
         return None
     try:
@@ -53,9 +70,13 @@ def read(secret: str, token: str) -> Seat | None:
     except (binascii.Error, ValueError):
         return None
     payload, mac = raw[:5], raw[5:]
-    if payload[4] not in (0, 1) or not hmac.compare_digest(mac, _mac(secret, payload)):
+    if payload[4] not in (0, 1):
         return None
-    return Seat(int.from_bytes(payload[:4], "big"), payload[4])
+    seat = Seat(int.from_bytes(payload[:4], "big"), payload[4])
+    current = generation(seat)
+    if current is None or not hmac.compare_digest(mac, _mac(secret, payload, current)):
+        return None
+    return seat
 
 
 def local_part_room(local: str) -> bool:
