@@ -20,7 +20,7 @@ from ..rules.board import SIDE_TITLES
 from . import letters, tokens
 from .games import Game
 from .outbound import queue_update
-from .sending import send_queued
+from .sending import Unsent, Waiting, send_queued, unsent_messages
 from .service import RefereeError, connect, parse_player
 from .store import transaction
 
@@ -151,10 +151,10 @@ def change_address(path: str, number: int, side: int, text: str, now: int) -> li
                       f"to {player.address}: only mail from {player.address} acts for you now."],
                      None, [], now)
         game.save(connection)
-    return _send(connection, config)
+    return _send(connection, config, now)
 
 
-def adjudicate(path: str, number: int, result: str, reason: str, now: int) -> list[str]:
+def adjudicate(path: str, number: int, result: str, reason: str, now: int) -> list[Unsent]:
     """End ``number`` with ``result``: ``Termination`` adjudication, the reason as a comment
     on the last action, both players told."""
     if result not in RESULTS:
@@ -172,7 +172,7 @@ def adjudicate(path: str, number: int, result: str, reason: str, now: int) -> li
     return _end(path, number, reason, end, f"{result}, adjudicated", now)
 
 
-def abort(path: str, number: int, reason: str, now: int) -> list[str]:
+def abort(path: str, number: int, reason: str, now: int) -> list[Unsent]:
     """End ``number`` without a result (``*``, ``Termination`` abandoned), both players told."""
     reason = reason_text(reason)
 
@@ -183,7 +183,7 @@ def abort(path: str, number: int, reason: str, now: int) -> list[str]:
     return _end(path, number, reason, end, "aborted", now)
 
 
-def _end(path: str, number: int, reason: str, end, subject: str, now: int) -> list[str]:
+def _end(path: str, number: int, reason: str, end, subject: str, now: int) -> list[Unsent]:
     connection, config = connect(path)
     with transaction(connection):
         game = _load(connection, number)
@@ -197,10 +197,10 @@ def _end(path: str, number: int, reason: str, end, subject: str, now: int) -> li
         for side in (0, 1):
             queue_update(connection, config, game, side, subject, [words], None, [], now)
         game.save(connection)
-    return _send(connection, config)
+    return _send(connection, config, now)
 
 
-def resend(path: str, number: int, now: int) -> list[str]:
+def resend(path: str, number: int, now: int) -> list[Unsent]:
     """Queue the last message each player got again, to the address registered now."""
     connection, config = connect(path)
     with transaction(connection):
@@ -215,7 +215,7 @@ def resend(path: str, number: int, now: int) -> list[str]:
                 "INSERT INTO outbox (game, queued_at, envelope_from, envelope_to, raw) "
                 "VALUES (?, ?, ?, ?, ?)", (number, now, config.referee.address, player.address,
                                            row[0]))
-    return _send(connection, config)
+    return _send(connection, config, now)
 
 
 def _seat_mark(config, game: Game, side: int) -> bytes:
@@ -225,30 +225,19 @@ def _seat_mark(config, game: Game, side: int) -> bytes:
     return f"{config.referee.local}+{token}@".encode()
 
 
-def _send(connection, config) -> list[str]:
-    failures = send_queued(connection, config.settings, retry=False)
+def _send(connection, config, now: int) -> list[Unsent]:
+    failures = send_queued(connection, config.settings, now=now, retry=False)
     connection.close()
     return failures
 
 
-@dataclass(frozen=True)
-class Waiting:
-    """A message in the outbox not sent yet, and why."""
-
-    id: int
-    game: int | None
-    to: str
-    queued_at: int
-    attempts: int
-    error: str | None
-
-
 def outbox(path: str) -> list[Waiting]:
+    """The messages not sent, those given up included, each with its tries."""
     connection, _config = connect(path)
-    rows = connection.execute("SELECT id, game, envelope_to, queued_at, attempts, error "
-                              "FROM outbox WHERE sent_at IS NULL ORDER BY id").fetchall()
-    connection.close()
-    return [Waiting(*row) for row in rows]
+    try:
+        return unsent_messages(connection)
+    finally:
+        connection.close()
 
 
 @dataclass(frozen=True)
