@@ -17,7 +17,7 @@ from ..notation import record as _record
 from ..notation.clock import format_stamp
 from ..notation.tags import ABANDONED, ADJUDICATION, TERMINATION_TAG
 from ..rules.board import SIDE_TITLES
-from . import letters, tokens
+from . import letters
 from .games import Game
 from .outbound import queue_update
 from .sending import Unsent, Waiting, send_queued, unsent_messages
@@ -201,28 +201,25 @@ def _end(path: str, number: int, reason: str, end, subject: str, now: int) -> li
 
 
 def resend(path: str, number: int, now: int) -> list[Unsent]:
-    """Queue the last message each player got again, to the address registered now."""
+    """Queue the last message each player got again, to the address registered now.
+
+    A seat's last message is found by its row (game and side, stored when it was queued),
+    never by what its bytes hold: a player's chat may quote any address.
+    """
     connection, config = connect(path)
     with transaction(connection):
         game = _load(connection, number)
         for side, player in enumerate(game.players):
             row = connection.execute(
-                "SELECT raw FROM outbox WHERE game = ? AND instr(raw, ?) > 0 "
-                "ORDER BY id DESC LIMIT 1", (number, _seat_mark(config, game, side))).fetchone()
+                "SELECT raw FROM outbox WHERE game = ? AND side = ? ORDER BY id DESC LIMIT 1",
+                (number, side)).fetchone()
             if row is None:
                 raise RefereeError(f"game {number}: no message to {SIDE_TITLES[side]} to send again")
             connection.execute(
-                "INSERT INTO outbox (game, queued_at, envelope_from, envelope_to, raw) "
-                "VALUES (?, ?, ?, ?, ?)", (number, now, config.referee.address, player.address,
-                                           row[0]))
+                "INSERT INTO outbox (game, side, queued_at, envelope_from, envelope_to, raw) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                (number, side, now, config.referee.address, player.address, row[0]))
     return _send(connection, config, now)
-
-
-def _seat_mark(config, game: Game, side: int) -> bytes:
-    """What every message to ``side``'s seat holds, whatever its address was then: the
-    seat's reply address (tokens are the same each time for one seat)."""
-    token = tokens.make(config.secret, tokens.Seat(game.id, side))
-    return f"{config.referee.local}+{token}@".encode()
 
 
 def _send(connection, config, now: int) -> list[Unsent]:
