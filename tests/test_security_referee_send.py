@@ -10,6 +10,7 @@ Real servers (aiosmtpd on 127.0.0.1, a socket that never answers), real processe
 from __future__ import annotations
 
 import os
+import select
 import signal
 import socket
 import sqlite3
@@ -300,3 +301,34 @@ def test_a_version_1_store_learns_each_old_messages_seat_and_resends_by_it(tmp_p
     assert run("referee", "resend", db, "1", "--now", _at(7200)).exit_code == 0
     assert _query(db, "SELECT COUNT(*) FROM outbox WHERE side IS NULL") == [(0,)]
     assert sorted(path.read_bytes() for path in out.glob("*.eml")) == sorted(old.values())
+
+
+def test_run_pages_with_a_fifo_at_index_html_says_so_and_goes_on(tmp_path):
+    lab = Lab(tmp_path)
+    pages = tmp_path / "www"
+    pages.mkdir()
+    os.mkfifo(pages / "index.html")
+    maildir = tmp_path / "mail"
+    for sub in ("new", "cur", "tmp"):
+        (maildir / sub).mkdir(parents=True)
+    referee = subprocess.Popen([sys.executable, "-m", "tomis", "referee", "run", str(lab.db),
+                                "--maildir", str(maildir), "--every", "1", "--pages", str(pages)],
+                               cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        said = b""
+        while b"status pages not written" not in said:     # today: hangs opening the FIFO
+            ready, _, _ = select.select([referee.stderr], [], [], 60)
+            assert ready, said
+            chunk = os.read(referee.stderr.fileno(), 4096)
+            assert chunk, said
+            said += chunk
+        referee.send_signal(signal.SIGTERM)
+        _, rest = referee.communicate(timeout=30)
+    finally:
+        if referee.poll() is None:
+            referee.kill()
+            referee.wait()
+    assert referee.returncode == 0
+    [line] = [text for text in said.decode().splitlines() if "status pages" in text]
+    assert "index.html" in line and "named pipe" in line
+    assert (pages / "game-1.html").is_file() and b"stopped (SIGTERM)" in rest
