@@ -204,7 +204,7 @@ def test_send_uses_sendmail_too_and_a_failure_says_what_the_program_said(tmp_pat
     result = run("send", game, "--to", "bo@example.net", env=env)
     assert result.exit_code == 1
     assert result.stderr.splitlines() == [
-        f"{game}: {program} exited with status 75: sendmail: cannot reach the queue"]
+        f"{game}: not sent: {program} exited with status 75: sendmail: cannot reach the queue"]
     called = json.loads((tmp_path / "called.json").read_text(encoding="utf-8"))
     assert called["argv"][-2:] == ["--", "bo@example.net"]
 
@@ -216,7 +216,7 @@ def test_a_missing_sendmail_program_is_one_line(tmp_path):
                  env=environment(None, sendmail=str(missing)))
     assert result.exit_code == 1
     assert result.stderr.splitlines() == [
-        f"{game}: no program {missing} (TOMIS_SMTP_SENDMAIL or sendmail = in [smtp])"]
+        f"{game}: not sent: no program {missing} (TOMIS_SMTP_SENDMAIL or sendmail = in [smtp])"]
 
 
 # --------------------------------------------------------------------------- the README

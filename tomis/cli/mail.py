@@ -279,7 +279,17 @@ def send(file, to, security, starttls):
             raise Failure(located(error, shown(file)), EXIT_INVALID) from None
     elif to is not None:
         raise click.BadParameter("a written message keeps its own To: header", param_hint="--to")
-    send_now(message, lambda error: Failure(located(error, shown(file)), EXIT_INVALID), security)
+    send_now(message, lambda error: Failure(located(_said_not_sent(error), shown(file)),
+                                            EXIT_INVALID), security)
+
+
+def _said_not_sent(error):
+    """The failure as ``send`` says it: the words ``not sent`` first, then why."""
+    from ..errors import TomisError
+
+    wrapped = TomisError(f"not sent: {error.message}")
+    wrapped.path = error.path
+    return wrapped
 
 
 def _saved_message(path: str):

@@ -73,11 +73,13 @@ def new(db, white, black, time_control, leave_days, event, rules, now):
     _say_unsent(failures)
 
 
-def _say_unsent(failures: list[str]) -> None:
+def _say_unsent(failures) -> None:
+    """One line per message not sent (:class:`tomis.referee.sending.Unsent`): the change
+    is stored either way, so the command still exits 0."""
     from ..errors import visible
 
     for failure in failures:
-        click.echo(f"not sent yet (tick tries again): {visible(failure)}", err=True)
+        click.echo(visible(failure.report()), err=True)
 
 
 @referee.command()
@@ -110,14 +112,14 @@ def run_deliver(db: str, recipient: str | None, at: int | None) -> int:
             while sys.stdin.buffer.read(1 << 20):       # let the mail server finish writing
                 pass
         connection, config = service.connect(db)
-        service.store_message(connection, raw, oversized,
-                              recipient, int(time.time()) if at is None else at)
+        at = int(time.time()) if at is None else at
+        service.store_message(connection, raw, oversized, recipient, at)
     except Exception as error:  # noqa: BLE001 -- anything before the commit: try again later
         click.echo(f"tomis referee deliver: not stored, try again later: {visible(str(error))}",
                    err=True)
         return EX_TEMPFAIL
     try:
-        _say_unsent(service.after_storing(connection, config))
+        _say_unsent(service.after_storing(connection, config, at))
     except Exception as error:  # noqa: BLE001 -- stored: tick finishes the rest
         click.echo(f"tomis referee deliver: stored; the rest is left to tick: "
                    f"{visible(str(error))}", err=True)
@@ -281,8 +283,10 @@ def resend(db, number, now):
 
 @referee.command()
 @_db
-def outbox(db):
-    """The messages not sent yet, and why."""
+@click.option("--attempts", "every_try", is_flag=True,
+              help="Under each message, every try: when, and the server's answer.")
+def outbox(db, every_try):
+    """The messages not sent: tries, why, the next try or when it was given up."""
     from ..errors import visible
     from ..notation.clock import format_stamp
     from ..referee import organiser
@@ -290,8 +294,17 @@ def outbox(db):
     waiting = organiser.outbox(db)
     for item in waiting:
         why = visible(item.error) if item.error else "not tried yet"
+        if item.failed_at is not None:
+            when = f"  given up {format_stamp(item.failed_at)}"
+        elif item.next_try is not None:
+            when = f"  next try {format_stamp(item.next_try)}"
+        else:
+            when = ""
         click.echo(f"{item.id}  game {item.game}  to {item.to}  queued {format_stamp(item.queued_at)}"
-                   f"  tries {item.attempts}  {why}")
+                   f"  tries {item.attempts}{when}  {why}")
+        for attempt in item.tries if every_try else ():
+            answer = visible(attempt.error) if attempt.error is not None else "sent"
+            click.echo(f"    tried {format_stamp(attempt.at)}  {answer}")
     if not waiting:
         click.echo("the outbox is empty: every message was sent", err=True)
 

@@ -6,14 +6,18 @@ mail settings file (:mod:`tomis.mail.settings`; docs/MAIL.md). :func:`send` hand
 message over, addressed to the envelope of its own ``To`` and ``Cc`` and no other
 (:func:`envelope`). The password is ``TOMIS_SMTP_PASSWORD`` or the CLI's prompt, never a
 setting in a file, never a command-line argument, never written anywhere. Every failure is
-one :class:`~tomis.errors.MailError` line; nothing here prints or prompts.
+one :class:`~tomis.errors.MailError` line; nothing here prints or prompts. A failure that
+sending again cannot mend (the server's 5xx answer to the message's sender, recipients or
+content; a sendmail program's permanent exit status) is a :class:`RefusedForGood`.
 """
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import smtplib
 import ssl
+import subprocess
 from dataclasses import dataclass
 from email.message import EmailMessage
 
@@ -32,6 +36,19 @@ ENV = {"host": "TOMIS_SMTP_HOST", "port": "TOMIS_SMTP_PORT", "user": "TOMIS_SMTP
        "security": "TOMIS_SMTP_SECURITY", "cafile": "TOMIS_SMTP_CAFILE",
        "sendmail": "TOMIS_SMTP_SENDMAIL"}
 PASSWORD_ENV = "TOMIS_SMTP_PASSWORD"
+# sysexits.h codes a sendmail program ends with when this message can never go as it is:
+# EX_USAGE 64 (it refused its command line: the addresses), EX_DATAERR 65 (the message),
+# EX_NOUSER 67, EX_NOHOST 68 (the recipient), EX_NOPERM 77 (not allowed to send it). Every
+# other status (EX_UNAVAILABLE 69, EX_SOFTWARE 70, EX_OSERR 71, EX_OSFILE 72, EX_CANTCREAT
+# 73, EX_IOERR 74, EX_TEMPFAIL 75, 1 and the rest) may pass once the program or host is
+# mended, so it is worth another try.
+PERMANENT_EXITS = frozenset({64, 65, 67, 68, 77})
+
+
+class RefusedForGood(MailError):
+    """The server or program refused this very message (a 5xx answer to its sender,
+    recipients or content, or a permanent exit status): sending it again would be refused
+    again. A refused connection, a 4xx answer, a password or TLS problem are not this."""
 
 
 # Headers that choose recipients besides To and Cc; tomis never writes them, and a
@@ -165,13 +182,14 @@ def _title(name: str) -> str:
 
 
 def send(message: EmailMessage, settings: SmtpSettings, password: str | None,
-         sender: str | None = None) -> list[str]:
+         sender: str | None = None, timeout: float = SMTP_TIMEOUT) -> list[str]:
     """Hand ``message`` to the SMTP server, or to the ``sendmail`` program when one is
     set, addressed to :func:`envelope`'s recipients (returned); every failure is one
     :class:`MailError` line.
 
     ``sender`` replaces the envelope sender (the From address otherwise): where bounces
-    go, for a program whose replies go to other addresses than its bounces.
+    go, for a program whose replies go to other addresses than its bounces. ``timeout``
+    bounds each wait on the server (the connection included), in seconds.
     """
     from_addr, recipients = envelope(message)
     sender = from_addr if sender is None else envelope_sender(sender)
@@ -189,7 +207,7 @@ def send(message: EmailMessage, settings: SmtpSettings, password: str | None,
                         f"{where} in clear; use security = starttls (port 587) or tls (465)")
     context = _tls_context(settings)
     try:
-        with _connect(settings, context) as smtp:
+        with _connect(settings, context, timeout) as smtp:
             smtp.ehlo()
             if settings.security == "starttls":
                 smtp.starttls(context=context)
@@ -206,8 +224,12 @@ def send(message: EmailMessage, settings: SmtpSettings, password: str | None,
         raise MailError(f"the SMTP server {where} refused the user name or password for "
                         f"{settings.user}: {_answer(exc)}") from None
     except smtplib.SMTPRecipientsRefused as exc:
-        raise MailError(f"the SMTP server {where} refused every recipient: "
-                        f"{_refusals(exc.recipients)}") from None
+        for_good = all(code >= 500 for code, _text in exc.recipients.values())
+        raise _refused(for_good)(f"the SMTP server {where} refused every recipient: "
+                                 f"{_refusals(exc.recipients)}") from None
+    except (smtplib.SMTPSenderRefused, smtplib.SMTPDataError) as exc:
+        raise _refused(exc.smtp_code >= 500)(
+            f"the SMTP server {where} answered {_answer(exc)}") from None
     except smtplib.SMTPResponseException as exc:
         raise MailError(f"the SMTP server {where} answered {_answer(exc)}") from None
     except smtplib.SMTPServerDisconnected as exc:
@@ -222,7 +244,7 @@ def send(message: EmailMessage, settings: SmtpSettings, password: str | None,
         raise MailError(f"TLS with {where} failed ({exc.reason or exc}); "
                         f"{_tls_advice(settings)}") from None
     except TimeoutError:
-        raise MailError(f"the SMTP server {where} did not answer within {SMTP_TIMEOUT:g} s; "
+        raise MailError(f"the SMTP server {where} did not answer within {timeout:g} s; "
                         f"{_tls_advice(settings)}") from None
     except (OSError, smtplib.SMTPException) as exc:
         raise MailError(f"cannot talk to the SMTP server {where}: {exc}") from None
@@ -231,11 +253,15 @@ def send(message: EmailMessage, settings: SmtpSettings, password: str | None,
     return recipients
 
 
-def _connect(settings: SmtpSettings, context: ssl.SSLContext) -> smtplib.SMTP:
+def _refused(for_good: bool) -> type[MailError]:
+    """The error class for an answer to the message itself: 5xx is for good."""
+    return RefusedForGood if for_good else MailError
+
+
+def _connect(settings: SmtpSettings, context: ssl.SSLContext, timeout: float) -> smtplib.SMTP:
     if settings.security == "tls":
-        return smtplib.SMTP_SSL(settings.host, settings.port, timeout=SMTP_TIMEOUT,
-                                context=context)
-    return smtplib.SMTP(settings.host, settings.port, timeout=SMTP_TIMEOUT)
+        return smtplib.SMTP_SSL(settings.host, settings.port, timeout=timeout, context=context)
+    return smtplib.SMTP(settings.host, settings.port, timeout=timeout)
 
 
 def _tls_context(settings: SmtpSettings) -> ssl.SSLContext:
@@ -260,8 +286,6 @@ def _tls_advice(settings: SmtpSettings) -> str:
 
 def is_loopback(host: str) -> bool:
     """Is ``host`` this machine, by its literal name or address (no name is looked up)?"""
-    import ipaddress
-
     if host.lower() in ("localhost", "localhost.localdomain"):
         return True
     try:
@@ -274,9 +298,8 @@ def pipe_to_sendmail(message: EmailMessage, program: str, sender: str,
                      recipients: list[str]) -> None:
     """``PROGRAM -i -f SENDER -- RECIPIENT...`` with the message on its stdin: the form
     sendmail, msmtp and postfix's sendmail all take. Never ``-t``, which would take the
-    recipients from the headers (a Bcc: among them)."""
-    import subprocess
-
+    recipients from the headers (a Bcc: among them). A permanent exit status
+    (:data:`PERMANENT_EXITS`) is a :class:`RefusedForGood`."""
     # A local program reads Unix line ends; the header checks of message_bytes hold for
     # the CRLF form, and only the line ends differ.
     data = message_bytes(message).replace(b"\r\n", b"\n")
@@ -295,8 +318,9 @@ def pipe_to_sendmail(message: EmailMessage, program: str, sender: str,
         raise MailError(f"cannot run {program}: {exc.strerror or exc}") from None
     if done.returncode != 0:
         said = _program_said(done.stderr or done.stdout)
-        raise MailError(f"{program} exited with status {done.returncode}" +
-                        (f": {said}" if said else ""))
+        failure = _refused(done.returncode in PERMANENT_EXITS)
+        raise failure(f"{program} exited with status {done.returncode}" +
+                      (f": {said}" if said else ""))
 
 
 def _program_said(output: bytes) -> str:

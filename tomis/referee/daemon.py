@@ -2,9 +2,12 @@
 
 A stop request (SIGTERM, SIGINT) only sets a flag: the message in hand is stored, decided
 and marked taken before the loop looks at the flag, so stopping never leaves a message
-half done. A mailbox that cannot be read this round (a server down, the store busy) is
+half done; between messages to send too, and each wait on a mail server is bounded
+(:data:`tomis.referee.sending.SMTP_TIMEOUT`), so a server that does not answer delays a
+stop by seconds, never for ever. A mailbox that cannot be read this round (a server down, the store busy) is
 logged and tried again next round; a store that is missing or not a referee store ends
-the loop, since waiting would not mend it.
+the loop, since waiting would not mend it. Status pages that cannot be written (a link
+or a FIFO planted at a page's name) are said, and the loop goes on.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from typing import Callable
 
 from ..errors import TomisError, visible
 from .fetching import Mailbox, Outcome, fetch, host_clock
+from .sending import Unsent
 from .service import tick
 from .store import Busy, StoreError
 
@@ -74,7 +78,7 @@ def one_round(path: str, mailbox: Mailbox, stop: Stopper, say: Callable[[str], N
     if stop():
         return done
     try:
-        report = tick(path, host_clock())
+        report = tick(path, host_clock(), stop)
     except Busy as error:
         say(f"the store is busy, tick waits for the next round: {visible(error.message)}")
         return done
@@ -85,9 +89,17 @@ def one_round(path: str, mailbox: Mailbox, stop: Stopper, say: Callable[[str], N
     return done
 
 
-def _say_unsent(say: Callable[[str], None], failures: list[str] | None) -> None:
+def _say_unsent(say: Callable[[str], None], failures: list[Unsent] | None) -> None:
     for failure in failures or []:
-        say(f"not sent yet (tick tries again): {visible(failure)}")
+        say(visible(failure.report()))
+
+
+def _refresh(refresh: Callable[[], None], say: Callable[[str], None]) -> None:
+    try:
+        refresh()
+    except TomisError as error:
+        where = f"{error.path}: " if error.path else ""
+        say(f"status pages not written: {visible(where + error.message)}")
 
 
 def run(path: str, mailbox: Mailbox, every: float, stop: Stopper, say: Callable[[str], None],
@@ -96,12 +108,12 @@ def run(path: str, mailbox: Mailbox, every: float, stop: Stopper, say: Callable[
     after a round that changed something, and once at the start. How many rounds ran."""
     rounds = 0
     if refresh is not None:
-        refresh()
+        _refresh(refresh, say)
     while not stop():
         done = one_round(path, mailbox, stop, say, log)
         rounds += 1
         if done.changed and refresh is not None:
-            refresh()
+            _refresh(refresh, say)
         if stop.wait(every):
             break
     return rounds

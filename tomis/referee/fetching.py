@@ -197,7 +197,7 @@ class Mailbox:
 @dataclass
 class Fetched:
     taken: int = 0
-    failures: list[str] | None = None       # messages not sent yet, in words
+    failures: list | None = None       # messages not sent yet (sending.Unsent)
 
 
 def fetch(path: str, mailbox: Mailbox, clock: Callable[[], int], *,
@@ -211,7 +211,8 @@ def fetch(path: str, mailbox: Mailbox, clock: Callable[[], int], *,
     messages = mailbox.messages(connection)
     try:
         taken = take_all(connection, config, messages, clock, stop, log)
-        return Fetched(taken, send_queued(connection, config.settings, retry=False))
+        return Fetched(taken, send_queued(connection, config.settings, now=clock(), retry=False,
+                                          stop=stop))
     finally:
         messages.close()             # logs out of an IMAP server at once
         connection.close()

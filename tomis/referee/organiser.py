@@ -17,10 +17,10 @@ from ..notation import record as _record
 from ..notation.clock import format_stamp
 from ..notation.tags import ABANDONED, ADJUDICATION, TERMINATION_TAG
 from ..rules.board import SIDE_TITLES
-from . import letters, tokens
+from . import letters
 from .games import Game
 from .outbound import queue_update
-from .sending import send_queued
+from .sending import Unsent, Waiting, send_queued, unsent_messages
 from .service import RefereeError, connect, parse_player
 from .store import transaction
 
@@ -156,10 +156,10 @@ def change_address(path: str, number: int, side: int, text: str, now: int) -> li
                       f"the old one no longer works."],
                      None, [], now)
         game.save(connection)
-    return _send(connection, config)
+    return _send(connection, config, now)
 
 
-def adjudicate(path: str, number: int, result: str, reason: str, now: int) -> list[str]:
+def adjudicate(path: str, number: int, result: str, reason: str, now: int) -> list[Unsent]:
     """End ``number`` with ``result``: ``Termination`` adjudication, the reason as a comment
     on the last action, both players told."""
     if result not in RESULTS:
@@ -177,7 +177,7 @@ def adjudicate(path: str, number: int, result: str, reason: str, now: int) -> li
     return _end(path, number, reason, end, f"{result}, adjudicated", now)
 
 
-def abort(path: str, number: int, reason: str, now: int) -> list[str]:
+def abort(path: str, number: int, reason: str, now: int) -> list[Unsent]:
     """End ``number`` without a result (``*``, ``Termination`` abandoned), both players told."""
     reason = reason_text(reason)
 
@@ -188,7 +188,7 @@ def abort(path: str, number: int, reason: str, now: int) -> list[str]:
     return _end(path, number, reason, end, "aborted", now)
 
 
-def _end(path: str, number: int, reason: str, end, subject: str, now: int) -> list[str]:
+def _end(path: str, number: int, reason: str, end, subject: str, now: int) -> list[Unsent]:
     connection, config = connect(path)
     with transaction(connection):
         game = _load(connection, number)
@@ -202,58 +202,44 @@ def _end(path: str, number: int, reason: str, end, subject: str, now: int) -> li
         for side in (0, 1):
             queue_update(connection, config, game, side, subject, [words], None, [], now)
         game.save(connection)
-    return _send(connection, config)
+    return _send(connection, config, now)
 
 
-def resend(path: str, number: int, now: int) -> list[str]:
-    """Queue the last message each player got again, to the address registered now."""
+def resend(path: str, number: int, now: int) -> list[Unsent]:
+    """Queue the last message each player got again, to the address registered now.
+
+    A seat's last message is found by its row (game and side, stored when it was queued),
+    never by what its bytes hold: a player's chat may quote any address.
+    """
     connection, config = connect(path)
     with transaction(connection):
         game = _load(connection, number)
         for side, player in enumerate(game.players):
             row = connection.execute(
-                "SELECT raw FROM outbox WHERE game = ? AND instr(raw, ?) > 0 "
-                "ORDER BY id DESC LIMIT 1", (number, _seat_mark(config, game, side))).fetchone()
+                "SELECT raw FROM outbox WHERE game = ? AND side = ? ORDER BY id DESC LIMIT 1",
+                (number, side)).fetchone()
             if row is None:
                 raise RefereeError(f"game {number}: no message to {SIDE_TITLES[side]} to send again")
             connection.execute(
-                "INSERT INTO outbox (game, queued_at, envelope_from, envelope_to, raw) "
-                "VALUES (?, ?, ?, ?, ?)", (number, now, config.referee.address, player.address,
-                                           row[0]))
-    return _send(connection, config)
+                "INSERT INTO outbox (game, side, queued_at, envelope_from, envelope_to, raw) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                (number, side, now, config.referee.address, player.address, row[0]))
+    return _send(connection, config, now)
 
 
-def _seat_mark(config, game: Game, side: int) -> bytes:
-    """What every message to ``side``'s seat holds, whatever its address was then: the
-    seat's reply address (tokens are the same each time for one seat)."""
-    token = tokens.make(config.secret, tokens.Seat(game.id, side))
-    return f"{config.referee.local}+{token}@".encode()
-
-
-def _send(connection, config) -> list[str]:
-    failures = send_queued(connection, config.settings, retry=False)
+def _send(connection, config, now: int) -> list[Unsent]:
+    failures = send_queued(connection, config.settings, now=now, retry=False)
     connection.close()
     return failures
 
 
-@dataclass(frozen=True)
-class Waiting:
-    """A message in the outbox not sent yet, and why."""
-
-    id: int
-    game: int | None
-    to: str
-    queued_at: int
-    attempts: int
-    error: str | None
-
-
 def outbox(path: str) -> list[Waiting]:
+    """The messages not sent, those given up included, each with its tries."""
     connection, _config = connect(path)
-    rows = connection.execute("SELECT id, game, envelope_to, queued_at, attempts, error "
-                              "FROM outbox WHERE sent_at IS NULL ORDER BY id").fetchall()
-    connection.close()
-    return [Waiting(*row) for row in rows]
+    try:
+        return unsent_messages(connection)
+    finally:
+        connection.close()
 
 
 @dataclass(frozen=True)

@@ -40,10 +40,12 @@ def queue_letter(connection, config: Config, game, side: int, what: str, body: s
         record_text=_public_record(game) if attach else None,
         record_name=f"tomis-{game.id}.tgn", png=_board(game) if attach else None)
     message = compose(config.referee, letter, at)
+    # The seat is stored with the message: resend finds a seat's last message by it.
     connection.execute(
-        "INSERT INTO outbox (game, queued_at, envelope_from, envelope_to, raw) "
-        "VALUES (?, ?, ?, ?, ?)",
-        (game.id, at, config.referee.address, game.players[side].address, message_bytes(message)))
+        "INSERT INTO outbox (game, side, queued_at, envelope_from, envelope_to, raw) "
+        "VALUES (?, ?, ?, ?, ?, ?)",
+        (game.id, side, at, config.referee.address, game.players[side].address,
+         message_bytes(message)))
     game.remember(side, message["Message-ID"])
 
 

@@ -8,12 +8,15 @@ replay page, ``game-N.html`` (:func:`tomis.pictures.html.page`).
 What a page may hold is the public record and the names: never an address, a reply
 token or a private conditional line (those are in other columns and tables, and no code
 here reads them). The index carries no script at all; its content security policy is the
-replay page's without ``script-src``. Every file is written atomically.
+replay page's without ``script-src``. Every file is written atomically, mode 0644, and
+without following a link or opening anything but a regular file at its name
+(:func:`tomis.util.safefile.write_own`): the folder is often a web root others may write.
 """
 
 from __future__ import annotations
 
 import os
+import time
 from dataclasses import dataclass
 from html import escape
 
@@ -26,6 +29,7 @@ from .organiser import Summary, summarise
 from .service import connect
 
 INDEX = "index.html"
+PAGE_MODE = 0o644           # pages are public: the web server reads them
 CSP = "default-src 'none'; style-src 'unsafe-inline'"
 
 
@@ -43,9 +47,9 @@ class _Checked:
 
 def write(path: str, folder: str, now: int | None = None) -> list[str]:
     """Write the index and every game's replay page into ``folder``; the files written
-    (a page whose text is unchanged is left as it was)."""
-    import time
-
+    (a page whose text is unchanged is left as it was). A link or anything but a regular
+    file at a page's name is a :class:`~tomis.errors.FileError`, and nothing is written
+    there."""
     now = int(time.time()) if now is None else now
     connection, _config = connect(path)
     try:
@@ -58,20 +62,17 @@ def write(path: str, folder: str, now: int | None = None) -> list[str]:
     written = []
     for game in games:
         text = html.page(game.record, name=f"tomis-{game.id}.tgn")
-        written += _publish(os.path.join(folder, game_file(game.id)), text)
-    written += _publish(os.path.join(folder, INDEX), index(summaries, _standings(games), now))
+        written += _publish(folder, game_file(game.id), text)
+    written += _publish(folder, INDEX, index(summaries, _standings(games), now))
     return written
 
 
-def _publish(path: str, text: str) -> list[str]:
-    try:
-        with open(path, encoding="utf-8") as handle:
-            if handle.read() == text:
-                return []
-    except (FileNotFoundError, UnicodeDecodeError):
-        pass
-    safefile.atomic_write(path, text)
-    return [path]
+def _publish(folder: str, name: str, text: str) -> list[str]:
+    data = text.encode("utf-8")
+    if safefile.read_own(folder, name) == data:
+        return []
+    safefile.write_own(folder, name, data, PAGE_MODE)
+    return [os.path.join(folder, name)]
 
 
 def _standings(games: list[Game]) -> dict:

@@ -6,20 +6,43 @@ they are), while From and Reply-To are the player's token address.
 Each queued message is claimed for a while (:data:`CLAIM_SECONDS`, host time, or until
 the claiming process is gone) in its own small transaction, sent, then marked sent, so
 that several processes never send one message twice; one killed between sending and
-marking leaves it to be sent again (at least once, never lost). A failure stays queued with its reason for ``tick``.
+marking leaves it to be sent again (at least once, never lost).
+
+A message that cannot be sent is tried again later, never at once: after
+:data:`FIRST_DELAY` seconds, then twice as long each time up to :data:`MAX_DELAY`
+(``outbox.next_try``, the referee's clock), each try kept in ``attempts`` with the
+server's answer. One round (one call of :func:`send_queued`) tries each message at most
+once, and looks at its ``stop`` between messages. A message refused for good
+(:class:`tomis.outgoing.sending.RefusedForGood`: a 5xx answer, a permanent sendmail exit
+status), or still unsent :data:`GIVE_UP_AFTER` seconds after it was queued, is marked
+failed (``outbox.failed_at``) and never tried again: :func:`failed_messages` lists those,
+as a bounce would be listed.
 """
 
 from __future__ import annotations
 
+import configparser
+import email
 import os
+import stat
 import time
 from dataclasses import dataclass
+from typing import Callable
 
-from ..errors import TomisError
+from ..errors import FileError, TomisError
+from ..notation.clock import format_stamp
+from ..outgoing import headers
+from ..outgoing import sending as outgoing_sending
+from ..util import safefile
 from .store import transaction
 
 CLAIM_SECONDS = 300
 SENDMAIL = "/usr/sbin/sendmail"
+FIRST_DELAY = 60               # seconds before the first retry ...
+MAX_DELAY = 6 * 3600           # ... doubling each time up to this
+GIVE_UP_AFTER = 5 * 86_400     # seconds after queuing: then the message is marked failed
+SMTP_TIMEOUT = 10.0            # each wait on the server: a stop request waits at most this
+OUTBOX_MODE = 0o600            # an outbox message holds its player's reply token
 
 
 class SendError(TomisError):
@@ -55,40 +78,78 @@ class Queued:
     envelope_from: str
     envelope_to: str
     raw: bytes
+    queued_at: int = 0
+    attempts: int = 0          # tries before this one
 
 
-def send_queued(connection, settings: dict[str, str], *, retry: bool) -> list[str]:
-    """Send every unsent message not claimed by another process; the failures, in words.
+@dataclass(frozen=True)
+class Unsent:
+    """A message this round could not send, and what becomes of it."""
 
-    Without ``retry`` only messages never tried are taken (``deliver``); with it, those
-    that failed before too (``tick``).
+    id: int
+    to: str
+    error: str
+    next_try: int | None       # the referee's clock; None: given up (``failed_at`` set)
+
+    @property
+    def given_up(self) -> bool:
+        return self.next_try is None
+
+    def __str__(self) -> str:
+        return f"message {self.id} to {self.to}: {self.error}"
+
+    def report(self) -> str:
+        """The line a command says of it: queued for a retry, or given up."""
+        if self.next_try is None:
+            return f"not sent, given up (tomis referee outbox lists it): {self}"
+        return f"not sent yet (tick tries again): {self}; next try {format_stamp(self.next_try)}"
+
+
+def retry_delay(tries: int) -> int:
+    """Seconds to wait after the ``tries``-th failed try: 1 min, 2, 4, ... up to 6 h."""
+    return min(FIRST_DELAY << min(max(tries - 1, 0), 20), MAX_DELAY)
+
+
+def send_queued(connection, settings: dict[str, str], *, now: int, retry: bool,
+                stop: Callable[[], bool] = lambda: False) -> list[Unsent]:
+    """Send every unsent message not claimed by another process, each at most once; the
+    ones not sent. ``now`` is the referee's clock, for the retry times.
+
+    Without ``retry`` only messages never tried are taken (``deliver``, the organiser's
+    commands); with it, those whose retry time has come too (``tick``). ``stop()`` is
+    asked before each message.
     """
     method = parse_method(settings["send_by"])
-    failures = []
-    while (queued := _claim(connection, retry)) is not None:
+    unsent = []
+    last = 0
+    while not stop() and (queued := _claim(connection, now, retry, after=last)) is not None:
+        last = queued.id                # ordered by id: nothing is tried twice in a round
         try:
             _send_one(method, settings, queued)
-        except (SendError, TomisError) as error:
-            failures.append(f"message {queued.id} to {queued.envelope_to}: {error.message}")
-            _mark(connection, queued.id, error.message)
+        except TomisError as error:
+            unsent.append(_not_sent(connection, queued, error, now))
         else:
-            _mark(connection, queued.id, None)
-    return failures
+            _mark_sent(connection, queued.id, now)
+    return unsent
 
 
-def _claim(connection, retry: bool) -> Queued | None:
-    """Take the first unsent message no living process holds, for :data:`CLAIM_SECONDS`."""
-    now = time.time()
-    tried = "" if retry else "AND attempts = 0"
+def _claim(connection, now: int, retry: bool, after: int) -> Queued | None:
+    """Take the first unsent message after ``after`` that is due and no living process
+    holds, for :data:`CLAIM_SECONDS`."""
+    host_now = time.time()
+    due = "AND (next_try IS NULL OR next_try <= ?)" if retry else "AND attempts = 0"
     with transaction(connection):
         rows = connection.execute(
-            "SELECT id, envelope_from, envelope_to, raw, claimed_until, claimed_by FROM outbox "
-            f"WHERE sent_at IS NULL {tried} ORDER BY id").fetchall()
-        for row in rows:
-            if row[4] is None or row[4] < now or not _alive(row[5]):
+            "SELECT id, claimed_until, claimed_by FROM outbox WHERE sent_at IS NULL "
+            f"AND failed_at IS NULL AND id > ? {due} ORDER BY id",
+            (after, now) if retry else (after,)).fetchall()
+        for number, claimed_until, claimed_by in rows:
+            if claimed_until is None or claimed_until < host_now or not _alive(claimed_by):
                 connection.execute("UPDATE outbox SET claimed_until = ?, claimed_by = ? "
-                                   "WHERE id = ?", (now + CLAIM_SECONDS, os.getpid(), row[0]))
-                return Queued(*row[:4])
+                                   "WHERE id = ?", (host_now + CLAIM_SECONDS, os.getpid(), number))
+                return Queued(*connection.execute(
+                    "SELECT id, envelope_from, envelope_to, raw, queued_at, attempts "
+                    "FROM outbox WHERE id = ?", (number,)).fetchone())
     return None
 
 
@@ -106,14 +167,36 @@ def _alive(pid: int | None) -> bool:
     return True
 
 
-def _mark(connection, message_id: int, error: str | None) -> None:
+def _mark_sent(connection, message_id: int, now: int) -> None:
     with transaction(connection):
-        if error is None:
-            connection.execute("UPDATE outbox SET sent_at = ?, claimed_until = NULL, error = NULL "
-                               "WHERE id = ?", (time.time(), message_id))
-        else:
-            connection.execute("UPDATE outbox SET attempts = attempts + 1, claimed_until = NULL, "
-                               "error = ? WHERE id = ?", (error, message_id))
+        connection.execute("INSERT INTO attempts (message, at, error) VALUES (?, ?, NULL)",
+                           (message_id, now))
+        connection.execute("UPDATE outbox SET sent_at = ?, claimed_until = NULL, error = NULL, "
+                           "attempts = attempts + 1, next_try = NULL WHERE id = ?",
+                           (time.time(), message_id))
+
+
+def _not_sent(connection, queued: Queued, error: TomisError, now: int) -> Unsent:
+    """Record the failed try; the message is tried again after :func:`retry_delay`, or,
+    refused for good or queued :data:`GIVE_UP_AFTER` ago, marked failed."""
+    tries = queued.attempts + 1
+    words = error.message
+    if isinstance(error, outgoing_sending.RefusedForGood):
+        next_try = None
+        words += " (refused for good: not tried again)"
+    elif now - queued.queued_at >= GIVE_UP_AFTER:
+        next_try = None
+        words += f" (unsent {GIVE_UP_AFTER // 86_400} days after it was queued: given up)"
+    else:
+        next_try = now + retry_delay(tries)
+    with transaction(connection):
+        connection.execute("INSERT INTO attempts (message, at, error) VALUES (?, ?, ?)",
+                           (queued.id, now, error.message))
+        connection.execute("UPDATE outbox SET attempts = ?, claimed_until = NULL, error = ?, "
+                           "next_try = ?, failed_at = ? WHERE id = ?",
+                           (tries, words, next_try, now if next_try is None else None,
+                            queued.id))
+    return Unsent(queued.id, queued.envelope_to, words, next_try)
 
 
 def _send_one(method: Method, settings: dict[str, str], queued: Queued) -> None:
@@ -126,49 +209,41 @@ def _send_one(method: Method, settings: dict[str, str], queued: Queued) -> None:
 
 
 def _to_folder(folder: str, queued: Queued) -> None:
-    """One ``.eml`` per message, named by its place in the queue, written atomically."""
-    from ..util import safefile
-
-    path = os.path.join(folder, f"{queued.id:010d}.eml")
-    safefile.atomic_write(path, queued.raw.decode("ascii", "replace"))
+    """One ``.eml`` per message, named by its place in the queue, written atomically,
+    0600 (it holds the player's reply token), never through a link planted at its name."""
+    try:
+        safefile.write_own(folder, f"{queued.id:010d}.eml", queued.raw, OUTBOX_MODE)
+    except FileError as error:          # the name, for the organiser to find what is there
+        raise SendError(f"{error.path}: {error.message}") from None
 
 
 def _to_sendmail(program: str, queued: Queued) -> None:
     """``PROGRAM -i -f ADDR -- RECIPIENT`` (:func:`tomis.outgoing.sending.pipe_to_sendmail`):
     never ``-t``, so no header picks recipients."""
-    from ..outgoing import sending
-
-    sending.pipe_to_sendmail(_message(queued), program, queued.envelope_from,
-                             [queued.envelope_to])
+    outgoing_sending.pipe_to_sendmail(_message(queued), program, queued.envelope_from,
+                                      [queued.envelope_to])
 
 
 def _to_smtp(config: str | None, queued: Queued) -> None:
     """Through the SMTP server of the settings file (``[smtp]``), the password read from
-    the file its ``password_file =`` names, which only its owner may read."""
-    from ..outgoing import sending
-
+    the file its ``password_file =`` names, which only its owner may read. Each wait on
+    the server is bounded by :data:`SMTP_TIMEOUT`, so ``run`` hears a stop request soon."""
     if not config:
         raise SendError("no mail settings file: give tomis referee init --config FILE")
-    settings = sending.smtp_settings({sending.CONFIG_ENV: config})
+    settings = outgoing_sending.smtp_settings({outgoing_sending.CONFIG_ENV: config})
     password = _password(config) if settings.user else None
     # The recipients are the message's own To, the player, checked again there; the
     # envelope sender is the referee's bare address either way, as for sendmail.
-    sending.send(_message(queued), settings, password, sender=queued.envelope_from)
+    outgoing_sending.send(_message(queued), settings, password, sender=queued.envelope_from,
+                          timeout=SMTP_TIMEOUT)
 
 
 def _message(queued: Queued):
     """The queued bytes as a message again, for the sender's header checks."""
-    import email
-
-    from ..outgoing import headers
-
     return email.message_from_bytes(queued.raw, policy=headers.POLICY)
 
 
 def _password(config: str) -> str:
-    import configparser
-    import stat
-
     parser = configparser.ConfigParser(interpolation=None)
     parser.read(config, encoding="utf-8")
     path = parser.get("smtp", "password_file", fallback=None)
@@ -183,3 +258,59 @@ def _password(config: str) -> str:
             return stream.readline().rstrip("\r\n")
     except OSError as error:
         raise SendError(f"cannot read the password file {path}: {error.strerror}") from None
+
+
+# --------------------------------------------------------------------------- what waits
+
+@dataclass(frozen=True)
+class Attempt:
+    """One try at sending: when (the referee's clock) and the answer (None: sent)."""
+
+    at: int
+    error: str | None
+
+
+@dataclass(frozen=True)
+class Waiting:
+    """A message in the outbox not sent: why, its tries, when it is tried again, or when
+    it was given up."""
+
+    id: int
+    game: int | None
+    to: str
+    queued_at: int
+    attempts: int
+    error: str | None
+    next_try: int | None
+    failed_at: int | None
+    tries: tuple[Attempt, ...] = ()
+
+
+_WAITING = ("SELECT id, game, envelope_to, queued_at, attempts, error, next_try, failed_at "
+            "FROM outbox WHERE sent_at IS NULL")
+
+
+def unsent_messages(connection) -> list[Waiting]:
+    """Every message not sent, those given up included, oldest first, with their tries."""
+    return _waiting(connection, _WAITING + " ORDER BY id")
+
+
+def failed_messages(connection) -> list[Waiting]:
+    """The messages given up (refused for good, or unsent for :data:`GIVE_UP_AFTER`): as
+    bounces are, they are for the organiser to read and act on."""
+    return _waiting(connection, _WAITING + " AND failed_at IS NOT NULL ORDER BY id")
+
+
+def _waiting(connection, query: str) -> list[Waiting]:
+    found = []
+    for number, game, to, queued_at, attempts, error, next_try, failed_at in \
+            connection.execute(query).fetchall():
+        tries = tuple(Attempt(int(at), answer) for at, answer in connection.execute(
+            "SELECT at, error FROM attempts WHERE message = ? ORDER BY id", (number,)))
+        found.append(Waiting(number, game, to, queued_at, attempts, error, _whole(next_try),
+                             _whole(failed_at), tries))
+    return found
+
+
+def _whole(value: float | None) -> int | None:
+    return None if value is None else int(value)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass
+from typing import Callable
 
 from ..game import Game as LibraryGame
 from ..notation.clock import format_stamp
@@ -17,7 +18,7 @@ from .inbound import MAX_MESSAGE_BYTES, valid_id
 from .outbound import Config, load_config, queue_letter, queue_update
 from .outgoing import HELP_LINES, Player
 from .process import expire, process_pending
-from .sending import parse_method, send_queued
+from .sending import Unsent, parse_method, send_queued
 from .store import create, open_store, settings, transaction
 
 MAX_NAME = 64
@@ -117,7 +118,7 @@ def new_game(path: str, white: Player, black: Player, *, time_control: str | Non
             queue_update(connection, config, game, side, what,
                          [f"A new game of Tomis begins. {words}"], None, [], now)
         game.save(connection)
-    failures = send_queued(connection, config.settings, retry=False)
+    failures = send_queued(connection, config.settings, now=now, retry=False)
     connection.close()
     return game.id, failures
 
@@ -157,10 +158,10 @@ def store_message(connection, raw: bytes, oversized: bool, recipient: str | None
     return StoredResult(new_id, rejected)
 
 
-def after_storing(connection, config: Config) -> list[str]:
+def after_storing(connection, config: Config, now: int) -> list[Unsent]:
     """Steps 2 and 3 of deliver: process what is stored, send what was queued."""
     process_pending(connection, config)
-    return send_queued(connection, config.settings, retry=False)
+    return send_queued(connection, config.settings, now=now, retry=False)
 
 
 # --------------------------------------------------------------------------- tick
@@ -170,10 +171,10 @@ class TickReport:
     processed: int = 0
     reminders: int = 0
     forfeits: int = 0
-    failures: list[str] | None = None
+    failures: list[Unsent] | None = None
 
 
-def tick(path: str, now: int) -> TickReport:
+def tick(path: str, now: int, stop: Callable[[], bool] = lambda: False) -> TickReport:
     """Unprocessed messages, due reminders and time-outs, then every unsent message."""
     connection, config = connect(path)
     report = TickReport()
@@ -191,7 +192,7 @@ def tick(path: str, now: int) -> TickReport:
             else:
                 continue
             game.save(connection)
-    report.failures = send_queued(connection, config.settings, retry=True)
+    report.failures = send_queued(connection, config.settings, now=now, retry=True, stop=stop)
     connection.close()
     return report
 

@@ -99,6 +99,11 @@ UPGRADES: dict[int, str] = {
 ALTER TABLE outbox ADD COLUMN side INTEGER;
 ALTER TABLE outbox ADD COLUMN next_try REAL;
 ALTER TABLE outbox ADD COLUMN failed_at REAL;
+-- Rows queued before: the seat is the one whose address the message went to.
+UPDATE outbox SET side = 0 WHERE side IS NULL
+    AND envelope_to = (SELECT white_address FROM games WHERE games.id = outbox.game);
+UPDATE outbox SET side = 1 WHERE side IS NULL
+    AND envelope_to = (SELECT black_address FROM games WHERE games.id = outbox.game);
 CREATE TABLE attempts (
     id INTEGER PRIMARY KEY,
     message INTEGER NOT NULL,

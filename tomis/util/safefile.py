@@ -4,6 +4,8 @@
   moment see either the old bytes or the new bytes, never a mix or an empty file.
 - :func:`create_new` writes a file that must not exist yet (``tomis new``), just as safely.
 - :func:`locked` keeps two tomis processes from changing one file at the same time.
+- :func:`write_own` and :func:`read_own` are for a name the program chose itself in a
+  folder (the referee's status pages and outbox messages), not a path the user named.
 
 Text is written as UTF-8 with the ``\\n`` line ends it has; nothing is translated.
 One policy for every file tomis writes (:func:`writable_target`): only a regular file or
@@ -13,6 +15,11 @@ replaced, in that file's folder, and the link stays a link; the name resolved th
 one renamed over, and only if it still holds a regular file or nothing. :func:`pin`
 decides that once, when a command opens a file it reads and writes back: a path that was
 not a link is never followed later (docs/SECURITY.md).
+
+A name the program chose in a folder others may share (a web root, a hand-off folder)
+follows another policy (:func:`write_own`): nothing there is followed or opened unless it
+is a regular file, so a link planted at that name never leads the write elsewhere, and the
+file gets the mode the program asks for, whatever the umask.
 
 Temporary files are unnamed (``O_TMPFILE``) where the file system allows, so a killed
 tomis leaves none; elsewhere they are named ``.NAME.tomis-<hex>.part``, locked by their
@@ -155,6 +162,76 @@ def create_new(path: str | os.PathLike[str], text: str) -> list[str]:
     return removed
 
 
+# --------------------------------------------------------------------------- the program's own names
+
+def write_own(folder: str | os.PathLike[str], name: str, data: str | bytes, mode: int) -> None:
+    """Replace ``FOLDER/NAME``, a name the program chose itself, with *data*, all or
+    nothing, as a regular file of exactly *mode* (0600 for what holds secrets).
+
+    Unlike :func:`atomic_write`, meant for a path the user named, nothing at *name* is
+    followed: a symbolic link, a FIFO, a device, a socket or a folder there is refused
+    before anything is opened (someone who may write the folder put it there; the file it
+    points to stays untouched), and checked again just before the rename, which replaces
+    the name itself and never follows a link. The new file is written beside it, created
+    readable by its owner only, fsynced, given *mode*, then renamed over the name.
+
+    Raises :class:`FileError` (``.path`` set) with a one-line message saying nothing was
+    written.
+    """
+    target = os.path.join(os.path.abspath(os.fspath(folder)), name)
+    _own_target(target, "")
+
+    def publish(part: _Part) -> None:
+        _name_part(part, target)
+        _own_target(target, " now (it changed while tomis was writing)")
+        os.replace(part.name, target)
+        part.name = None
+
+    sweep_stale_parts(os.path.dirname(target))
+    try:
+        _write_via_part(target, _encoded(data), None, publish, mode)
+    except OSError as exc:
+        raise _error(target, _reason(exc), unchanged=False) from None
+
+
+def read_own(folder: str | os.PathLike[str], name: str) -> bytes | None:
+    """The bytes of ``FOLDER/NAME`` when it is a regular file, else None (missing, a
+    link, a FIFO, anything else, or unreadable). Opened without following a link and
+    without blocking, so a FIFO planted there never hangs the reader."""
+    target = os.path.join(os.fspath(folder), name)
+    try:
+        fd = os.open(target, os.O_RDONLY | _NOFOLLOW | getattr(os, "O_NONBLOCK", 0) | _CLOEXEC
+                     | getattr(os, "O_BINARY", 0))
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as stream:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        try:
+            return stream.read()
+        except OSError:
+            return None
+
+
+def _own_target(target: str, when: str) -> None:
+    """Refuse anything at *target* but a regular file (or nothing), links included."""
+    try:
+        found = os.lstat(target)
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise _error(target, _reason(exc), unchanged=False) from None
+    if stat.S_ISLNK(found.st_mode):
+        problem = "a symbolic link"
+    else:
+        problem = _not_regular(found)
+    if problem is not None:
+        err = FileError(f"cannot save: it is{when} {problem}, which tomis never makes there; "
+                        f"nothing was written and nothing it points to was touched: remove it")
+        err.path = target
+        raise err
+
+
 # --------------------------------------------------------------------------- the target
 
 _KINDS = ((stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISCHR, "a character device"),
@@ -257,19 +334,24 @@ def _encoded(text) -> Iterable[bytes]:
 
 
 def _write_via_part(target: str, chunks: Iterable[bytes], original: os.stat_result | None,
-                    publish) -> None:
+                    publish, mode: int | None = None) -> None:
     """Write *chunks* to a fresh part beside *target*, then ``publish(part)``.
+
+    With *mode*, the part is created readable by its owner only and gets exactly *mode*
+    once written: nobody else can open it while it fills, whatever the umask.
 
     The part's name (if it got one and was not published) is removed before its lock is
     let go, that is while the lock still says a live writer owns it.
     """
-    part = _new_part(target)
+    part = _new_part(target, 0o666 if mode is None else 0o600)
     try:
         try:
             for chunk in chunks:
                 _write_all(part.fd, chunk)
             if original is not None:
                 _copy_mode_and_owner(part.fd, original)
+            if mode is not None and hasattr(os, "fchmod"):
+                os.fchmod(part.fd, mode)
             os.fsync(part.fd)
         finally:
             os.close(part.fd)
@@ -283,17 +365,17 @@ def _write_via_part(target: str, chunks: Iterable[bytes], original: os.stat_resu
     _sync_folder(os.path.dirname(target) or ".")
 
 
-def _new_part(target: str) -> _Part:
+def _new_part(target: str, mode: int = 0o666) -> _Part:
     folder = os.path.dirname(target) or "."
     if _tmpfile_usable():
         try:
-            fd = os.open(folder, os.O_TMPFILE | os.O_WRONLY | _CLOEXEC, 0o666)
+            fd = os.open(folder, os.O_TMPFILE | os.O_WRONLY | _CLOEXEC, mode)
         except OSError as exc:
             if exc.errno not in _NO_TMPFILE_ERRNOS:
                 raise
         else:
             return _Part(fd, _lock_part(fd), None)
-    return _named_part(target)
+    return _named_part(target, mode)
 
 
 _NO_TMPFILE_ERRNOS = {errno.EOPNOTSUPP, errno.ENOTSUP, errno.EISDIR, errno.EINVAL, errno.ENOSYS}
@@ -327,7 +409,7 @@ def _part_name(target: str) -> str:
     return os.path.join(folder, f".{stem}.tomis-{secrets.token_hex(8)}.part")
 
 
-def _named_part(target: str) -> _Part:
+def _named_part(target: str, mode: int = 0o666) -> _Part:
     """A part created by name, locked, and checked to be still ours.
 
     A sweep may find the part in the instant between its creation and its lock, take the
@@ -338,7 +420,7 @@ def _named_part(target: str) -> _Part:
         name = _part_name(target)
         try:
             fd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC
-                         | getattr(os, "O_BINARY", 0), 0o666)
+                         | getattr(os, "O_BINARY", 0), mode)
         except FileExistsError:
             continue
         keep = _lock_part(fd)
