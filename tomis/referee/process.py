@@ -92,13 +92,15 @@ def _claim(connection) -> Claim | None:
     times before is refused here, in the same transaction."""
     now = time.time()
     with transaction(connection):
+        # Without the bytes: a long queue is not loaded whole to take one message.
         rows = connection.execute(
-            "SELECT id, raw, stored_at, recipient, readings, reading_until, reading_by "
-            "FROM inbox WHERE state = 'new' ORDER BY id").fetchall()
-        for number, raw, stored_at, recipient, readings, until, by in rows:
+            "SELECT id, readings, reading_until, reading_by FROM inbox WHERE state = 'new' "
+            "ORDER BY id").fetchall()
+        for number, readings, until, by in rows:
             if until is not None and until >= now and _alive(by):
                 continue            # another process is reading it now, and will decide it
-            stored = Stored(number, raw, stored_at, recipient)
+            stored = Stored(number, *connection.execute(
+                "SELECT raw, stored_at, recipient FROM inbox WHERE id = ?", (number,)).fetchone())
             if readings >= MAX_READINGS:
                 connection.execute("UPDATE inbox SET state = ?, reason = ?, reading_until = NULL "
                                    "WHERE id = ?", (REJECTED, CUT_OFF, number))
