@@ -530,5 +530,8 @@ def test_a_message_that_trips_a_bug_is_set_aside_and_the_queue_goes_on(lab, monk
     lab.deliver(lab.reply(0, "B@e1"), "2026-11-23T11:05Z")
     assert lab.inbox() == [("rejected", "internal error: LookupError: a bug of ours"),
                            ("done", "action 1 (B@e1)")]
-    assert len(lab.new_messages()) == 2
+    # Issue 38: the sender is told that nothing was played, then both hear of the action.
+    told, *updates = lab.new_messages()
+    assert "nothing was played" in " ".join(body_of(told).split())
+    assert len(updates) == 2
     assert lab.record().count("B@e1") == 1

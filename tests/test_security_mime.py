@@ -16,6 +16,8 @@ import sys
 import pytest
 
 from tomis import mail
+from tomis.errors import FileError
+from tomis.mail import mime
 from tomis.sources import regions
 
 HEAD = "From: ana@example.org\nTo: bo@example.net\nSubject: our game\nMessage-ID: <1@example.org>\n"
@@ -211,3 +213,43 @@ def test_finding3_many_unclosed_tags_in_html_are_read_in_one_pass(tmp_path):
 def test_finding3_html_keeps_its_tags_comments_and_text():
     html = '<!DOCTYPE html><!--[if mso]>x<![endif]--><p>a &lt; b</p><blockquote>1. B@e1 *</blockquote>'
     assert mail.html_to_text(html) == "a < b\n> 1. B@e1 *\n"
+
+
+# Issue 38: a structured field the email package parses in quadratic time. Each limit:
+# the shape just past it is refused in one line, before anything is parsed; a field as
+# a real message has it, at the limit, is read. (Counts written out, one past each
+# MAX_ constant of tomis.mail.mime.)
+STRUCTURED_SHAPES = {
+    "mime bytes": ("Content-Type: text/plain; name=" + "x" * 1100,
+                   "a Content-Type header field longer than 1,024 bytes"),
+    "address bytes": ("Cc: " + ", ".join(f"p{i}@example.org" for i in range(150)),
+                      "a Cc header field longer than 2,048 bytes"),
+    "quotes": ("Cc: " + '"' * 101, "more than 100 double quotes in a Cc"),
+    "angles": ("Reply-To: a" + ">> " * 60, "more than 100 angle brackets in a Reply-To"),
+    "comments": ("From: ana@example.org " + "()" * 21,
+                 "more than 20 comments in a From"),
+    "parameters": ("Content-Type: text/plain" + ";" * 41,
+                   "more than 40 parameters in a Content-Type"),
+    "blanks": ("Message-ID: " + "a " * 101, "more than 100 blanks in a Message-ID"),
+    "total": ("".join(f"Delivered-To: {'x' * 1990}@example.org\n" for _ in range(33)).rstrip("\n"),
+              "more than 64 KiB of address and MIME header fields"),
+}
+
+
+@pytest.mark.parametrize("field, words", STRUCTURED_SHAPES.values(), ids=STRUCTURED_SHAPES.keys())
+def test_issue38_structured_fields_past_a_bound_are_refused(field, words):
+    data = (HEAD + field + "\n\n" + RECORD).encode()
+    with pytest.raises(FileError) as refused:
+        mime.check_bounds(data)
+    assert words in refused.value.message
+    assert "\n" not in refused.value.message
+
+
+def test_issue38_real_fields_at_the_bounds_are_read():
+    fields = ("Cc: " + ", ".join(f'"Player {i}" <p{i}@example.org>' for i in range(50)) + "\n"
+              'Content-Type: text/plain; charset="utf-8"; format=flowed; name*0*=utf-8\'\'' +
+              "%E4%B8%AD" * 80 + "\n"
+              "Message-ID: <" + "a" * 20_000 + "@example.org>\n")
+    data = (HEAD.replace("Message-ID: <1@example.org>\n", "") + fields + "\n" + RECORD).encode()
+    mime.check_bounds(data)
+    assert mime.parse_bounded(data).get_content_type() == "text/plain"

@@ -27,6 +27,9 @@ from .outgoing import Player
 
 MAX_LEAVES = 20                  # periods a player may hold in one game
 KEY_COLUMNS = ("white_key", "black_key")     # each seat's token generation (tokens.py)
+# Leave ends within this many days of today: no game waits longer for a player, and a day
+# near the calendar's end (9999-12-31) is no day to count leave in.
+MAX_LEAVE_AHEAD_DAYS = 2 * 366
 
 
 class Refusal(TomisError):
@@ -161,6 +164,9 @@ class Game:
         """Play ``action`` for ``side`` stamped ``at``; the engine's report."""
         if self.to_move != side:
             raise Refusal(self._not_your_turn(side))
+        # A message stored before the record's last stamp (the host's clock stepped back)
+        # is stamped at that stamp: stamps never go backwards.
+        last = self.last_stamp()
         try:
             report = _record.append(self.record, action)
         except TomisError as error:
@@ -168,11 +174,17 @@ class Game:
                           f"{self.legal_near(action)}") from None
         game = self.library
         if game.stamps_actions():
-            game.stamp(at)
+            game.stamp(at if last is None else max(at, last))
         if offer and not self.state.is_over:
             game.offer_draw()
         self.over = self.state.is_over
         return report
+
+    def last_stamp(self) -> int | None:
+        """The record's latest time: its last ``[%ts]``, else its start; None if it has none."""
+        facts = self.facts()
+        stamped = [at for at in (facts.start, *facts.stamps) if at is not None]
+        return max(stamped, default=None)
 
     def _not_your_turn(self, side: int) -> str:
         if self.over:
@@ -264,6 +276,9 @@ class Game:
         if clock.parse_date(first.isoformat()) <= at:
             raise Refusal(f"leave {first} {last}: leave is taken for future days only "
                           f"(today is {clock.format_date(at)}, UTC)")
+        if clock.parse_date(last.isoformat()) > at + MAX_LEAVE_AHEAD_DAYS * clock.DAY:
+            raise Refusal(f"leave {first} {last}: leave ends within {MAX_LEAVE_AHEAD_DAYS} days "
+                          f"of today ({clock.format_date(at)}, UTC)")
         if len(self.leaves(side)) >= MAX_LEAVES:
             raise Refusal(f"at most {MAX_LEAVES} leave periods in one game")
         try:

@@ -11,12 +11,20 @@ read here reaches an outgoing header unless it passed those checks.
 
 from __future__ import annotations
 
+import contextlib
 import re
+import signal
+import threading
 from dataclasses import dataclass, field
+
+from ..errors import FileError, MailError
+from ..mail.mime import html_to_text, param_of, parse_bounded, unflow
+from ..outgoing.headers import address_pairs, msg_id
 
 MAX_MESSAGE_BYTES = 2 * 2**20     # a reply is a few lines; 2 MiB leaves room for HTML and pictures
 MAX_TEXT_CHARS = 100_000          # of the chosen text part
 MAX_REFERENCES = 20
+READ_SECONDS = 5                  # the most one message's reading may take (docs/SECURITY.md)
 REPLY_MARKER = "-- reply above this line --"
 RECIPIENT_HEADERS = ("Delivered-To", "X-Original-To", "To", "Cc")
 
@@ -38,6 +46,11 @@ class Unreadable(Exception):
     """The message is not one the referee will read (the reason in words)."""
 
 
+class _OutOfTime(BaseException):
+    """The reading's time ran out. A BaseException, so that no ``except Exception`` on the
+    way (the email package's, ours around a header) takes it for a bad header and goes on."""
+
+
 @dataclass
 class Incoming:
     """What the referee needs of one message."""
@@ -51,22 +64,48 @@ class Incoming:
     notes: list[str] = field(default_factory=list)
 
 
-def read_message(raw: bytes, envelope_recipient: str | None = None) -> Incoming:
-    """The facts of the message ``raw``; :class:`Unreadable` when it cannot be read."""
-    import email
-    import email.policy
+def read_message(raw: bytes, envelope_recipient: str | None = None,
+                 seconds: float = READ_SECONDS) -> Incoming:
+    """The facts of the message ``raw``; :class:`Unreadable` when it cannot be read, or not
+    in ``seconds`` (beyond the bounds of :func:`tomis.mail.mime.check_bounds`, which keep
+    every parse short, in case one shape was missed)."""
+    try:
+        with _time_budget(seconds):
+            return _read(raw, envelope_recipient)
+    except _OutOfTime:
+        raise Unreadable(f"the message could not be read in {seconds:g} seconds") from None
 
-    from ..errors import FileError
-    from ..mail.mime import check_bounds
 
+@contextlib.contextmanager
+def _time_budget(seconds: float):
+    """Raise :class:`_OutOfTime` in the block after ``seconds`` (SIGALRM: only where the
+    platform has it and in the main thread; elsewhere the block runs unbounded)."""
+    if not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def out_of_time(_number, _frame):
+        raise _OutOfTime
+
+    previous = signal.signal(signal.SIGALRM, out_of_time)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def _read(raw: bytes, envelope_recipient: str | None) -> Incoming:
     if len(raw) > MAX_MESSAGE_BYTES:
         raise Unreadable(f"the message is larger than {MAX_MESSAGE_BYTES // 2**20} MiB")
     try:
-        check_bounds(raw)
+        msg = parse_bounded(raw)
     except FileError as error:
         raise Unreadable(error.message) from None
+    except Exception as error:  # noqa: BLE001 -- the email package's many ways to fail on junk
+        raise Unreadable(f"the message cannot be read: {type(error).__name__}") from None
     try:
-        msg = email.message_from_bytes(raw, policy=email.policy.default)
         incoming = Incoming(
             message_id=valid_id(_header(msg, "Message-ID")),
             references=_references(msg),
@@ -92,8 +131,6 @@ def _header(msg, name: str) -> str | None:
 
 def valid_id(text: str | None) -> str | None:
     """``text`` (blanks around it dropped) when it is one RFC 5322 message id, else None."""
-    from ..outgoing.headers import msg_id
-
     return msg_id(text.strip()) if isinstance(text, str) else None
 
 
@@ -110,9 +147,6 @@ def _references(msg) -> list[str]:
 def _addresses(value: str | None) -> list[str]:
     """The plain addresses of a header value, lowercased; one bad address among several
     costs only itself."""
-    from ..errors import MailError
-    from ..outgoing.headers import address_pairs
-
     if not value:
         return []
     try:
@@ -173,8 +207,6 @@ def automatic_reason(msg) -> str | None:
 
 def _body_text(msg) -> str:
     """The text/plain body, else the text of the HTML one (blockquotes marked ``> ``)."""
-    from ..mail.mime import html_to_text, unflow
-
     part = msg.get_body(preferencelist=("plain", "html"))
     if part is None:
         return ""
@@ -187,8 +219,8 @@ def _body_text(msg) -> str:
     text = text[:MAX_TEXT_CHARS]
     if part.get_content_subtype() == "html":
         return html_to_text(text)
-    if str(part.get_param("format", "")).lower() == "flowed":
-        return unflow(text, str(part.get_param("delsp", "")).lower() == "yes")
+    if str(param_of(part, "format", "")).lower() == "flowed":
+        return unflow(text, str(param_of(part, "delsp", "")).lower() == "yes")
     return text
 
 

@@ -1,14 +1,21 @@
 """The middle of the queue: one stored message at a time becomes commands, a new game
-state and the messages that causes, all in one transaction.
+state and the messages that causes.
 
-The message is claimed inside that transaction (``BEGIN IMMEDIATE``), so of several
-processes exactly one takes it; a process killed before ``COMMIT`` leaves it unprocessed
-for the next ``deliver`` or ``tick``, which decides it the same way (its clock is the
-time it was stored, not the time it is processed).
+A message is taken in three steps (issue 38): it is claimed, and the count of readings
+begun raised, in a short transaction; it is read (parsed, bounded, within a time budget)
+outside any transaction, so that no message holds the store while it is read; then it is
+decided in one ``BEGIN IMMEDIATE`` transaction, which checks it is still undecided, so of
+several processes exactly one decides it. A process killed before that ``COMMIT`` leaves
+it undecided for the next ``deliver`` or ``tick``, which decides it the same way (its
+clock is the time it was stored, not the time it is processed); a message whose reading
+was begun :data:`MAX_READINGS` times and never finished is refused as unreadable.
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
+import time
 from dataclasses import dataclass, field
 
 from ..rules.board import SIDE_TITLES
@@ -16,12 +23,20 @@ from ..errors import TomisError, visible
 from . import letters, tokens
 from .commands import CommandError, read_commands
 from .games import Game, Refusal
-from .inbound import Unreadable, read_message
+from .inbound import Incoming, Unreadable, read_message
 from .outbound import (CHAT_LIMIT, RELAY, TELL, Config, chat_passage, queue_letter,
                        queue_update, queue_why)
-from .store import transaction
+from .sending import process_alive
+from .store import Busy, transaction
 
 DONE, REJECTED = "done", "rejected"
+MAX_READINGS = 2              # readings cut off (the process killed) before a message is refused
+READING_SECONDS = 60          # how long a living process's claim to read a message lasts
+CUT_OFF = (f"unreadable: reading it was begun {MAX_READINGS} times and never finished "
+           f"(the process was killed or crashed); not tried again")
+
+# What a bug of ours raises while a message is decided: the message is set aside, never lost.
+_INTERNAL = (TomisError, ArithmeticError, LookupError, ValueError, TypeError)
 
 
 @dataclass
@@ -39,34 +54,128 @@ class Stored:
     recipient: str | None
 
 
+@dataclass(frozen=True)
+class Claim:
+    """A stored message taken to be read, and whether it was refused at once as cut off."""
+
+    stored: Stored
+    cut_off: bool = False
+
+
 def process_next(connection, config: Config) -> bool:
-    """Decide the oldest unprocessed message; False when there is none.
+    """Decide the oldest undecided message no living process is reading; False when there
+    is none.
 
     A message that trips a bug of ours is set aside as rejected, with the error, in the
-    same transaction (what its deciding had written is rolled back to a savepoint), so
-    that it cannot stop the queue and no other message is mistaken for it.
+    same transaction (what its deciding had written is rolled back to a savepoint), and
+    its sender, when it is the seat's player, is told that nothing was played.
     """
-    with transaction(connection):
-        row = connection.execute("SELECT id, raw, stored_at, recipient FROM inbox "
-                                 "WHERE state = 'new' ORDER BY id LIMIT 1").fetchone()
-        if row is None:
-            return False
-        stored = Stored(*row)
-        connection.execute("SAVEPOINT deciding")
-        try:
-            verdict = decide(connection, config, stored)
-        except (TomisError, ArithmeticError, LookupError, ValueError, TypeError) as error:
-            connection.execute("ROLLBACK TO deciding")
-            verdict = Verdict(REJECTED, f"internal error: {type(error).__name__}: "
-                                        f"{visible(str(error))}"[:500])
-        connection.execute("RELEASE deciding")
-        connection.execute("UPDATE inbox SET state = ?, reason = ?, game = ? WHERE id = ?",
-                           (verdict.state, verdict.reason, verdict.game, stored.id))
+    claim = _claim(connection)
+    if claim is None:
+        return False
+    if claim.cut_off:
+        return True
+    try:
+        incoming = read_message(claim.stored.raw, claim.stored.recipient)
+    except Unreadable as error:
+        incoming = error
+    try:
+        _decide_claimed(connection, config, claim.stored, incoming)
+    except Busy:
+        _release(connection, claim.stored)
+        raise
     return True
 
 
+def _claim(connection) -> Claim | None:
+    """The oldest undecided message that no living process is reading, claimed for
+    :data:`READING_SECONDS` with its readings counted; one begun :data:`MAX_READINGS`
+    times before is refused here, in the same transaction."""
+    now = time.time()
+    with transaction(connection):
+        # Without the bytes: a long queue is not loaded whole to take one message.
+        rows = connection.execute(
+            "SELECT id, readings, reading_until, reading_by FROM inbox WHERE state = 'new' "
+            "ORDER BY id").fetchall()
+        for number, readings, until, by in rows:
+            if until is not None and until >= now and process_alive(by):
+                continue            # another process is reading it now, and will decide it
+            stored = Stored(number, *connection.execute(
+                "SELECT raw, stored_at, recipient FROM inbox WHERE id = ?", (number,)).fetchone())
+            if readings >= MAX_READINGS:
+                connection.execute("UPDATE inbox SET state = ?, reason = ?, reading_until = NULL "
+                                   "WHERE id = ?", (REJECTED, CUT_OFF, number))
+                return Claim(stored, cut_off=True)
+            connection.execute("UPDATE inbox SET readings = readings + 1, reading_until = ?, "
+                               "reading_by = ? WHERE id = ?",
+                               (now + READING_SECONDS, os.getpid(), number))
+            return Claim(stored)
+    return None
+
+
+def _release(connection, stored: Stored) -> None:
+    """A reading that finished but could not be decided (the store busy) does not count
+    as cut off; best effort, as the store may still be busy."""
+    with contextlib.suppress(Busy):
+        with transaction(connection):
+            connection.execute("UPDATE inbox SET readings = max(readings - 1, 0), "
+                               "reading_until = NULL WHERE id = ? AND state = 'new'",
+                               (stored.id,))
+
+
+def _decide_claimed(connection, config: Config, stored: Stored,
+                    incoming: Incoming | Unreadable) -> None:
+    """Decide ``stored`` as read, unless another process decided it meanwhile."""
+    with transaction(connection):
+        (state,) = connection.execute("SELECT state FROM inbox WHERE id = ?",
+                                      (stored.id,)).fetchone()
+        if state != "new":
+            return
+        connection.execute("SAVEPOINT deciding")
+        try:
+            verdict = decide(connection, config, stored, incoming)
+        except _INTERNAL as error:
+            connection.execute("ROLLBACK TO deciding")
+            verdict = _internal_error(connection, config, stored, incoming, error)
+        connection.execute("RELEASE deciding")
+        connection.execute("UPDATE inbox SET state = ?, reason = ?, game = ?, "
+                           "reading_until = NULL WHERE id = ?",
+                           (verdict.state, verdict.reason, verdict.game, stored.id))
+
+
+def _internal_error(connection, config: Config, stored: Stored, incoming, error) -> Verdict:
+    """The verdict on a message that tripped a bug of ours; its sender, when it is the
+    player of the seat it was sent to, is told that nothing was played."""
+    reason = f"internal error: {type(error).__name__}: {visible(str(error))}"[:500]
+    if not isinstance(incoming, Incoming):
+        return Verdict(REJECTED, reason)
+    connection.execute("SAVEPOINT telling")
+    try:
+        game = _told_of_error(connection, config, stored, incoming)
+    except _INTERNAL:
+        connection.execute("ROLLBACK TO telling")
+        game = None
+    connection.execute("RELEASE telling")
+    return Verdict(REJECTED, reason, game)
+
+
+def _told_of_error(connection, config: Config, stored: Stored, incoming: Incoming) -> int | None:
+    """Queue the word that nothing was played to the seat's player; the game's number, or
+    None when the sender is not that player."""
+    seat = find_seat(config, incoming.recipients)
+    game = Game.load(connection, seat.game) if seat is not None else None
+    if game is None or incoming.sender != game.players[seat.side].address:
+        return None
+    queue_why(connection, config, game, seat.side, stored.stored_at,
+              "Your message could not be handled because of an error in the referee, so "
+              "nothing was played and nothing changed. The organiser can see it; send it "
+              "again later, or ask the organiser.")
+    game.save(connection)
+    return game.id
+
+
 def process_pending(connection, config: Config) -> int:
-    """Decide every unprocessed message; how many."""
+    """Decide every undecided message no living process is reading; how many."""
     count = 0
     while process_next(connection, config):
         count += 1
@@ -91,12 +200,17 @@ def find_seat(connection, config: Config, recipients: list[str]) -> tokens.Seat 
     return None
 
 
-def decide(connection, config: Config, stored: Stored) -> Verdict:
-    """What the message ``stored`` does; every answer it causes is queued here."""
-    try:
-        incoming = read_message(stored.raw, stored.recipient)
-    except Unreadable as error:
-        return Verdict(REJECTED, str(error))
+def decide(connection, config: Config, stored: Stored,
+           incoming: Incoming | Unreadable | None = None) -> Verdict:
+    """What the message ``stored`` does, as read into ``incoming`` (read here when None);
+    every answer it causes is queued here."""
+    if incoming is None:
+        try:
+            incoming = read_message(stored.raw, stored.recipient)
+        except Unreadable as error:
+            incoming = error
+    if isinstance(incoming, Unreadable):
+        return Verdict(REJECTED, str(incoming))
     if incoming.automatic is not None:
         return Verdict(REJECTED, f"written by a machine ({incoming.automatic}): no answer")
     seat = find_seat(connection, config, incoming.recipients)

@@ -144,7 +144,7 @@ def _claim(connection, now: int, retry: bool, after: int) -> Queued | None:
             f"AND failed_at IS NULL AND id > ? {due} ORDER BY id",
             (after, now) if retry else (after,)).fetchall()
         for number, claimed_until, claimed_by in rows:
-            if claimed_until is None or claimed_until < host_now or not _alive(claimed_by):
+            if claimed_until is None or claimed_until < host_now or not process_alive(claimed_by):
                 connection.execute("UPDATE outbox SET claimed_until = ?, claimed_by = ? "
                                    "WHERE id = ?", (host_now + CLAIM_SECONDS, os.getpid(), number))
                 return Queued(*connection.execute(
@@ -153,7 +153,7 @@ def _claim(connection, now: int, retry: bool, after: int) -> Queued | None:
     return None
 
 
-def _alive(pid: int | None) -> bool:
+def process_alive(pid: int | None) -> bool:
     """Whether the process that claimed a message still runs (a killed one's claim lapses
     at once; the store is on this host, as SQLite needs)."""
     if pid is None or pid == os.getpid():

@@ -114,6 +114,10 @@ CREATE INDEX attempts_by_message ON attempts (message, id);
 -- How often reading a stored message was begun: one whose reading was cut off twice is
 -- refused at the third start instead of blocking the queue for ever.
 ALTER TABLE inbox ADD COLUMN readings INTEGER NOT NULL DEFAULT 0;
+-- Which process reads it now, and until when: another process leaves it to that one
+-- while it lives; a killed one's claim lapses at once.
+ALTER TABLE inbox ADD COLUMN reading_until REAL;
+ALTER TABLE inbox ADD COLUMN reading_by INTEGER;
 -- A seat's token generation: raised when the organiser changes the seat's address, so the
 -- old reply address stops working.
 ALTER TABLE games ADD COLUMN white_key INTEGER NOT NULL DEFAULT 0;
