@@ -55,7 +55,7 @@ CHAT = ["Good luck!", "If you like, we can play on.", "Leave it to me.", "Resign
         "Nice game so far", "Thanks", "See you next week", "I am away on Friday",
         "Accept my apologies for the delay", "status of the club?", "help me understand",
         "Let us draw lots for colours next time", "\u00e9t\u00e9 \u2014 caf\u00e9", ""]
-NEAR_ACTIONS = ["Fa2-a9", "B@z9", "Ga1=Q", "Mc3:XX", "F@", "Q@d0", "Fa2--a3", "S@i1"]
+NEAR_ACTIONS = ["Fa2-a9", "B@z9", "Ga1=Q", "Mc3:XX", "Q@d0", "Fa2--a3", "S@i1"]
 HEADER_BOMBS = [
     lambda r: "Content-Type: text/plain;" + '"' * r.choice([10, 1000, 60_000]),
     lambda r: "Content-Type: mul" + ">> " * r.choice([10, 1000, 20_000]),
@@ -260,7 +260,7 @@ def test_thousands_of_hostile_messages_through_the_library(tmp_path):
         now = 1795428000 + minute * 60           # 2026-11-23T10:00Z onwards, a minute apart
         with time_cap(CAP_SECONDS, f"seed {SEED}, message {number}"):
             service.store_message(connection, sent.raw, False, None, now)
-            service.after_storing(connection, config)
+            service.after_storing(connection, config, now)
         check(club, sent, before)
     connection.close()
     states = {state for _id, _key, state, _reason in club.inbox_rows()}
