@@ -162,7 +162,7 @@ def _internal_error(connection, config: Config, stored: Stored, incoming, error)
 def _told_of_error(connection, config: Config, stored: Stored, incoming: Incoming) -> int | None:
     """Queue the word that nothing was played to the seat's player; the game's number, or
     None when the sender is not that player."""
-    seat = find_seat(config, incoming.recipients)
+    seat = find_seat(connection, config, incoming.recipients)
     game = Game.load(connection, seat.game) if seat is not None else None
     if game is None or incoming.sender != game.players[seat.side].address:
         return None
