@@ -134,3 +134,23 @@ def test_quiet_action_reports_nothing_destroyed():
 ])
 def test_gate_marks(gate, arrows, mark):
     assert render.gate_mark(gate, arrows=arrows) == mark
+
+
+@pytest.mark.parametrize("direction", range(8))
+def test_flipped_arrows_point_as_the_board_is_drawn(direction):
+    # Turned round, north (toward rank 8) is down the screen: a jump gate's direction
+    # (R11) shows as the arrow of its opposite, as the SVG draws it; names stay notation.
+    gate = (0, 0, 2, 1, direction)
+    opposite = (direction + 4) % 8
+    assert render.gate_mark(gate, arrows=True, flipped=True) == "G" + render.ARROWS[opposite]
+    assert render.gate_mark(gate, arrows=False, flipped=True) == render.gate_mark(gate)
+
+
+def test_flipped_diagram_turns_the_jump_gate_arrow():
+    state = position.from_string(REFERENCE)
+    upright = render.board(state, arrows=True, legend=False)
+    flipped = render.board(state, arrows=True, legend=False, flipped=True)
+    assert "FG\u21972" in upright and "FG\u21992" in flipped     # NE: up-right, then down-left
+    assert "\u2197" not in flipped
+    legend = render.board(state, arrows=True, flipped=True)
+    assert "\u2193 points N" in legend and "points N" not in render.board(state, arrows=True)

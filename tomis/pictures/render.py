@@ -49,23 +49,31 @@ def unit_letter(code: int | None) -> str:
     return letter if UNIT_SIDE[code] == WHITE else letter.lower()
 
 
-def gate_mark(gate, arrows: bool = False) -> str:
-    """The gate part of a cell: ``G``/``g`` by owner, then its state or jump direction."""
+def gate_mark(gate, arrows: bool = False, flipped: bool = False) -> str:
+    """The gate part of a cell: ``G``/``g`` by owner, then its state or jump direction.
+
+    An arrow points the way the gate points on the board as drawn, so on a ``flipped``
+    board (rank 1 on top) a gate pointing north shows ``↓``, as the SVG and PNG draw
+    it. A direction's name (``N``, ``NE``) is notation and stays the same either way.
+    """
     if gate is None:
         return ""
     _square, owner, state, markers, direction = gate     # a Gate, or any such tuple
     letter = "G" if owner == WHITE else "g"
     if state in _STATE_MARKS:
         return letter + _STATE_MARKS[state]
-    pointer = ARROWS[direction] if arrows else DIRECTION_NAMES[direction]
+    if arrows:
+        pointer = ARROWS[(direction + 4) % 8 if flipped else direction]   # half a turn
+    else:
+        pointer = DIRECTION_NAMES[direction]
     return letter + pointer + ("2" if markers == 2 else "")
 
 
-def _cell(state, square: int, color: bool, arrows: bool) -> str:
+def _cell(state, square: int, color: bool, arrows: bool, flipped: bool = False) -> str:
     code = state.units.get(square)
     unit = unit_letter(code)
     gate_here = state.gate_at(square)
-    gate = gate_mark(gate_here, arrows=arrows)
+    gate = gate_mark(gate_here, arrows=arrows, flipped=flipped)
     text = f"{unit}{gate:<{CELL - 1}}"
     if not color:
         return text
@@ -93,7 +101,7 @@ def _rank_lines(state, color: bool, arrows: bool, flipped: bool) -> list[str]:
     files = range(7, -1, -1) if flipped else range(8)
     lines = []
     for rank in ranks:
-        cells = "".join(_cell(state, rank * 8 + file, color, arrows) for file in files)
+        cells = "".join(_cell(state, rank * 8 + file, color, arrows, flipped) for file in files)
         lines.append(f" {rank + 1} | {cells}| {rank + 1}")
     return lines
 
@@ -112,6 +120,8 @@ def board(state, *, color: bool = False, legend: bool = True, arrows: bool | Non
     if legend:
         directions = " ".join(ARROWS if arrows else DIRECTION_NAMES)
         lines += ["   " + line.format(directions=directions) for line in LEGEND]
+        if arrows and flipped:
+            lines.append("          arrows as drawn, the board turned: \u2193 points N (to rank 8)")
     return "\n".join(lines)
 
 
