@@ -93,7 +93,11 @@ def test_turn_words_before_and_after_the_end():
     state = position.from_string(REFERENCE)
     assert render.turn_words(state) == "Action 21: White to act"
     assert render.turn_words(rules.new_game()) == "Action 1: White to act"
-    assert render.turn_words(state, "0-1") == "Game over: 0-1, by resignation or agreement (R23)"
+    # R23: a win the rules did not give is a resignation, a draw an agreement, unless the
+    # record's Termination tag names what it was.
+    assert render.turn_words(state, "0-1") == "Game over: 0-1, by resignation (R23)"
+    assert render.turn_words(state, "1/2-1/2") == "Game over: 1/2-1/2, by agreement (R23)"
+    assert render.turn_words(state, "1-0", "time forfeit") == "Game over: 1-0, time forfeit (R23)"
 
 
 def test_turn_words_for_a_decided_position():

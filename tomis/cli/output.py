@@ -141,7 +141,7 @@ def legal_action_words(game, square: str | None) -> str:
     texts = [str(action) for action in game.legal_actions(square)]   # checks the square
     position = game.position
     if game.is_over:
-        return render.turn_words(position.state, game.result)
+        return render.turn_words(position.state, game.result, termination(game))
     where = f" from {square}" if square else ""
     head = (f"{position.turn.capitalize()} to act (action {position.action_number}): "
             f"{len(texts)} legal action(s){where}")
@@ -152,3 +152,11 @@ def digest_line(game) -> str:
     """The new Digest and why to keep it (docs/SECURITY.md)."""
     return (f"Digest after action {len(game.record.nodes)}: {game.digest} (keep it, or the "
             f"file you send: a reply that rewrites the past will not match; see --since)")
+
+
+def termination(game) -> str:
+    """The Termination tag of ``game`` (a :class:`tomis.Game`), which says how a game the
+    rules did not decide ended when it was not a resignation or an agreement."""
+    from ..notation.tags import TERMINATION_TAG
+
+    return game.tags.get(TERMINATION_TAG, "")

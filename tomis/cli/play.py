@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Callable, Protocol
 import click
 
 from .files import load_game, locked, new_game, read_record, require_stdin, write_new, write_over
-from .output import colour_options, display, legal_action_words
+from .output import colour_options, display, legal_action_words, termination
 
 if TYPE_CHECKING:
     import tomis
@@ -400,7 +400,8 @@ class PlaySession:
 
         draw = render.position_text if full or not self.compact else render.compact_text
         click.echo(draw(self.game.position.state, color=self.colour, arrows=self.arrows,
-                        result=self.game.result, flipped=self.flipped),
+                        result=self.game.result, termination=termination(self.game),
+                        flipped=self.flipped),
                    color=self.colour or None)
 
     # -- actions and commands -----------------------------------------------------
@@ -422,9 +423,9 @@ class PlaySession:
         except TomisError as error:
             self.say_error(error)
             return False
-        nodes = self.game.record.nodes
-        played = len(nodes)
-        lines = render.report_lines(nodes[played - 1].report, played) + self.correspond()
+        record = self.game.record
+        # Numbered over the whole game: from a position, as its action number counts on.
+        lines = render.report_lines(record.nodes[-1].report, record.final.ply) + self.correspond()
         self.save()
         click.echo("; ".join(lines) if self.compact else "\n".join(lines))
         self.show_board()

@@ -19,7 +19,7 @@ One square is one cell six characters wide (the longest mark is five)::
 from __future__ import annotations
 
 from ..rules.board import (
-    ACTIVE, BASE, BLACK, DIRECTION_NAMES, FLAGSHIP, FRIGATE, GATE, INACTIVE, MARKER, PIECE_LETTERS,
+    ACTIVE, BASE, BLACK, DIRECTION_NAMES, DRAW, FLAGSHIP, FRIGATE, GATE, INACTIVE, MARKER, PIECE_LETTERS,
     PIECE_NAMES, SENTRY, SIDE_TITLES, SQUARE_NAMES, TOWER, UNDECIDED, UNIT_KIND, UNIT_SIDE, WHITE,
 )
 
@@ -153,18 +153,28 @@ def _wrap_items(head: str, items: list[str], width: int = 72) -> str:
     return "\n".join(lines)
 
 
-def turn_words(state, result: str = UNDECIDED) -> str:
+def turn_words(state, result: str = UNDECIDED, termination: str = "") -> str:
     """Whose turn it is, or how the game ended.
 
-    ``result`` is the record's result: a game can end by resignation or agreement (R23)
-    in a position where someone is still to act.
+    ``result`` is the record's result: a game can end by resignation, agreement or an
+    arbiter's word (R23) in a position where someone is still to act; ``termination`` is
+    the record's Termination tag, which names the last (``time forfeit``).
     """
     if state.to_move is None:
         reason = f", {state.reason}" if state.reason else ""
         return f"Game over: {state.result}{reason}"
     if result != UNDECIDED:
-        return f"Game over: {result}, by resignation or agreement (R23)"
+        return f"Game over: {result}, {ending_words(result, termination)}"
     return f"Action {state.ply + 1}: {SIDE_TITLES[state.to_move]} to act"
+
+
+def ending_words(result: str, termination: str = "") -> str:
+    """How a game the rules did not decide ended (R23): as its Termination tag says
+    (``time forfeit (R23)``), else a win by resignation and a draw by agreement."""
+    arbiter = termination.strip().lower()
+    if arbiter:
+        return f"{arbiter} (R23)"
+    return "by agreement (R23)" if result == DRAW else "by resignation (R23)"
 
 
 def piece_words(destroyed) -> str:
@@ -180,11 +190,17 @@ def combat_words(report) -> str:
     return "combat destroyed: " + ", ".join(piece_words(d) for d in report.destroyed)
 
 
-def action_heading(report, number: int) -> str:
-    """``White played 11. Fb1^d3 (action 21)``: the action with its move number (R4)."""
+def numbered_action(action, number: int) -> str:
+    """``11. Fb1^d3`` or ``11... Fh8-g8``: action ``number`` (1-based over the whole game,
+    a game from a position counting on from its ply) after its move number (R4)."""
     move = (number + 1) // 2
     dots = "." if number % 2 else "..."
-    return f"{SIDE_TITLES[report.side]} played {move}{dots} {report.action} (action {number})"
+    return f"{move}{dots} {action}"
+
+
+def action_heading(report, number: int) -> str:
+    """``White played 11. Fb1^d3 (action 21)``: the action with its move number (R4)."""
+    return f"{SIDE_TITLES[report.side]} played {numbered_action(report.action, number)} (action {number})"
 
 
 def report_lines(report, number: int) -> list[str]:
@@ -208,22 +224,23 @@ def unlock_words(state) -> str:
 
 
 def position_text(state, *, color: bool = False, result: str = UNDECIDED,
-                  arrows: bool | None = None, flipped: bool = False) -> str:
-    """Board, reserves, unlocks, edition and whose turn: all a player needs to act."""
+                  arrows: bool | None = None, flipped: bool = False, termination: str = "") -> str:
+    """Board, reserves, unlocks, edition and whose turn: all a player needs to act
+    (``result`` and ``termination`` as :func:`turn_words` takes them)."""
     return "\n".join([
         board(state, color=color, arrows=arrows, flipped=flipped),
         *(reserve_words(state, side) for side in (WHITE, BLACK)),
         unlock_words(state),
         f"Rules: {state.edition_name}",
-        turn_words(state, result),
+        turn_words(state, result, termination),
     ])
 
 
 
 def compact_text(state, *, color: bool = False, result: str = UNDECIDED,
-                 arrows: bool | None = None, flipped: bool = False) -> str:
+                 arrows: bool | None = None, flipped: bool = False, termination: str = "") -> str:
     """The position in ten lines: the ranks, the files, whose turn (no frame, no legend,
     no reserves), for a game at a small terminal."""
     arrows = color if arrows is None else arrows
     return "\n".join([*_rank_lines(state, color, arrows, flipped), _files_line(flipped),
-                      turn_words(state, result)])
+                      turn_words(state, result, termination)])
