@@ -79,7 +79,9 @@ class ProgressLine:
     """Draws a :class:`tomis.archive.Progress` on stderr, once work passes a second.
 
     Stands in for stderr: anything else written there first clears the line, so problem
-    lines never mix with it; the next tick draws it again.
+    lines never mix with it, and a whole line written draws it again under that line at
+    once. (It used to wait for the next tick, and with many small files every ``ok`` line
+    cleared it a millisecond after it was drawn: it never showed.)
     """
 
     def __init__(self, stream, progress, enabled: bool, verb: str):
@@ -88,8 +90,17 @@ class ProgressLine:
         self.last = 0.0
 
     def write(self, text: str) -> None:
+        self.around(self.stream, text)
+
+    def around(self, stream, text: str) -> None:
+        """Write ``text`` to ``stream`` with the line out of its way, and after a whole line
+        draw the line again under it."""
+        shown = self.drawn
         self.clear()
-        self.stream.write(text)
+        stream.write(text)
+        if shown and text.endswith("\n"):
+            stream.flush()              # stdout's line first, then the progress on stderr
+            self._draw()
 
     def flush(self) -> None:
         self.stream.flush()
@@ -103,6 +114,9 @@ class ProgressLine:
         if self.progress.elapsed < PROGRESS_AFTER or now - self.last < PROGRESS_EVERY:
             return
         self.last = now
+        self._draw()
+
+    def _draw(self) -> None:
         line = self.progress.line(self.verb)
         self.stream.write("\r" + line + " " * max(0, self.drawn - len(line)))
         self.stream.flush()
@@ -124,8 +138,7 @@ class _Beside:
         self.line, self.stream = line, stream
 
     def write(self, text: str) -> None:
-        self.line.clear()
-        self.stream.write(text)
+        self.line.around(self.stream, text)
 
     def flush(self) -> None:
         self.stream.flush()
