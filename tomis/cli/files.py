@@ -272,6 +272,9 @@ class ActionNumber(click.ParamType):
 ACTION_NUMBER = ActionNumber()
 
 
+MAX_DELAY = 3600.0             # --delay (replay, play), seconds; time.sleep refuses inf and huge values
+
+
 def finite(_ctx, param, value):
     """click callback for a FloatRange option: FloatRange lets nan through (every
     comparison with it is false), so refuse it here."""

@@ -6,11 +6,10 @@ import sys
 
 import click
 
-from .files import ACTION_NUMBER, INPUT_PATH, finite, game_option, pick_game, read_record, require_stdin
+from .files import ACTION_NUMBER, INPUT_PATH, MAX_DELAY, finite, game_option, pick_game, read_record, require_stdin
 from .output import colour_options, display, echo_json, echo_position, legal_action_words, termination
 from .pictures import picture_options, show_picture
 
-MAX_DELAY = 3600.0             # replay --delay, seconds; time.sleep refuses inf and huge values
 
 
 def _past_the_end(game, lowest: int) -> str:
