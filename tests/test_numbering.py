@@ -82,3 +82,32 @@ def test_play_numbers_an_action_from_a_position_as_move_does(from_position):
     assert result.exit_code == 0, result.stderr
     assert f"White played 25. {white} (action 49)" in result.stdout
     assert "(action 1)" not in result.stdout
+
+
+@pytest.mark.parametrize("value, words", [
+    ("-1", "an action number is 0 (the start) or more, not -1"),
+    ("abc", "an action number is a whole number like 12, not 'abc'"),
+])
+def test_show_refuses_an_action_number_in_a_players_words(value, words):
+    result = invoke("show", SAMPLE, "--at", value)
+    assert result.exit_code == 2
+    assert words in result.stderr
+
+
+def test_show_flip_turns_the_text_board_too():
+    upright = invoke("show", SAMPLE, "--ascii").stdout
+    flipped = invoke("show", SAMPLE, "--ascii", "--flip").stdout
+    assert "     a     b     c     d     e     f     g     h" in upright
+    assert "     h     g     f     e     d     c     b     a" in flipped
+    assert flipped.index(" 1 | ") < flipped.index(" 8 | ")          # rank 1 on top
+
+
+def test_a_file_of_several_games_says_which_one_is_shown(tmp_path):
+    text = SAMPLE.read_text(encoding="utf-8")
+    path = tmp_path / "two.tgn"
+    path.write_text(text + "\n" + text, encoding="utf-8")
+    first = invoke("show", path)
+    assert first.exit_code == 0
+    assert "the file holds more than one game; this is game 1 (--game K for another)" in first.stderr
+    assert "more than one game" not in invoke("show", path, "--game", 1).stderr     # chosen
+    assert "more than one game" not in invoke("show", SAMPLE).stderr               # only one
