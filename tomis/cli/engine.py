@@ -194,12 +194,13 @@ def analyse(file, seconds, output, as_json):
 
     Each action gets the score of the best action there and of the action played, both
     searched from the same position to the same depth, without the tempo term. A
-    drop of more than 1 frigate earns '?', of more than 3 frigates '??', and the better
-    line as a variation. The table and every evaluation are from White's side, as in
-    chess GUIs: in the analysed record every action, the variations' too, carries an
-    evaluation comment {[%eval +1.25]}: frigates, or #N (#-N) for a forced win by White
-    (Black) in N of its own actions. Without --time each search is a fixed 4,000 nodes. A table (or --json) goes
-    to stdout; -o OUT writes the analysed record (still valid) to a new file, -o - to
+    drop of more than 1.5 frigates beyond what the last ply of search moved the scores
+    earns '?', of more than 3 frigates '??', and the better line as a variation
+    (docs/ENGINE.md, "Analysis"). The table and every evaluation are from White's side,
+    as in chess GUIs: in the analysed record every action, the variations' too, carries
+    an evaluation comment {[%eval +1.25]}: frigates, or #N (#-N) for a forced win by
+    White (Black) in N of its own actions. Without --time each search is a fixed 4,000
+    nodes. A table (or --json) goes to stdout; -o OUT writes the analysed record (still valid) to a new file, -o - to
     stdout (the table then goes to stderr; --json cannot share it).
     """
     from ..notation import record
