@@ -79,7 +79,8 @@ def hint(file, seconds, depth, count, tried, as_json):
     """The best action for the side to act in FILE, its score and the expected line.
 
     The score is from the acting side's view, in frigates (+1.0 is a frigate ahead),
-    of the last depth the search finished, without the tempo term (docs/ENGINE.md).
+    of the last odd depth the search finished (the depth given with --depth), without
+    the tempo term (docs/ENGINE.md, "Analysis").
     --lines K shows the K best actions, best first, the first one with the score hint
     gives it alone; --try ACTION scores your own candidate at the same depth. A forced
     win is shown to the game's end. Without --time or --depth the search is a fixed
