@@ -98,6 +98,8 @@ def test_turn_words_before_and_after_the_end():
     assert render.turn_words(state, "0-1") == "Game over: 0-1, by resignation (R23)"
     assert render.turn_words(state, "1/2-1/2") == "Game over: 1/2-1/2, by agreement (R23)"
     assert render.turn_words(state, "1-0", "time forfeit") == "Game over: 1-0, time forfeit (R23)"
+    # The tag is the record's text: an escape sequence in it is shown, never sent.
+    assert render.turn_words(state, "1-0", "\x1b]0;x\x07") == "Game over: 1-0, \\x1b]0;x\\x07 (R23)"
 
 
 def test_turn_words_for_a_decided_position():
