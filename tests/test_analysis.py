@@ -11,6 +11,7 @@ import pytest
 from conftest import invoke
 from tomis import record
 from tomis.cli.engine import eval_comment
+from tomis.engine import analysis
 from tomis.engine.search import MATE, MATE_BOUND, Limits, Search
 from tomis.engine.ugi import run as ugi_run
 from tomis.notation import parse_action
@@ -141,7 +142,7 @@ def test_hint_lines_prints_k_ordered_lines():
 
 def test_hint_try_agrees_with_the_search():
     state = sample_final()
-    every = Search().run(state, Limits(depth=3), exact=legal_actions(state))
+    every = analysis.searcher().run(state, Limits(depth=3), exact=legal_actions(state))
     best = every.lines[0]
     worst = min(every.lines, key=lambda line: line.score)
     for line in (best, worst):
@@ -180,26 +181,32 @@ def test_eval_comments_in_frigates_and_forced_wins():
     assert eval_comment(-(MATE - 4), WHITE, 1) == "[%eval #-2]"      # White loses
 
 
+@pytest.mark.slow
 def test_analyse_writes_variations_with_evals_that_round_trip(tmp_path):
+    # manual-win.tgn: the search sees mistakes there (pbem-in-progress.tgn has none).
     out = tmp_path / "analysed.tgn"
-    result = run("analyse", SAMPLE, "-o", str(out))
+    result = run("analyse", "samples/manual-win.tgn", "-o", str(out))
     assert result.exit_code == 0, result.output
     rows = result.stdout.splitlines()
     text = out.read_text()
     analysed = record.read_game(text)
     assert record.write(analysed) == text                 # reads back and writes the same
     marked = 0
-    for row, node, before in zip(rows, analysed.nodes, analysed.states):
-        assert sum(c.startswith("[%eval ") for c in node.comments) == 1
+    for row, node, before, after in zip(rows, analysed.nodes, analysed.states, analysed.states[1:]):
+        evaluated = sum(c.startswith("[%eval ") for c in node.comments)
+        assert evaluated == (after.to_move is not None)     # the winning action has none
         if "; better " in row:
             marked += 1
             better = parse_action(row.split("; better ")[1].split()[0])
             assert len(node.variations) == 1
             side_line = node.variations[0]
             assert side_line.nodes[0].action == better
-            play(before, [n.action for n in side_line.nodes])
+            state = before
             for step in side_line.nodes:
-                assert [c for c in step.comments if c.startswith("[%eval ")]
+                state = play(state, [step.action])
+                # every step evaluated, but one that ends the game (nothing to evaluate)
+                evaluated = [c for c in step.comments if c.startswith("[%eval ")]
+                assert bool(evaluated) is (state.to_move is not None)
         else:
             assert not node.variations
     assert marked                       # the sample's players made mistakes the search sees
@@ -251,3 +258,62 @@ def test_ugi_multipv_sends_one_info_line_per_line():
     refused = io.StringIO()
     ugi_run(io.StringIO("setoption name MultiPV value 21\n"), refused)
     assert refused.getvalue() == "info string error: MultiPV must be 1 to 20, not 21\n"
+
+
+# ------------------------------------------------------------------ one score (issue 44)
+
+def test_hint_scores_the_best_action_alike_with_any_number_of_lines():
+    # At the same effort, hint's score is the first line's of hint --lines K, and what
+    # analyse says the same action is worth when it is played there.
+    state = sample_final()
+    limits = Limits(nodes=4_000)
+    alone = analysis.hint(state, limits)
+    for count in (2, 3, 5):
+        several = analysis.hint(state, limits, lines=count)
+        first = several.lines[0]
+        assert (first.action, first.score, first.pv) == (alone.action, alone.score, alone.pv)
+        assert len(several.lines) == count
+        assert all(line.score <= first.score for line in several.lines)
+    verdict = analysis.judge(state, alone.action, limits)
+    assert (verdict.played, verdict.best, verdict.drop) == (alone.score, alone.score, 0)
+
+
+def test_hint_and_its_lines_print_the_same_score(tmp_path):
+    one = json.loads(run("hint", SAMPLE, "--json").stdout)
+    three = json.loads(run("hint", SAMPLE, "--lines", "3", "--json").stdout)
+    assert (three["lines"][0]["action"], three["lines"][0]["score"]) == (one["action"], one["score"])
+    assert three["score"] == one["score"]
+
+
+def test_scores_shown_leave_out_the_side_to_acts_tempo():
+    # A search for players leaves the tempo term out: the side to act's bonus would show
+    # through in every score, with a sign that follows the parity of the search's leaves.
+    from tomis.engine.evaluate import WEIGHTS
+
+    state = from_string("4b3/8/8/8/8/8/8/4B3 - w 0048221/0048221 - manual 31 0")
+    with_tempo = Search().run(state, Limits(depth=1))
+    without = analysis.searcher().run(state, Limits(depth=1))
+    # One ply: the leaf is Black's to act, whose tempo counts against White.
+    assert with_tempo.action == without.action
+    assert without.score - with_tempo.score == WEIGHTS["tempo"]
+
+
+def test_white_view_turns_blacks_scores_round():
+    assert analysis.white_view(125, WHITE) == 125
+    assert analysis.white_view(125, BLACK) == -125
+
+
+@pytest.mark.slow
+def test_analyse_of_the_master_game_marks_few_actions_and_holds_its_sign():
+    # issue 44's targets on manual-win.tgn: at most 30 % of the actions marked ? or ??,
+    # at most 3 sign changes of the shown evaluation (White's side) in the first 10.
+    rows = json.loads(run("analyse", "samples/manual-win.tgn", "--json").stdout)
+    marked = [row for row in rows if row["glyph"]]
+    assert len(marked) <= 0.30 * len(rows)
+    evals = [float(row["eval"]) for row in rows[:10]]
+    signs = [value > 0 for value in evals if value]
+    assert sum(a != b for a, b in zip(signs, signs[1:])) <= 3
+    for row in rows:              # the shown evaluation is the played score, White's side
+        if not row["eval"].startswith("#"):
+            white = row["played"] if row["action_number"] % 2 else -row["played"]
+            assert row["eval"] == f"{white / 100:+.2f}"

@@ -168,3 +168,20 @@ def test_validate_gives_no_ratio_for_a_cli_run_that_failed(corpus, monkeypatch, 
     assert status == 1
     assert "tomis validate -j 1 exited 3, so no ratio" in out
     assert "ratio tomis" not in out
+
+
+@pytest.mark.slow
+def test_analysis_beside_another_tree(tmp_path):
+    # Two short games, the same checkout as both trees: both rows measured alike.
+    games = tmp_path / "games.tgn"
+    games.write_text("1. B@e1 B@d8 2. G@b1 G@g8 *\n\n1. B@a1 B@h8 2. G@c1 G@f8 3. G@b2 *\n",
+                     encoding="utf-8")
+    sample = tmp_path / "sample.tgn"
+    sample.write_text("1. B@e1 B@d8 2. G@b1 G@g8 3. G@c2 G@f7 *\n", encoding="utf-8")
+    root = str(BENCH.parent)
+    text = run("bench_analysis.py", "--tree", f"one={root}", "--tree", f"two={root}",
+               "--games", str(games), "--sample", str(sample), "--jobs", "2")
+    assert "sample sample.tgn; 2 games from games.tgn" in text
+    rows = [line.split()[1:] for line in text.splitlines() if line.startswith(("one ", "two "))]
+    assert len(rows) == 2 and rows[0] == rows[1]          # one code, one measure
+    assert rows[0][0] == "0/6" and rows[0][3] == "0/9"    # placements: nothing to mark

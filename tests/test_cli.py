@@ -288,7 +288,7 @@ def test_show_and_moves_after_a_resignation(tmp_path):
     path = tmp_path / "resigned.tgn"
     path.write_text(OPENING.replace('[Result "*"]', '[Result "0-1"]').replace("T@a8 *", "T@a8 0-1"),
                     encoding="utf-8")
-    assert "Game over: 0-1, by resignation or agreement (R23)" in invoke("show", path).stdout
+    assert "Game over: 0-1, by resignation (R23)" in invoke("show", path).stdout
     assert json.loads(invoke("moves", path, "--json").stdout) == {"moves": []}
     assert "Game over: 0-1" in invoke("moves", path).stdout
 

@@ -9,7 +9,8 @@ import shutil
 
 from tomis import record
 from conftest import invoke
-from tomis.cli.engine import BLUNDER_DROP, MISTAKE_DROP, _glyph, line_text
+from tomis.cli.engine import line_text
+from tomis.engine.analysis import BLUNDER_DROP, MISTAKE_DROP, Verdict
 from tomis.notation import parse_action
 from tomis.rules import legal_actions, new_game
 
@@ -95,10 +96,13 @@ def test_analyse_scores_every_action_and_writes_a_valid_record(tmp_path):
 
 
 def test_glyph_thresholds():
-    assert _glyph(MISTAKE_DROP) == ""
-    assert _glyph(MISTAKE_DROP + 1) == "?"
-    assert _glyph(BLUNDER_DROP) == "?"
-    assert _glyph(BLUNDER_DROP + 1) == "??"
+    def glyph(drop):
+        return Verdict("a", drop, 0, drop=drop).glyph
+
+    assert glyph(MISTAKE_DROP) == ""
+    assert glyph(MISTAKE_DROP + 1) == "?"
+    assert glyph(BLUNDER_DROP) == "?"
+    assert glyph(BLUNDER_DROP + 1) == "??"
 
 
 def test_line_text_numbers_moves_like_a_record():

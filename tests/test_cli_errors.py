@@ -48,3 +48,13 @@ def test_a_file_name_with_a_newline_is_named_on_one_line(tmp_path):
     result = invoke("validate", path)
     assert result.exit_code == 0
     assert result.stdout.splitlines() == [f"{tmp_path}/odd\\nname.tgn: ok, 1 game(s)"]
+
+
+@pytest.mark.parametrize("typed, meant", [
+    ("legal", "moves"), ("analyze", "analyse"), ("mvoes", "moves"), ("check", "validate"),
+])
+def test_an_unknown_command_names_the_one_meant(typed, meant):
+    # A chess user types `legal` (python-chess's legal_moves); tomis calls it `moves`.
+    result = invoke(typed, "game.tgn")
+    assert result.exit_code == 2
+    assert f"No such command {typed!r}. Did you mean {meant!r}?" in result.stderr

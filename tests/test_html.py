@@ -37,7 +37,7 @@ def test_page_holds_tags_comments_glyphs_and_the_ending():
     game = sample_game("every-action.tgn")
     page = html.page(game)
     assert "<dt>Event</dt><dd>Teaching game</dd>" in page
-    assert "Game over: 1-0, by resignation or agreement (R23)" in page
+    assert "Game over: 1-0, by resignation (R23)" in page
     assert ">Fc3&gt;f4!</a>" in page                 # 18. Fc3>f4! with its glyph
     assert '<span class="num">18.</span>' in page
     assert "A marker turns c3 into a jump gate." in page

@@ -77,3 +77,36 @@ def test_the_wheel_installs_and_validates_a_sample(tmp_path):
                           cwd=tmp_path, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert "readme-win.tgn" in done.stdout + done.stderr
+
+
+def test_the_editable_wheel_carries_the_same_data_files_as_the_wheel():
+    # setuptools leaves data files out of an editable install; the build backend adds
+    # them (issue 44: `man tomis` after Quick start's `pip install -e`), from its own list,
+    # which must stay what pyproject.toml's [tool.setuptools.data-files] says.
+    import re
+
+    sys.path.insert(0, str(ROOT / "tools"))
+    try:
+        import build_backend
+    finally:
+        sys.path.remove(str(ROOT / "tools"))
+    text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    section = text.split("[tool.setuptools.data-files]", 1)[1].split("\n[", 1)[0]
+    listed = {(folder, path) for folder, files in re.findall(r'^"([^"]+)" = \[([^\]]*)\]', section, re.M)
+              for path in re.findall(r'"([^"]+)"', files)}
+    assert listed == set(build_backend.DATA_FILES)
+
+
+@pytest.mark.slow
+def test_an_editable_install_installs_the_man_page(tmp_path):
+    sources = _copy_sources(tmp_path / "src")
+    env_dir = tmp_path / "env"
+    subprocess.run([sys.executable, "-m", "venv", str(env_dir)], check=True)
+    subprocess.run([str(env_dir / "bin" / "python"), "-m", "pip", "install", "-q", "--no-deps",
+                    "-e", str(sources)], check=True, capture_output=True)
+    page = env_dir / "share" / "man" / "man1" / "tomis.1"
+    assert page.read_bytes() == (ROOT / "tomis" / "data" / "tomis.1").read_bytes()
+    if shutil.which("man"):          # man-db finds <prefix>/share/man for <prefix>/bin on PATH
+        found = subprocess.run(["man", "-w", "tomis"], capture_output=True, text=True,
+                               env={"PATH": f"{env_dir / 'bin'}:/usr/bin:/bin"})
+        assert found.stdout.strip() == str(page)

@@ -31,6 +31,28 @@ def test_two_computers_play_a_whole_game(tmp_path):
     assert f"Game over: {game.result}" in result.stdout
 
 
+def test_two_computers_wait_the_delay_before_each_action(tmp_path, monkeypatch):
+    # --delay paces a game between two computers for watching: one wait per action the
+    # computer plays, of the seconds given (time.sleep is recorded, not waited on).
+    import time
+
+    waits = []
+    monkeypatch.setattr(time, "sleep", waits.append)
+    path = tmp_path / "watch.tgn"
+    result = invoke("play", path, "--white", "computer:1", "--black", "computer:2", "--delay", "2.5")
+    assert result.exit_code == 0, result.stderr
+    game = record.read_game(path.read_text(encoding="utf-8"))
+    assert waits == [2.5] * len(game.nodes)
+
+
+@pytest.mark.parametrize("value", ["-1", "nan", "abc"])
+def test_play_refuses_a_delay_that_is_no_number_of_seconds(tmp_path, value):
+    result = invoke("play", tmp_path / "x.tgn", "--white", "computer:1", "--black", "computer:1",
+                    "--delay", value)
+    assert result.exit_code == 2 and "--delay" in result.stderr
+    assert not (tmp_path / "x.tgn").exists()
+
+
 def test_human_against_the_computer_through_a_pipe(tmp_path):
     path = tmp_path / "hc.tgn"
     result = invoke("play", path, "--black", "computer:3", input="B@e1\nG@a1\nquit\n")

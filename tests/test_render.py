@@ -93,7 +93,13 @@ def test_turn_words_before_and_after_the_end():
     state = position.from_string(REFERENCE)
     assert render.turn_words(state) == "Action 21: White to act"
     assert render.turn_words(rules.new_game()) == "Action 1: White to act"
-    assert render.turn_words(state, "0-1") == "Game over: 0-1, by resignation or agreement (R23)"
+    # R23: a win the rules did not give is a resignation, a draw an agreement, unless the
+    # record's Termination tag names what it was.
+    assert render.turn_words(state, "0-1") == "Game over: 0-1, by resignation (R23)"
+    assert render.turn_words(state, "1/2-1/2") == "Game over: 1/2-1/2, by agreement (R23)"
+    assert render.turn_words(state, "1-0", "time forfeit") == "Game over: 1-0, time forfeit (R23)"
+    # The tag is the record's text: an escape sequence in it is shown, never sent.
+    assert render.turn_words(state, "1-0", "\x1b]0;x\x07") == "Game over: 1-0, \\x1b]0;x\\x07 (R23)"
 
 
 def test_turn_words_for_a_decided_position():
@@ -134,3 +140,23 @@ def test_quiet_action_reports_nothing_destroyed():
 ])
 def test_gate_marks(gate, arrows, mark):
     assert render.gate_mark(gate, arrows=arrows) == mark
+
+
+@pytest.mark.parametrize("direction", range(8))
+def test_flipped_arrows_point_as_the_board_is_drawn(direction):
+    # Turned round, north (toward rank 8) is down the screen: a jump gate's direction
+    # (R11) shows as the arrow of its opposite, as the SVG draws it; names stay notation.
+    gate = (0, 0, 2, 1, direction)
+    opposite = (direction + 4) % 8
+    assert render.gate_mark(gate, arrows=True, flipped=True) == "G" + render.ARROWS[opposite]
+    assert render.gate_mark(gate, arrows=False, flipped=True) == render.gate_mark(gate)
+
+
+def test_flipped_diagram_turns_the_jump_gate_arrow():
+    state = position.from_string(REFERENCE)
+    upright = render.board(state, arrows=True, legend=False)
+    flipped = render.board(state, arrows=True, legend=False, flipped=True)
+    assert "FG\u21972" in upright and "FG\u21992" in flipped     # NE: up-right, then down-left
+    assert "\u2197" not in flipped
+    legend = render.board(state, arrows=True, flipped=True)
+    assert "\u2193 points N" in legend and "points N" not in render.board(state, arrows=True)

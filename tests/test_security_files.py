@@ -114,7 +114,9 @@ def test_gif_captions_name_each_action_and_the_result():
     captions = images.frame_captions(game)
     assert len(captions) == len(game.nodes) + 2
     assert captions[0].headline == "start"
-    assert captions[1].headline == "1. B@c1" and captions[12].headline == "12. F@d8"   # action numbers
+    # The move number and the action number, as every command writes them (R4).
+    assert captions[1].headline == "1. B@c1 (action 1)"
+    assert captions[12].headline == "6... F@d8 (action 12)"
     assert captions[-1] == images.Caption("1-0 White wins", "Black's base destroyed (R21)")
 
 

@@ -45,3 +45,43 @@ def get_requires_for_build_wheel(config_settings=None) -> list[str]:
 
 def get_requires_for_build_editable(config_settings=None) -> list[str]:
     return _with_compile_requires(build_meta.get_requires_for_build_editable, config_settings)
+
+
+# What pyproject.toml's [tool.setuptools.data-files] installs, as (folder, file) pairs:
+# setuptools leaves data files out of an editable install, so `pip install -e .` would
+# install no man page and `man tomis` would find none (issue 44). The editable wheel
+# gets them here, as a regular wheel does (tests/test_packaging.py keeps the two equal).
+DATA_FILES = (("share/man/man1", "tomis/data/tomis.1"),)
+
+
+def build_editable(wheel_directory, config_settings=None, metadata_directory=None) -> str:
+    name = build_meta.build_editable(wheel_directory, config_settings, metadata_directory)
+    _add_data_files(os.path.join(wheel_directory, name), DATA_FILES)
+    return name
+
+
+def _add_data_files(wheel: str, files) -> None:
+    """Put ``files`` in ``wheel``'s ``.data/data`` folder (installed under the environment's
+    prefix, as the data files of a regular wheel) and list them in its RECORD."""
+    import base64
+    import hashlib
+    import zipfile
+
+    with zipfile.ZipFile(wheel) as old:
+        entries = [(info, old.read(info)) for info in old.infolist()]
+    record = next(info.filename for info, _data in entries if info.filename.endswith(".dist-info/RECORD"))
+    data_dir = record[:-len(".dist-info/RECORD")] + ".data/data"
+    added = []
+    for folder, path in files:
+        with open(path, "rb") as handle:
+            content = handle.read()
+        digest = base64.urlsafe_b64encode(hashlib.sha256(content).digest()).rstrip(b"=").decode()
+        arcname = f"{data_dir}/{folder}/{os.path.basename(path)}"
+        added.append((arcname, content, f"{arcname},sha256={digest},{len(content)}\n"))
+    with zipfile.ZipFile(wheel, "w", zipfile.ZIP_DEFLATED) as new:
+        for info, data in entries:
+            if info.filename == record:
+                data = b"".join(line.encode() for *_rest, line in added) + data
+            new.writestr(info, data)
+        for arcname, content, _line in added:
+            new.writestr(arcname, content)

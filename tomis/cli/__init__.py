@@ -48,11 +48,31 @@ TAKE_MESSAGE = frozenset({"show", "moves", "replay", "export", "validate", "sele
                           "resign"})
 
 
+# The names other programs give a command, which tomis calls otherwise: asked for,
+# the error names tomis's (python-chess and chess GUIs say legal moves, for one).
+OTHER_NAMES = {
+    "legal": "moves", "legal-moves": "moves", "actions": "moves", "board": "show",
+    "view": "show", "check": "validate", "lint": "validate", "format": "fmt",
+    "analyze": "analyse", "play-move": "move", "undo": "play", "man": "help",
+}
+
+
 class LazyGroup(TomisGroup):
     """A group that imports a command's module the first time the command is asked for."""
 
     def list_commands(self, ctx) -> list[str]:
         return sorted(COMMANDS)
+
+    def resolve_command(self, ctx, args):
+        name = args[0] if args else None
+        if name is not None and name not in COMMANDS and not name.startswith("-"):
+            import difflib
+
+            close = difflib.get_close_matches(name.lower(), COMMANDS, n=1)
+            meant = OTHER_NAMES.get(name.lower()) or (close[0] if close else None)
+            if meant is not None:
+                ctx.fail(f"No such command {name!r}. Did you mean {meant!r}?")
+        return super().resolve_command(ctx, args)
 
     def get_command(self, ctx, name: str):
         command = self.commands.get(name)

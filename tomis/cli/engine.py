@@ -16,10 +16,6 @@ from .base import EXIT_INVALID, Failure
 from .files import OUTPUT_PATH, load_game, read_record, refuse_a_non_file, write_new, write_over
 from .output import echo_json, echo_record
 
-# analyse: a played action whose score is this many centi-frigates below the best
-# action's gets the glyph. One frigate is a real loss; three is a blunder.
-MISTAKE_DROP = 100           # "?"
-BLUNDER_DROP = 300           # "??"
 # Without --time, hints and analyses search a fixed number of nodes: the same answer on
 # every machine (about half a second for a hint, a tenth of one per action analysed).
 HINT_NODES = 15_000
@@ -82,13 +78,15 @@ def line_text(state, actions) -> str:
 def hint(file, seconds, depth, count, tried, as_json):
     """The best action for the side to act in FILE, its score and the expected line.
 
-    The score is from the acting side's view, in frigates (+1.0 is a frigate ahead).
-    --lines K shows the K best actions, best first; --try ACTION scores your own
-    candidate in the same search. A forced win is shown to the game's end. Without
-    --time or --depth the search is a fixed 15,000 nodes (the same answer on any
-    machine). Writes nothing.
+    The score is from the acting side's view, in frigates (+1.0 is a frigate ahead),
+    of the last odd depth the search finished (the depth given with --depth), without
+    the tempo term (docs/ENGINE.md, "Analysis").
+    --lines K shows the K best actions, best first, the first one with the score hint
+    gives it alone; --try ACTION scores your own candidate at the same depth. A forced
+    win is shown to the game's end. Without --time or --depth the search is a fixed
+    15,000 nodes (the same answer on any machine). Writes nothing.
     """
-    from ..engine.player import hint as search_hint
+    from ..engine.analysis import hint as search_hint
 
     if seconds is not None and depth is not None:
         raise click.UsageError("give --time or --depth, not both")
@@ -195,17 +193,19 @@ def _tried_action(state, text: str):
 def analyse(file, seconds, output, as_json):
     """Score every action of the game in FILE; mark mistakes in an analysed record.
 
-    Each action gets the score of the best action there and of the action played (both
-    from the acting side's view). A drop of more than 1 frigate earns '?', of more than
-    3 frigates '??', and the better line as a variation. In the analysed record every
-    action, the variations' too, carries an evaluation comment {[%eval +1.25]}: frigates
-    from White's side, or #N (#-N) for a forced win by White (Black) in N of its own
-    actions. Without --time each search is a fixed 4,000 nodes. A table (or --json) goes
-    to stdout; -o OUT writes the analysed record (still valid) to a new file, -o - to
+    Each action gets the score of the best action there and of the action played, both
+    searched from the same position to the same depth, without the tempo term. A
+    drop of more than 1.5 frigates beyond what the last ply of search moved the scores
+    earns '?', of more than 3 frigates '??', and the better line as a variation
+    (docs/ENGINE.md, "Analysis"). The table and every evaluation are from White's side,
+    as in chess GUIs: in the analysed record every action, the variations' too, carries
+    an evaluation comment {[%eval +1.25]}: frigates, or #N (#-N) for a forced win by
+    White (Black) in N of its own actions. Without --time each search is a fixed 4,000
+    nodes. A table (or --json) goes to stdout; -o OUT writes the analysed record (still valid) to a new file, -o - to
     stdout (the table then goes to stderr; --json cannot share it).
     """
     from ..notation import record
-    from ..engine.player import score_text
+    from ..engine.analysis import judge
 
     if as_json and output == "-":
         raise click.UsageError("--json and -o - would both write to stdout; give the record a file")
@@ -217,14 +217,15 @@ def analyse(file, seconds, output, as_json):
     rows = []
     for index, (node, before) in enumerate(zip(game.nodes, game.states)):
         after = game.states[index + 1]
-        verdict = analyse_action(before, node.action, after, limits,
-                                 [earlier.action for earlier in game.nodes[max(0, index - 2):index]])
-        glyph = _glyph(verdict.drop)
+        verdict = judge(before, node.action, limits,
+                        [earlier.action for earlier in game.nodes[max(0, index - 2):index]])
+        glyph = verdict.glyph
         rows.append(_analysis_json(before, node.action, verdict, glyph))
         if not as_json:
             mark = glyph or ("" if verdict.best_action != node.action else "  (best)")
-            click.echo(f"{line_text(before, [node.action])}{glyph}  {score_text(verdict.played)}"
-                       + (f"; better {verdict.best_action} {score_text(verdict.best)}" if glyph else mark),
+            mover = before.to_move
+            click.echo(f"{line_text(before, [node.action])}{glyph}  {eval_text(verdict.played, mover)}"
+                       + (f"; better {verdict.best_action} {eval_text(verdict.best, mover)}" if glyph else mark),
                        err=output == "-")        # with the record on stdout, the table goes aside
         annotate(node, before, after, verdict, glyph)
     if as_json:
@@ -262,20 +263,24 @@ def annotate(node, before, after, verdict, glyph: str) -> None:
 
 
 def eval_comment(score: int, mover: int, played: int) -> str:
-    """``[%eval ...]`` for the position ``played`` actions into a line worth ``score`` to ``mover``.
+    """``[%eval ...]`` for the position ``played`` actions into a line worth ``score`` to ``mover``."""
+    return f"[%eval {eval_text(score, mover, played)}]"
 
-    Frigates with two decimals from White's side; a forced win as ``#N`` (White wins)
-    or ``#-N`` (Black wins), N the winner's own actions still to come (R21, R22).
-    """
+
+def eval_text(score: int, mover: int, played: int = 1) -> str:
+    """A score worth ``score`` to ``mover``, ``played`` actions into its line, as White's
+    evaluation: frigates with two decimals from White's side (``+1.25``, ``-0.40``); a
+    forced win as ``#N`` (White wins) or ``#-N`` (Black wins), N the winner's own actions
+    still to come (R21, R22)."""
+    from ..engine.analysis import white_view
     from ..engine.search import MATE, MATE_BOUND
-    from ..rules.board import WHITE
 
-    white = score if mover == WHITE else -score
+    white = white_view(score, mover)
     if abs(score) > MATE_BOUND:
         left = MATE - abs(score) - played        # plies still to come; the winner's is the last
         own = (left + 1) // 2
-        return f"[%eval #{own if white > 0 else -own}]"
-    return f"[%eval {white / 100:+.2f}]"
+        return f"#{own if white > 0 else -own}"
+    return f"{white / 100:+.2f}"
 
 
 def _analysis_json(before, action, verdict, glyph: str) -> dict:
@@ -286,6 +291,7 @@ def _analysis_json(before, action, verdict, glyph: str) -> dict:
         "played": verdict.played, "played_text": score_text(verdict.played),
         "best_action": str(verdict.best_action), "best": verdict.best,
         "best_text": score_text(verdict.best), "best_line": [str(a) for a in verdict.best_line],
+        "eval": eval_text(verdict.played, before.to_move), "drop": verdict.drop, "depth": verdict.depth,
     }
 
 
@@ -296,45 +302,6 @@ def _refuse_existing(path: str, command: str) -> None:
     if os.path.exists(path):
         raise click.BadParameter(f"{path} exists; {command} writes a new file and never replaces one",
                                  param_hint="-o")
-
-
-def _glyph(drop: int) -> str:
-    if drop > BLUNDER_DROP:
-        return "??"
-    if drop > MISTAKE_DROP:
-        return "?"
-    return ""
-
-
-class Verdict:
-    """One action analysed: the best score and line, the played action's score, the drop."""
-
-    def __init__(self, best_action, best: int, played: int, best_line=()):
-        self.best_action = best_action
-        self.best = best
-        self.played = played
-        self.drop = max(0, best - played)
-        self.best_line = list(best_line) or [best_action]
-
-
-def analyse_action(before, action, after, limits, previous=()) -> Verdict:
-    """Search ``before`` for the best action, and ``after`` for what ``action`` is worth
-    (``previous``: the actions that led to ``before``, the last one last)."""
-    from ..engine.search import Limits, Search, terminal_score
-
-    best = Search().run(before, limits, previous=previous)
-    if best.action == action:
-        return Verdict(action, best.score, best.score, best.pv)
-    if after.to_move is None:
-        played = terminal_score(after, before.to_move, 1)
-    else:
-        # One action shallower than the best action's search, so both end on the same
-        # side's turn: scores at different horizons swing by a tempo.
-        played = -Search().run(after, Limits(depth=max(1, best.depth - 1)),
-                               previous=[*previous, action]).score
-    # The best action's search saw deeper than the reply search can: never call the
-    # played action better than the best one.
-    return Verdict(best.action, max(best.score, played), played, best.pv)
 
 
 @click.command()
@@ -558,8 +525,10 @@ def judge_draw(state, side: str | None) -> tuple[bool, str]:
 
 
 def hint_lines(state, nodes: int = HINT_NODES) -> list[str]:
-    """The computer's suggestion for the side to act in ``state`` and its expected line."""
-    from ..engine.player import hint, score_text
+    """The computer's suggestion for the side to act in ``state`` and its expected line,
+    as ``tomis hint`` gives them."""
+    from ..engine.analysis import hint
+    from ..engine.player import score_text
     from ..engine.search import Limits
 
     result = hint(state, Limits(nodes=nodes))

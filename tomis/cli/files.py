@@ -250,6 +250,31 @@ def game_option(command):
                         show_default=True, help="Which game of the file.")(command)
 
 
+class ActionNumber(click.ParamType):
+    """An action number for ``--at``, ``--from``, ``--to``: a whole number, 0 or more,
+    refused in a player's words rather than click's ("x>=0")."""
+
+    name = "N"
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, int):
+            number = value
+        else:
+            text = str(value).strip()
+            if not text.lstrip("-").isdigit():
+                self.fail(f"an action number is a whole number like 12, not {value!r}", param, ctx)
+            number = int(text)
+        if number < 0:
+            self.fail(f"an action number is 0 (the start) or more, not {number}", param, ctx)
+        return number
+
+
+ACTION_NUMBER = ActionNumber()
+
+
+MAX_DELAY = 3600.0             # --delay (replay, play), seconds; time.sleep refuses inf and huge values
+
+
 def finite(_ctx, param, value):
     """click callback for a FloatRange option: FloatRange lets nan through (every
     comparison with it is false), so refuse it here."""
@@ -267,10 +292,15 @@ def pick_game(source: Source, number: int):
     # One game at a time: a 16 MiB archive is never held whole to show one of its games.
     source.refuse_prose()
     item, count = None, 0
-    for count, checked in enumerate(record.iter_read(source.text, source.name), 1):
+    games = record.iter_read(source.text, source.name)
+    for count, checked in enumerate(games, 1):
         if count == number:
             item = checked
             break
+    if item is not None and number == 1 and not _game_chosen() and next(games, None) is not None:
+        # A file of several games shown as its first without a word hid the others.
+        click.echo(f"{source.name}: note: the file holds more than one game; this is game 1 "
+                   f"(--game K for another)", err=True)
     if count == 0:
         raise source.failure(no_game_error())
     if item is None:
@@ -280,6 +310,16 @@ def pick_game(source: Source, number: int):
     if item.error is not None:
         raise source.failure(item.error)
     return Game.from_record(item.game)
+
+
+def _game_chosen() -> bool:
+    """Whether ``--game`` was given on the command line (not left at its default)."""
+    from click.core import ParameterSource
+
+    context = click.get_current_context(silent=True)
+    if context is None or "game_number" not in context.params:
+        return True         # called from outside a command with --game: nothing to remind of
+    return context.get_parameter_source("game_number") is not ParameterSource.DEFAULT
 
 
 def no_game_error():

@@ -79,7 +79,9 @@ class ProgressLine:
     """Draws a :class:`tomis.archive.Progress` on stderr, once work passes a second.
 
     Stands in for stderr: anything else written there first clears the line, so problem
-    lines never mix with it; the next tick draws it again.
+    lines never mix with it, and a whole line written draws it again under that line at
+    once. (It used to wait for the next tick, and with many small files every ``ok`` line
+    cleared it a millisecond after it was drawn: it never showed.)
     """
 
     def __init__(self, stream, progress, enabled: bool, verb: str):
@@ -88,8 +90,17 @@ class ProgressLine:
         self.last = 0.0
 
     def write(self, text: str) -> None:
+        self.around(self.stream, text)
+
+    def around(self, stream, text: str) -> None:
+        """Write ``text`` to ``stream`` with the line out of its way, and after a whole line
+        draw the line again under it."""
+        shown = self.drawn
         self.clear()
-        self.stream.write(text)
+        stream.write(text)
+        if shown and text.endswith("\n"):
+            stream.flush()              # stdout's line first, then the progress on stderr
+            self._draw()
 
     def flush(self) -> None:
         self.stream.flush()
@@ -103,6 +114,9 @@ class ProgressLine:
         if self.progress.elapsed < PROGRESS_AFTER or now - self.last < PROGRESS_EVERY:
             return
         self.last = now
+        self._draw()
+
+    def _draw(self) -> None:
         line = self.progress.line(self.verb)
         self.stream.write("\r" + line + " " * max(0, self.drawn - len(line)))
         self.stream.flush()
@@ -124,8 +138,7 @@ class _Beside:
         self.line, self.stream = line, stream
 
     def write(self, text: str) -> None:
-        self.line.clear()
-        self.stream.write(text)
+        self.line.around(self.stream, text)
 
     def flush(self) -> None:
         self.stream.flush()
@@ -141,7 +154,7 @@ def legal_action_words(game, square: str | None) -> str:
     texts = [str(action) for action in game.legal_actions(square)]   # checks the square
     position = game.position
     if game.is_over:
-        return render.turn_words(position.state, game.result)
+        return render.turn_words(position.state, game.result, termination(game))
     where = f" from {square}" if square else ""
     head = (f"{position.turn.capitalize()} to act (action {position.action_number}): "
             f"{len(texts)} legal action(s){where}")
@@ -152,3 +165,11 @@ def digest_line(game) -> str:
     """The new Digest and why to keep it (docs/SECURITY.md)."""
     return (f"Digest after action {len(game.record.nodes)}: {game.digest} (keep it, or the "
             f"file you send: a reply that rewrites the past will not match; see --since)")
+
+
+def termination(game) -> str:
+    """The Termination tag of ``game`` (a :class:`tomis.Game`), which says how a game the
+    rules did not decide ended when it was not a resignation or an agreement."""
+    from ..notation.tags import TERMINATION_TAG
+
+    return game.tags.get(TERMINATION_TAG, "")

@@ -60,7 +60,7 @@ def picture_options(command):
         click.option("--png", "picture", flag_value="png", help="Draw the board as PNG (needs tomis[images])."),
         click.option("-o", "--output", type=OUTPUT_PATH, callback=refuse_a_non_file,
                      help="Write the picture to OUT (default: stdout)."),
-        click.option("--flip", is_flag=True, help="Black at the bottom."),
+        click.option("--flip", is_flag=True, help="Black at the bottom (the text board too)."),
         click.option("--size", type=click.IntRange(min=16, max=MAX_SIZE), default=DEFAULT_SIZE,
                      show_default=True, help="Picture width and height in pixels."),
         click.option("--legend", is_flag=True,
@@ -71,19 +71,16 @@ def picture_options(command):
     return command
 
 
-def show_picture(game, state, at: int | None, *, picture: str | None, output: str | None, flip: bool,
+def show_picture(state, last, *, picture: str | None, output: str | None, flip: bool,
                  size: int, legend: bool = False) -> bool:
-    """Draw ``state``, the position after action ``at`` of ``game`` (a :class:`tomis.Game`),
-    when a picture was asked for; False otherwise."""
+    """Draw ``state``, reached by the action whose report is ``last`` (None at the
+    start), when a picture was asked for; False otherwise."""
     if picture is None:
         if output is not None:
             raise click.UsageError("-o writes a picture: add --svg or --png")
         return False
     from ..pictures import svg
 
-    nodes = game.record.nodes
-    number = len(nodes) if at is None else at
-    last = nodes[number - 1].report if number else None
     options = dict(size=size, orientation="black" if flip else "white", last=last, legend=legend)
     if picture == "svg":
         text = svg.board(state, **options)

@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Callable, Protocol
 
 import click
 
-from .files import load_game, locked, new_game, read_record, require_stdin, write_new, write_over
-from .output import colour_options, display, legal_action_words
+from .files import MAX_DELAY, finite, load_game, locked, new_game, read_record, require_stdin, write_new, write_over
+from .output import colour_options, display, legal_action_words, termination
 
 if TYPE_CHECKING:
     import tomis
@@ -152,16 +152,20 @@ def side_choice(option: str, value: str | None) -> SideChoice:
 @click.option("--white", help="human (default), computer[:LEVEL] (1-8), or a player's name.")
 @click.option("--black", help="human (default), computer[:LEVEL] (1-8), or a player's name.")
 @click.option("--seed", type=click.IntRange(0, 2**31 - 1), default=0,
-              help="Seed of the computer's randomness (levels 1-4).")
+              help="Seed of the computer's randomness (levels 1-3; 4-8 play the same "
+                   "action in the same position).")
+@click.option("--delay", type=click.FloatRange(min=0, max=MAX_DELAY), default=0.0, callback=finite,
+              metavar="SECONDS", help="Wait this long before each of the computer's actions "
+                                      "(to watch two computers at a readable pace).")
 @click.option("--compact", is_flag=True, help="A ten-line board after each action (compact toggles it).")
 @colour_options
-def play(file, rules, white, black, seed, compact, color, ascii_only):
+def play(file, rules, white, black, seed, delay, compact, color, ascii_only):
     """Play at one terminal, against each other or the computer; FILE is saved after
     every action, resumed if it exists.
 
     --white and --black are human (the default), computer or computer:LEVEL (levels 1-8;
     computer alone is the default level), or a human player's name. Two computers play
-    each other to the end. A resumed game keeps the computer on the side it played
+    each other to the end (--delay 2 to follow them). A resumed game keeps the computer on the side it played
     (the record's WhiteType/BlackType tags) unless --white or --black say otherwise.
     At the prompt type an action in the notation (like F@a1 or Fa2-a3), or one of:
     help, moves [SQUARE], show, undo [N], redo [N], hint, history, clock, flip,
@@ -172,7 +176,8 @@ def play(file, rules, white, black, seed, compact, color, ascii_only):
     """
     choices = {"white": side_choice("--white", white), "black": side_choice("--black", black)}
     shown = display(ascii_only, color)
-    session = PlaySession(file, colour=shown.colour, arrows=shown.glyphs, seed=seed, compact=compact)
+    session = PlaySession(file, colour=shown.colour, arrows=shown.glyphs, seed=seed, compact=compact,
+                          delay=delay)
     with session.locks:
         if file is not None:
             # Held from the first read to the last save: a `tomis move` on the same file
@@ -208,7 +213,7 @@ class PlaySession:
 
     def __init__(self, file: str | None, colour: bool, players: dict[str, Player] | None = None,
                  arrows: bool | None = None, computers: dict[str, Player] | None = None,
-                 seed: int = 0, compact: bool = False):
+                 seed: int = 0, compact: bool = False, delay: float = 0.0):
         from . import turns
 
         self.file = file
@@ -217,6 +222,7 @@ class PlaySession:
         self.colour = colour
         self.arrows = colour if arrows is None else arrows
         self.compact = compact
+        self.delay = delay              # seconds before each computer action
         self.flipped = False            # set in open(): the person's side at the bottom
         self.players = players          # None: two HumanPlayers, made once the names are known
         self.editor = None              # their shared LineEditor (history, completion)
@@ -367,7 +373,12 @@ class PlaySession:
         from .turns import Quit
 
         while True:
-            move = self.player_to_ask().turn(self.game)
+            player = self.player_to_ask()
+            if self.delay and player in self.computers.values() and not self.game.is_over:
+                import time
+
+                time.sleep(self.delay)
+            move = player.turn(self.game)
             if move is None:            # end of input: as quit
                 move = Quit()
             if isinstance(move, Action):
@@ -400,7 +411,8 @@ class PlaySession:
 
         draw = render.position_text if full or not self.compact else render.compact_text
         click.echo(draw(self.game.position.state, color=self.colour, arrows=self.arrows,
-                        result=self.game.result, flipped=self.flipped),
+                        result=self.game.result, termination=termination(self.game),
+                        flipped=self.flipped),
                    color=self.colour or None)
 
     # -- actions and commands -----------------------------------------------------
@@ -422,9 +434,9 @@ class PlaySession:
         except TomisError as error:
             self.say_error(error)
             return False
-        nodes = self.game.record.nodes
-        played = len(nodes)
-        lines = render.report_lines(nodes[played - 1].report, played) + self.correspond()
+        record = self.game.record
+        # Numbered over the whole game: from a position, as its action number counts on.
+        lines = render.report_lines(record.nodes[-1].report, record.final.ply) + self.correspond()
         self.save()
         click.echo("; ".join(lines) if self.compact else "\n".join(lines))
         self.show_board()

@@ -206,7 +206,7 @@ class MoveStep:
         self.check_since(game, source)
         self.check_turn(game)
         report = self.play(game)
-        self.played = len(game.record.nodes)
+        self.played = game.record.final.ply       # over the whole game (a Position tag counts on)
         self.words = self.correspond(game)
         new_text = str(game)
         self.save(new_text)

@@ -11,7 +11,7 @@ import re
 
 import click
 
-from .files import game_option, pinned_and_locked, read_record, read_text, write_over
+from .files import ACTION_NUMBER, game_option, pinned_and_locked, read_record, read_text, write_over
 
 ACTIONS_PATH = "<actions>"      # where errors in the ACTIONS argument are located
 _MOVE_NUMBER = re.compile(r"\d+\.(\.\.)?")
@@ -25,7 +25,7 @@ def variation():
 @variation.command("add")
 @click.argument("file", type=click.Path(dir_okay=False))
 @click.argument("actions")
-@click.option("--at", "at", type=click.IntRange(min=1), required=True,
+@click.option("--at", "at", type=ACTION_NUMBER, required=True,
               help="The action the variation replaces (action N itself).")
 @game_option
 def add(file, actions, at, game_number):

@@ -6,36 +6,48 @@ import sys
 
 import click
 
-from .files import INPUT_PATH, finite, game_option, pick_game, read_record, require_stdin
-from .output import colour_options, display, echo_json, echo_position, legal_action_words
+from .files import ACTION_NUMBER, INPUT_PATH, MAX_DELAY, finite, game_option, pick_game, read_record, require_stdin
+from .output import colour_options, display, echo_json, echo_position, legal_action_words, termination
 from .pictures import picture_options, show_picture
 
-MAX_DELAY = 3600.0             # replay --delay, seconds; time.sleep refuses inf and huge values
 
 
 def _past_the_end(game, lowest: int) -> str:
-    """Why an action number past the end of ``game`` cannot be shown, and what can."""
+    """Why an action number outside ``game`` cannot be shown, and what can: ``lowest`` is
+    0 where the start can be shown too (``show --at``), 1 where only actions can.
+
+    Numbers count over the whole game: a game from a position (its Position tag) goes on
+    from the position's action number, so its first action may be action 49.
+    """
+    start = game.record.start.ply
     count = len(game.record.nodes)
     if count < lowest:
         return "the game has no actions yet"
     if count == 0:
-        return "the game has no actions yet; only 0, the start, can be shown"
-    return f"the game has {count} action{'' if count == 1 else 's'}; choose {lowest} to {count}"
+        return f"the game has no actions yet; only {start}, the start, can be shown"
+    if start == 0:
+        return f"the game has {count} action{'' if count == 1 else 's'}; choose {lowest} to {count}"
+    return (f"the game starts from a position after action {start} and has actions "
+            f"{start + 1} to {start + count}; choose {start + lowest} to {start + count}")
 
 
-def _state_at(game, at: int | None):
-    """The engine state after action ``at`` (0: the start; None: after the last action)."""
+def _index_at(game, at: int | None, lowest: int, option: str) -> int:
+    """Where action number ``at`` (over the whole game) stands in ``game.record.states``:
+    0 the start, the last index for None; a number outside the game is a usage error."""
     states = game.record.states
     if at is None:
-        return states[-1]
-    if not 0 <= at < len(states):
-        raise click.BadParameter(_past_the_end(game, 0), param_hint="--at")
-    return states[at]
+        return len(states) - 1
+    index = at - game.record.start.ply
+    if not lowest <= index < len(states):
+        raise click.BadParameter(_past_the_end(game, lowest), param_hint=option)
+    return index
 
 
 @click.command()
 @click.argument("file", type=INPUT_PATH)
-@click.option("--at", "at", type=click.IntRange(min=0), help="Show the position after action N (0: start).")
+@click.option("--at", "at", type=ACTION_NUMBER,
+              help="Show the position after action N (0: the start; a game from a position "
+                   "counts on from its action number).")
 @click.option("--json", "as_json", is_flag=True,
               help="Print the position as JSON (with its position string) and nothing else.")
 @click.option("--fen", "as_fen", is_flag=True,
@@ -58,10 +70,13 @@ def show(file, at, as_json, as_fen, color, ascii_only, game_number, picture, out
     if len(chosen) > 1:
         raise click.UsageError(f"{' and '.join(chosen)} are different outputs; choose one")
     game = pick_game(read_record(file), game_number)
-    state = _state_at(game, at)
+    index = _index_at(game, at, 0, "--at")
+    state = game.record.states[index]
+    nodes = game.record.nodes
+    last = nodes[index - 1].report if index else None
     if legend and picture is None:
         raise click.UsageError("--legend is for a picture: add --svg or --png")
-    if show_picture(game, state, at, picture=picture, output=output, flip=flip, size=size, legend=legend):
+    if show_picture(state, last, picture=picture, output=output, flip=flip, size=size, legend=legend):
         return
     if as_fen:
         click.echo(position.to_string(state))
@@ -73,13 +88,13 @@ def show(file, at, as_json, as_fen, color, ascii_only, game_number, picture, out
     heading = game.heading()
     if heading:
         lines.append(visible(heading))          # names and event are the record's text
-    nodes = game.record.nodes
-    number = len(nodes) if at is None else at
-    if number:
-        lines += render.report_lines(nodes[number - 1].report, number) + [""]
-    result = game.result if at is None or at == len(nodes) else "*"
+    if last is not None:
+        lines += render.report_lines(last, state.ply) + [""]
+    final = index == len(nodes)
     shown = display(ascii_only, color)
-    lines.append(render.position_text(state, color=shown.colour, arrows=shown.glyphs, result=result))
+    lines.append(render.position_text(state, color=shown.colour, arrows=shown.glyphs, flipped=flip,
+                                      result=game.result if final else "*",
+                                      termination=termination(game) if final else ""))
     echo_position("\n".join(lines), shown)
 
 
@@ -114,8 +129,8 @@ def _check_square_option(square: str | None) -> None:
 @click.command()
 @click.argument("file", type=INPUT_PATH)
 @game_option
-@click.option("--from", "first", type=click.IntRange(min=1), help="First action to show.")
-@click.option("--to", "last", type=click.IntRange(min=1), help="Last action to show.")
+@click.option("--from", "first", type=ACTION_NUMBER, help="First action to show.")
+@click.option("--to", "last", type=ACTION_NUMBER, help="Last action to show.")
 @click.option("--step", is_flag=True, help="Wait for Enter after each action (q then Enter stops).")
 @click.option("--delay", type=click.FloatRange(min=0, max=MAX_DELAY), default=0.0,
               callback=finite,
@@ -142,11 +157,11 @@ def replay(file, game_number, first, last, step, delay, color, ascii_only, fmt, 
         raise click.BadParameter(f"--to {last} comes before --from {first}", param_hint="--to")
     game = pick_game(read_record(file), game_number)
     nodes, states = game.record.nodes, game.record.states
-    if first is None:
-        first = 1
-    elif first > len(nodes):
-        raise click.BadParameter(_past_the_end(game, 1), param_hint="--from")
-    last = len(nodes) if last is None else min(last, len(nodes))
+    # Indexes into nodes, 1-based; the options give action numbers over the whole game.
+    first = 1 if first is None else _index_at(game, first, 1, "--from")
+    if last is not None and last - game.record.start.ply < 1:
+        raise click.BadParameter(_past_the_end(game, 1), param_hint="--to")
+    last = len(nodes) if last is None else min(last - game.record.start.ply, len(nodes))
     if fmt == "jsonl":
         _replay_rows(game, game_number, first, last)
         return
@@ -155,17 +170,18 @@ def replay(file, game_number, first, last, step, delay, color, ascii_only, fmt, 
     if first == 1 and game.record.comments:
         echo_position("\n".join(f"{{{visible(comment, lines=True)}}}"
                                  for comment in game.record.comments) + "\n", shown)
-    for number in range(first, last + 1):
-        result = game.result if number == len(nodes) else "*"
-        node = nodes[number - 1]
+    for index in range(first, last + 1):
+        final = index == len(nodes)
+        node, number = nodes[index - 1], states[index].ply
         lines = annotated_report(node, number, render) + [
-            render.position_text(states[number], color=shown.colour, arrows=shown.glyphs,
-                                 result=result), ""]
+            render.position_text(states[index], color=shown.colour, arrows=shown.glyphs,
+                                 result=game.result if final else "*",
+                                 termination=termination(game) if final else ""), ""]
         for side_line in node.variations:
             lines += (variation_steps(side_line, number, shown, render) if into_variations
                       else [f"    instead of action {number}: {line_words(side_line)}", ""])
         echo_position("\n".join(lines), shown)
-        if number < last and not pause():
+        if index < last and not pause():
             break
 
 

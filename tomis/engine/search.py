@@ -35,7 +35,7 @@ from ..rules.actions import GateJump, GateStrike, Jump, Move, Place
 from ..rules.board import BASE, FLAGSHIP, FRIGATE, FRIGATE_ATTACKS, RAYS, SENTRY, SLIDER_DIRECTIONS, TOWER
 from ..rules.combat import INACTIVE, JUMP, UNIT_DEFENCE, attack_tables
 from ..rules.core import OPENING_PLIES, State, apply_unchecked, iter_legal_actions
-from .evaluate import evaluate
+from .evaluate import WEIGHTS, evaluate
 
 MATE = 100_000               # a won game; MATE - n: won n plies from the root
 MATE_BOUND = MATE - 1_000    # scores beyond this are wins or losses, not evaluations
@@ -246,6 +246,11 @@ class Search:
     def __init__(self, seed: int = 0):
         self.seed = seed
         self.play_out_ends = True       # a forced win's line goes to the game's end
+        # The evaluation's tempo term (the side to act's bonus) at the leaves. Play keeps
+        # it; analysis leaves it out (tomis.engine.analysis): with it a score swings by
+        # twice the term with the parity of the leaves, from one depth or ply to the next.
+        self.tempo = True
+        self._untempo = 0
         self._stop = threading.Event()
         self.nodes = 0
         self._table: dict = {}
@@ -294,6 +299,7 @@ class Search:
         self._history = {}
         self._evaluations = {}          # hash -> static evaluation (it depends on nothing else)
         self._previous = ([None, None] + list(previous))[-2:]
+        self._untempo = 0 if self.tempo else WEIGHTS["tempo"]
         self._line = list(self._previous)   # the actions played to reach the node searched
         # Depth 1 always finishes (it takes milliseconds): an answer from an unfinished
         # first pass would be whichever action sorts first. Stop is heard after it; the
@@ -468,7 +474,7 @@ class Search:
         cache = self._evaluations
         stand = cache.get(state.hash)
         if stand is None:
-            stand = cache[state.hash] = evaluate(state)
+            stand = cache[state.hash] = evaluate(state) - self._untempo
         if stand >= beta or qdepth >= QUIESCENCE_DEPTH:
             return stand
         if stand > alpha:

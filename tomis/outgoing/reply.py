@@ -53,12 +53,14 @@ def body_text(game, record_text: str) -> str:
     """What the opponent reads: the last action and its combat, the board, the clocks and
     an open draw offer, the Digest, the record. Plain ASCII: it survives every mail client."""
     from ..notation import digest
+    from ..notation.tags import TERMINATION_TAG
     from ..pictures import render
 
     lines = []
     if game.nodes:
-        lines += render.report_lines(game.nodes[-1].report, len(game.nodes)) + [""]
-    lines.append(render.position_text(game.final, color=False, result=game.result))
+        lines += render.report_lines(game.nodes[-1].report, game.final.ply) + [""]
+    lines.append(render.position_text(game.final, color=False, result=game.result,
+                                      termination=game.tags.get(TERMINATION_TAG, "")))
     situation = clock_lines(game) + draw_offer_lines(game)
     if situation:
         lines += [""] + situation

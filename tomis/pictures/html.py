@@ -10,7 +10,10 @@ The boards are stored compactly: each SVG is one element per line, and most line
 each distinct line once and every board as a list of line numbers.
 
 For tests and tools the board element is ``#board`` with ``data-action="N"``, holding
-the SVG with its ``data-*`` facts (see :mod:`tomis.svg`).
+the SVG with its ``data-*`` facts (see :mod:`tomis.svg`). ``N``, like the page's
+``#action=N`` links, is the number every command uses: counted over the whole game, so
+the start of a game from a position (its Position tag) is the position's action number
+less one, not 0.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from urllib.parse import quote
 from . import svg
 from ..rules.board import SIDE_TITLES
 from ..rules.position import to_string
+from ..notation.tags import TERMINATION_TAG
 from .render import turn_words
 from .words import position_words, report_words
 
@@ -81,7 +85,8 @@ def _announcements(game) -> list[str]:
 
 def _movetext(game) -> str:
     """The action list: move numbers, actions as links to ``#action=N``, glyphs, comments."""
-    parts = ['<a class="action" href="#action=0" data-action="0">Start</a>']
+    first = game.start.ply          # the number of the start (0 but for a Position tag)
+    parts = [f'<a class="action" href="#action={first}" data-action="{first}">Start</a>']
     parts += [f'<p class="comment">{escape(text)}</p>' for text in game.comments]
     numbered = True
     for index, node in enumerate(game.nodes, 1):
@@ -97,7 +102,7 @@ def _movetext(game) -> str:
         nags = "".join(f' <span class="nag">${nag}</span>' for nag in node.nags)
         # one unbreakable unit, so a line never ends between a move number and its action
         parts.append(
-            f'<span class="ply">{label}<a class="action" href="#action={index}" data-action="{index}" '
+            f'<span class="ply">{label}<a class="action" href="#action={number}" data-action="{number}" '
             f'aria-label="action {number}, {side}: {escape(str(node.action))}{escape(node.glyphs)}">'
             f'{escape(_action_label(game, index - 1))}</a>{nags}</span>')
         parts += [f'<p class="comment">{escape(text)}</p>' for text in node.comments]
@@ -144,7 +149,7 @@ def _heading(game) -> str:
 def _ending(game) -> str:
     final = game.final
     if final.to_move is None or game.result != "*":
-        return turn_words(final, game.result)
+        return turn_words(final, game.result, game.tags.get(TERMINATION_TAG, ""))
     return f"Not finished: {turn_words(final, game.result)}"
 
 
@@ -161,6 +166,7 @@ def page(game, *, delay: float = 1.0, name: str = "game.tgn", legend: bool = Tru
         "positions": [to_string(state) for state in game.states],
         "said": _announcements(game),
         "delay": delay,
+        "first": game.start.ply,
     }
     # "<" escaped inside the script element, so no text of the record can close it
     blob = json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace("<", "\\u003c")
@@ -168,7 +174,7 @@ def page(game, *, delay: float = 1.0, name: str = "game.tgn", legend: bool = Tru
     speeds = sorted(set(SPEEDS) | {delay})
     options = "".join(
         f'<option value="{s:g}"{" selected" if s == delay else ""}>{s:g} s</option>' for s in speeds)
-    final = len(game.nodes)
+    final = game.final.ply
     return _TEMPLATE.format(
         title=escape(_heading(game)), heading=escape(_heading(game)), tags=_tags(game),
         ending=escape(_ending(game)), board=final_svg, final=final, movetext=_movetext(game),
@@ -249,16 +255,17 @@ _SCRIPT = r"""
     var changed = n !== current;
     current = n;
     draw();
-    board.setAttribute("data-action", String(n));
+    board.setAttribute("data-action", String(data.first + n));
     positionText.textContent = data.positions[n];
     links.forEach(function (link) {
-      var here = Number(link.getAttribute("data-action")) === n;
+      var here = Number(link.getAttribute("data-action")) === data.first + n;
       link.classList.toggle("current", here);
       if (here) { link.setAttribute("aria-current", "step"); } else { link.removeAttribute("aria-current"); }
       if (here && changed) { reveal(link); }
     });
     if (speak !== false) { announce.textContent = data.said[n]; }
-    if (location.hash !== "#action=" + n) { history.replaceState(null, "", "#action=" + n); }
+    var hash = "#action=" + (data.first + n);
+    if (location.hash !== hash) { history.replaceState(null, "", hash); }
     if (n === last) { stop(); }
   }
 
@@ -271,7 +278,7 @@ _SCRIPT = r"""
 
   function fromHash() {
     var match = /^#action=(\d+)$/.exec(location.hash);
-    return match ? Number(match[1]) : null;
+    return match ? Number(match[1]) - data.first : null;
   }
 
   function stop() {

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from html import escape
 
 from . import svg
+from .render import ending_words, numbered_action
 from ..rules.board import DRAW, SIDE_TITLES, UNDECIDED, WIN_RESULTS
 
 INSTALL_HINT = "pip install 'tomis[images]'"
@@ -77,10 +78,12 @@ class Caption:
 
 
 def frame_captions(game) -> list[Caption]:
-    """The caption of every frame of :func:`gif`: ``start``, ``12. Fb1-b2`` (the action
-    number, over the whole game, and the action), and last the result."""
+    """The caption of every frame of :func:`gif`: ``start``, ``6... Fb1-b2 (action 12)``
+    (the action after its move number, and its number over the whole game, as every
+    command says it), and last the result."""
     captions = [Caption("start")]
-    captions += [Caption(f"{number}. {node.action}") for number, node in enumerate(game.nodes, 1)]
+    captions += [Caption(f"{numbered_action(node.action, state.ply)} (action {state.ply})")
+                 for node, state in zip(game.nodes, game.states[1:])]
     captions.append(result_caption(game))
     return captions
 
@@ -96,12 +99,7 @@ def result_caption(game) -> Caption:
         return Caption(_result_headline(final.result), final.reason or "")
     if result == UNDECIDED:
         return Caption(f"{UNDECIDED} unfinished", f"{SIDE_TITLES[final.to_move]} to act, action {final.ply + 1}")
-    arbiter = game.tags.get(TERMINATION_TAG, "").strip().lower()
-    if arbiter:
-        how = f"{arbiter} (R23)"
-    else:
-        how = "by agreement (R23)" if result == DRAW else "by resignation (R23)"
-    return Caption(_result_headline(result), how)
+    return Caption(_result_headline(result), ending_words(result, game.tags.get(TERMINATION_TAG, "")))
 
 
 def _result_headline(result: str) -> str:

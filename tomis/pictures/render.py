@@ -18,8 +18,9 @@ One square is one cell six characters wide (the longest mark is five)::
 
 from __future__ import annotations
 
+from ..errors import visible
 from ..rules.board import (
-    ACTIVE, BASE, BLACK, DIRECTION_NAMES, FLAGSHIP, FRIGATE, GATE, INACTIVE, MARKER, PIECE_LETTERS,
+    ACTIVE, BASE, BLACK, DIRECTION_NAMES, DRAW, FLAGSHIP, FRIGATE, GATE, INACTIVE, MARKER, PIECE_LETTERS,
     PIECE_NAMES, SENTRY, SIDE_TITLES, SQUARE_NAMES, TOWER, UNDECIDED, UNIT_KIND, UNIT_SIDE, WHITE,
 )
 
@@ -49,23 +50,31 @@ def unit_letter(code: int | None) -> str:
     return letter if UNIT_SIDE[code] == WHITE else letter.lower()
 
 
-def gate_mark(gate, arrows: bool = False) -> str:
-    """The gate part of a cell: ``G``/``g`` by owner, then its state or jump direction."""
+def gate_mark(gate, arrows: bool = False, flipped: bool = False) -> str:
+    """The gate part of a cell: ``G``/``g`` by owner, then its state or jump direction.
+
+    An arrow points the way the gate points on the board as drawn, so on a ``flipped``
+    board (rank 1 on top) a gate pointing north shows ``↓``, as the SVG and PNG draw
+    it. A direction's name (``N``, ``NE``) is notation and stays the same either way.
+    """
     if gate is None:
         return ""
     _square, owner, state, markers, direction = gate     # a Gate, or any such tuple
     letter = "G" if owner == WHITE else "g"
     if state in _STATE_MARKS:
         return letter + _STATE_MARKS[state]
-    pointer = ARROWS[direction] if arrows else DIRECTION_NAMES[direction]
+    if arrows:
+        pointer = ARROWS[(direction + 4) % 8 if flipped else direction]   # half a turn
+    else:
+        pointer = DIRECTION_NAMES[direction]
     return letter + pointer + ("2" if markers == 2 else "")
 
 
-def _cell(state, square: int, color: bool, arrows: bool) -> str:
+def _cell(state, square: int, color: bool, arrows: bool, flipped: bool = False) -> str:
     code = state.units.get(square)
     unit = unit_letter(code)
     gate_here = state.gate_at(square)
-    gate = gate_mark(gate_here, arrows=arrows)
+    gate = gate_mark(gate_here, arrows=arrows, flipped=flipped)
     text = f"{unit}{gate:<{CELL - 1}}"
     if not color:
         return text
@@ -93,7 +102,7 @@ def _rank_lines(state, color: bool, arrows: bool, flipped: bool) -> list[str]:
     files = range(7, -1, -1) if flipped else range(8)
     lines = []
     for rank in ranks:
-        cells = "".join(_cell(state, rank * 8 + file, color, arrows) for file in files)
+        cells = "".join(_cell(state, rank * 8 + file, color, arrows, flipped) for file in files)
         lines.append(f" {rank + 1} | {cells}| {rank + 1}")
     return lines
 
@@ -112,6 +121,8 @@ def board(state, *, color: bool = False, legend: bool = True, arrows: bool | Non
     if legend:
         directions = " ".join(ARROWS if arrows else DIRECTION_NAMES)
         lines += ["   " + line.format(directions=directions) for line in LEGEND]
+        if arrows and flipped:
+            lines.append("          arrows as drawn, the board turned: \u2193 points N (to rank 8)")
     return "\n".join(lines)
 
 
@@ -143,18 +154,29 @@ def _wrap_items(head: str, items: list[str], width: int = 72) -> str:
     return "\n".join(lines)
 
 
-def turn_words(state, result: str = UNDECIDED) -> str:
+def turn_words(state, result: str = UNDECIDED, termination: str = "") -> str:
     """Whose turn it is, or how the game ended.
 
-    ``result`` is the record's result: a game can end by resignation or agreement (R23)
-    in a position where someone is still to act.
+    ``result`` is the record's result: a game can end by resignation, agreement or an
+    arbiter's word (R23) in a position where someone is still to act; ``termination`` is
+    the record's Termination tag, which names the last (``time forfeit``).
     """
     if state.to_move is None:
         reason = f", {state.reason}" if state.reason else ""
         return f"Game over: {state.result}{reason}"
     if result != UNDECIDED:
-        return f"Game over: {result}, by resignation or agreement (R23)"
+        return f"Game over: {result}, {ending_words(result, termination)}"
     return f"Action {state.ply + 1}: {SIDE_TITLES[state.to_move]} to act"
+
+
+def ending_words(result: str, termination: str = "") -> str:
+    """How a game the rules did not decide ended (R23): as its Termination tag says
+    (``time forfeit (R23)``), else a win by resignation and a draw by agreement. The
+    tag is the record's text, so its control characters are made visible."""
+    arbiter = visible(termination.strip().lower())
+    if arbiter:
+        return f"{arbiter} (R23)"
+    return "by agreement (R23)" if result == DRAW else "by resignation (R23)"
 
 
 def piece_words(destroyed) -> str:
@@ -170,11 +192,17 @@ def combat_words(report) -> str:
     return "combat destroyed: " + ", ".join(piece_words(d) for d in report.destroyed)
 
 
-def action_heading(report, number: int) -> str:
-    """``White played 11. Fb1^d3 (action 21)``: the action with its move number (R4)."""
+def numbered_action(action, number: int) -> str:
+    """``11. Fb1^d3`` or ``11... Fh8-g8``: action ``number`` (1-based over the whole game,
+    a game from a position counting on from its ply) after its move number (R4)."""
     move = (number + 1) // 2
     dots = "." if number % 2 else "..."
-    return f"{SIDE_TITLES[report.side]} played {move}{dots} {report.action} (action {number})"
+    return f"{move}{dots} {action}"
+
+
+def action_heading(report, number: int) -> str:
+    """``White played 11. Fb1^d3 (action 21)``: the action with its move number (R4)."""
+    return f"{SIDE_TITLES[report.side]} played {numbered_action(report.action, number)} (action {number})"
 
 
 def report_lines(report, number: int) -> list[str]:
@@ -198,22 +226,23 @@ def unlock_words(state) -> str:
 
 
 def position_text(state, *, color: bool = False, result: str = UNDECIDED,
-                  arrows: bool | None = None, flipped: bool = False) -> str:
-    """Board, reserves, unlocks, edition and whose turn: all a player needs to act."""
+                  arrows: bool | None = None, flipped: bool = False, termination: str = "") -> str:
+    """Board, reserves, unlocks, edition and whose turn: all a player needs to act
+    (``result`` and ``termination`` as :func:`turn_words` takes them)."""
     return "\n".join([
         board(state, color=color, arrows=arrows, flipped=flipped),
         *(reserve_words(state, side) for side in (WHITE, BLACK)),
         unlock_words(state),
         f"Rules: {state.edition_name}",
-        turn_words(state, result),
+        turn_words(state, result, termination),
     ])
 
 
 
 def compact_text(state, *, color: bool = False, result: str = UNDECIDED,
-                 arrows: bool | None = None, flipped: bool = False) -> str:
+                 arrows: bool | None = None, flipped: bool = False, termination: str = "") -> str:
     """The position in ten lines: the ranks, the files, whose turn (no frame, no legend,
     no reserves), for a game at a small terminal."""
     arrows = color if arrows is None else arrows
     return "\n".join([*_rank_lines(state, color, arrows, flipped), _files_line(flipped),
-                      turn_words(state, result)])
+                      turn_words(state, result, termination)])
