@@ -70,6 +70,16 @@ HEADER_BOMBS = [
 ]
 
 
+@contextmanager
+def _reading(path: Path):
+    """A connection for the checks, closed after (``with sqlite3.connect`` only commits)."""
+    connection = sqlite3.connect(path)
+    try:
+        yield connection
+    finally:
+        connection.close()
+
+
 @dataclass
 class Sent:
     """What one generated message carried, for the checks after it is decided."""
@@ -107,7 +117,7 @@ class Seats:
         self.newest: dict[int, str] = {}
 
     def read(self) -> dict[int, str]:
-        with sqlite3.connect(self.db) as connection:
+        with _reading(self.db) as connection:
             rows = connection.execute("SELECT id, envelope_to, raw FROM outbox WHERE id > ? "
                                       "ORDER BY id", (self.seen,)).fetchall()
         for number, to, raw in rows:
@@ -121,7 +131,7 @@ class Seats:
 
 
 def _legal(db: Path) -> list[str]:
-    with sqlite3.connect(db) as connection:
+    with _reading(db) as connection:
         row = connection.execute("SELECT record FROM games WHERE over = 0 ORDER BY id DESC "
                                  "LIMIT 1").fetchone()
     if row is None:
@@ -205,21 +215,21 @@ class Club:
         self.games += 1
 
     def playing(self) -> bool:
-        with sqlite3.connect(self.db) as connection:
+        with _reading(self.db) as connection:
             return connection.execute("SELECT COUNT(*) FROM games WHERE over = 0").fetchone()[0] > 0
 
     def inbox_rows(self) -> list[tuple]:
-        with sqlite3.connect(self.db) as connection:
+        with _reading(self.db) as connection:
             return connection.execute("SELECT id, dedupe_key, state, reason FROM inbox "
                                       "ORDER BY id").fetchall()
 
     def outbox_since(self, first: int) -> list[tuple[int, bytes]]:
-        with sqlite3.connect(self.db) as connection:
+        with _reading(self.db) as connection:
             return connection.execute("SELECT id, raw FROM outbox WHERE id > ? ORDER BY id",
                                       (first,)).fetchall()
 
     def last_outbox(self) -> int:
-        with sqlite3.connect(self.db) as connection:
+        with _reading(self.db) as connection:
             return connection.execute("SELECT COALESCE(MAX(id), 0) FROM outbox").fetchone()[0]
 
 
