@@ -1,4 +1,6 @@
-"""The referee's store: one SQLite file in WAL mode, every change in ``BEGIN IMMEDIATE``.
+"""The referee's store: one SQLite file in WAL mode, every change in ``BEGIN IMMEDIATE``,
+behind one object, :class:`Store`, with a part per stage of the queue. All of the
+referee's SQL is in this module; the other modules take the :class:`Store`.
 
 Tables (the queue of docs/REFEREE.md):
 
