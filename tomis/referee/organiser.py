@@ -62,6 +62,14 @@ def _load(store: Store, number: int) -> Game:
     return game
 
 
+def _load_in_play(store: Store, number: int, ended: str) -> Game:
+    """Game ``number``, refused in words (``ended``) when it is over."""
+    game = _load(store, number)
+    if game.over:
+        raise RefereeError(f"game {number} {ended} ({game.record.result})")
+    return game
+
+
 def last_change(store: Store, game: Game) -> int:
     """When ``game`` last changed: its newest message taken, else its creation."""
     taken = store.inbox.last_taken(game.id)
@@ -133,9 +141,7 @@ def change_address(path: str, number: int, side: int, text: str, now: int) -> li
     store, config = connect(path)
     with store:
         with store.transaction():
-            game = _load(store, number)
-            if game.over:
-                raise RefereeError(f"game {number} has ended ({game.record.result})")
+            game = _load_in_play(store, number, "has ended")
             if game.players[1 - side].address == player.address:
                 raise RefereeError(f"{player.address} is the other player's address: the "
                                    f"address says who acts")
@@ -190,9 +196,7 @@ def _end(path: str, number: int, reason: str, end, subject: str, now: int) -> li
     store, config = connect(path)
     with store:
         with store.transaction():
-            game = _load(store, number)
-            if game.over:
-                raise RefereeError(f"game {number} has already ended ({game.record.result})")
+            game = _load_in_play(store, number, "has already ended")
             words = end(game)
             place = game.record.nodes[-1].comments if game.record.nodes else game.record.comments
             place.append(f"organiser: {reason}")

@@ -33,7 +33,7 @@ from ..notation.clock import format_stamp
 from ..errors import MailError
 from ..outgoing import sending as outgoing_sending
 from ..util import safefile
-from .store import Queued, Store
+from .store import Queued, Store, Waiting
 
 CLAIM_SECONDS = 300
 SENDMAIL = "/usr/sbin/sendmail"
@@ -241,50 +241,12 @@ def _password(config: str) -> str:
 
 # --------------------------------------------------------------------------- what waits
 
-@dataclass(frozen=True)
-class Attempt:
-    """One try at sending: when (the referee's clock) and the answer (None: sent)."""
-
-    at: int
-    error: str | None
-
-
-@dataclass(frozen=True)
-class Waiting:
-    """A message in the outbox not sent: why, its tries, when it is tried again, or when
-    it was given up."""
-
-    id: int
-    game: int | None
-    to: str
-    queued_at: int
-    attempts: int
-    error: str | None
-    next_try: int | None
-    failed_at: int | None
-    tries: tuple[Attempt, ...] = ()
-
-
 def unsent_messages(store: Store) -> list[Waiting]:
     """Every message not sent, those given up included, oldest first, with their tries."""
-    return _waiting(store, failed_only=False)
+    return store.outbox.unsent()
 
 
 def failed_messages(store: Store) -> list[Waiting]:
     """The messages given up (refused for good, or unsent for :data:`GIVE_UP_AFTER`): as
     bounces are, they are for the organiser to read and act on."""
-    return _waiting(store, failed_only=True)
-
-
-def _waiting(store: Store, *, failed_only: bool) -> list[Waiting]:
-    found = []
-    for row in store.outbox.unsent(failed_only=failed_only):
-        tries = tuple(Attempt(int(attempt.at), attempt.error)
-                      for attempt in store.outbox.attempts(row.id))
-        found.append(Waiting(row.id, row.game, row.to, row.queued_at, row.attempts, row.error,
-                             _whole(row.next_try), _whole(row.failed_at), tries))
-    return found
-
-
-def _whole(value: float | None) -> int | None:
-    return None if value is None else int(value)
+    return store.outbox.unsent(failed_only=True)

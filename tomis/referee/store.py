@@ -492,8 +492,17 @@ class Queued:
 
 
 @dataclass(frozen=True)
-class WaitingRow:
-    """An unsent message as the organiser lists it (its tries apart)."""
+class Attempt:
+    """One try at sending: when (the referee's clock) and the answer (None: sent)."""
+
+    at: int
+    error: str | None
+
+
+@dataclass(frozen=True)
+class Waiting:
+    """A message in the outbox not sent: why, its tries, when it is tried again, or when
+    it was given up."""
 
     id: int
     game: int | None
@@ -501,14 +510,13 @@ class WaitingRow:
     queued_at: int
     attempts: int
     error: str | None
-    next_try: float | None
-    failed_at: float | None
+    next_try: int | None
+    failed_at: int | None
+    tries: tuple[Attempt, ...] = ()
 
 
-@dataclass(frozen=True)
-class AttemptRow:
-    at: float
-    error: str | None
+def _whole(value: float | None) -> int | None:
+    return None if value is None else int(value)
 
 
 _WAITING = ("SELECT id, game, envelope_to, queued_at, attempts, error, next_try, failed_at "
@@ -570,15 +578,16 @@ class Outbox:
             "failed_at = ? WHERE id = ?",
             (tries, words, next_try, now if next_try is None else None, number))
 
-    def unsent(self, *, failed_only: bool = False) -> list[WaitingRow]:
-        """The messages not sent (or only those given up), oldest first."""
+    def unsent(self, *, failed_only: bool = False) -> list[Waiting]:
+        """The messages not sent (or only those given up), oldest first, with their tries."""
         where = " AND failed_at IS NOT NULL" if failed_only else ""
-        return [WaitingRow(*row) for row in self._connection.execute(
-            _WAITING + where + " ORDER BY id").fetchall()]
+        rows = self._connection.execute(_WAITING + where + " ORDER BY id").fetchall()
+        return [Waiting(*row[:6], _whole(row[6]), _whole(row[7]), self.attempts(row[0]))
+                for row in rows]
 
-    def attempts(self, number: int) -> list[AttemptRow]:
-        return [AttemptRow(*row) for row in self._connection.execute(
-            "SELECT at, error FROM attempts WHERE message = ? ORDER BY id", (number,))]
+    def attempts(self, number: int) -> tuple[Attempt, ...]:
+        return tuple(Attempt(int(at), error) for at, error in self._connection.execute(
+            "SELECT at, error FROM attempts WHERE message = ? ORDER BY id", (number,)))
 
     def newest(self, game: int, side: int) -> bytes | None:
         """The bytes of the newest message queued to ``game``'s ``side`` (by its row,
