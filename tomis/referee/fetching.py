@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Callable, Iterator
 
 from ..errors import TomisError, one_line, visible
+from ..mail import imap
 from .inbound import MAX_MESSAGE_BYTES
 from .outbound import Config
 from .process import process_pending
@@ -155,8 +156,6 @@ def _mark_seen(folder: str, part: str, name: str) -> None:
 def imap_messages(store: Store, place_text: str, env=None) -> Iterator[Incoming]:
     """The messages of the IMAP folder above the last UID taken (all of them when the
     folder's ``UIDVALIDITY`` changed), oldest first, at most :data:`MAX_PER_ROUND`."""
-    from ..mail import imap
-
     place = imap.parse_place(place_text)
     key = str(place)
     with imap.Folder(place, imap.settings(env), imap.env_password) as folder:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from . import letters, tokens
+from . import letters, outgoing, tokens
 from .outgoing import Letter, Referee, compose, message_bytes
 from .sending import check_envelope
 from .store import Store
@@ -53,12 +53,10 @@ def queue_letter(store: Store, config: Config, game, side: int, what: str, body:
 
 def _board(game) -> bytes | None:
     """The board after the last change as PNG (None without the images extra), drawn once."""
-    from .outgoing import board_png
-
     key = (game.actions_played, game.record.result)
     if game.png_cache is None or game.png_cache[0] != key:
         report = game.record.nodes[-1].report if game.record.nodes else None
-        game.png_cache = (key, board_png(game.state, report))
+        game.png_cache = (key, outgoing.board_png(game.state, report))
     return game.png_cache[1]
 
 

@@ -5,13 +5,17 @@ prints; everything it does is here."""
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 from dataclasses import dataclass
+from datetime import datetime, timezone
+from email.headerregistry import Address
 from typing import Callable
 
+from ..errors import MailError, TomisError
 from ..game import Game as LibraryGame
 from ..notation.clock import format_stamp
-from ..errors import TomisError
+from ..outgoing.headers import address_pairs
 from . import letters, tokens
 from .games import Game
 from .inbound import MAX_MESSAGE_BYTES, valid_id
@@ -33,8 +37,6 @@ class RefereeError(TomisError):
 
 def init(path: str, address: str, name: str | None, send_by: str, config_file: str | None) -> None:
     """Create the store at ``path``: the referee's address and name, how it sends, its secret."""
-    from email.headerregistry import Address
-
     local, _, domain = address.rpartition("@")
     try:
         Address(username=local, domain=domain)
@@ -55,8 +57,6 @@ def init(path: str, address: str, name: str | None, send_by: str, config_file: s
     values = {"address": address.lower(), "name": _name(name or "Tomis referee", "--name"),
               "send_by": send_by, "secret": tokens.new_secret()}
     if config_file:
-        import os
-
         values["config"] = os.path.abspath(config_file)
     Store.create(path, values)
 
@@ -71,9 +71,6 @@ def _name(text: str, what: str) -> str:
 
 def parse_player(text: str, what: str) -> Player:
     """``NAME <ADDR>`` as a :class:`Player` (the address checked and lowercased)."""
-    from ..errors import MailError
-    from ..outgoing.headers import address_pairs
-
     try:
         ((name, address),) = address_pairs(text, what, single=True)
     except MailError:
@@ -98,8 +95,6 @@ def new_game(path: str, white: Player, black: Player, *, time_control: str | Non
              leave_days: int, event: str | None, rules: str, now: int) -> tuple[int, list[str]]:
     """Start a game and queue its first messages; the game's number, and the messages that
     could not be sent yet (left queued for tick), in words."""
-    from datetime import datetime, timezone
-
     if white.address == black.address:
         raise RefereeError("White and Black need different addresses: the address says who acts")
     if event is not None:
