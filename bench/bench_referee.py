@@ -107,15 +107,16 @@ def in_process(count: int, png: bool) -> float:
     try:
         with tempfile.TemporaryDirectory() as folder:
             lab = Lab(Path(folder))
-            connection, config = service.connect(str(lab.db))
+            store, config = service.connect(str(lab.db))
             moves = actions()[:count]
             elapsed = 0.0
-            for number, raw in enumerate(replies(lab, moves)):
-                started = time.perf_counter()
-                service.store_message(connection, raw, False, None, 1795428000 + 60 * number)
-                service.after_storing(connection, config)
-                elapsed += time.perf_counter() - started
-            connection.close()
+            with store:
+                for number, raw in enumerate(replies(lab, moves)):
+                    started = time.perf_counter()
+                    at = 1795428000 + 60 * number
+                    service.store_message(store, raw, False, None, at)
+                    service.after_storing(store, config, at)
+                    elapsed += time.perf_counter() - started
             return len(moves) / elapsed
     finally:
         outgoing.board_png = saved

@@ -476,6 +476,7 @@ def test_the_referees_clocks_are_what_tomis_clock_reads_in_the_mailed_record(tmp
     import tomis
     from tomis.notation.clock import format_stamp, parse_stamp
     from tomis.referee.games import Game as Refereed
+    from tomis.referee.store import Store
 
     lab = Lab(tmp_path, time_control="10/30d", leave_days=20)
     lab.new_messages()
@@ -487,7 +488,7 @@ def test_the_referees_clocks_are_what_tomis_clock_reads_in_the_mailed_record(tmp
     mailed.write_text(attachment(to_ana, ".tgn"), encoding="utf-8")
     for now in ("2026-11-25T09:30Z", "2026-12-01T00:00Z", "2027-01-02T00:00Z"):
         shown = run("clock", mailed, "--now", now).stdout.splitlines()
-        with sqlite3.connect(lab.db) as connection:
+        with Store.open(str(lab.db)) as connection:
             game = Refereed.load(connection, lab.game)
         readings = game.readings(parse_stamp(now))
         assert tomis.read_game(mailed).time_left(now) == {

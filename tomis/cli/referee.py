@@ -111,18 +111,24 @@ def run_deliver(db: str, recipient: str | None, at: int | None) -> int:
             raw = raw[:inbound.MAX_MESSAGE_BYTES]
             while sys.stdin.buffer.read(1 << 20):       # let the mail server finish writing
                 pass
-        connection, config = service.connect(db)
-        at = int(time.time()) if at is None else at
-        service.store_message(connection, raw, oversized, recipient, at)
+        store, config = service.connect(db)
     except Exception as error:  # noqa: BLE001 -- anything before the commit: try again later
         click.echo(f"tomis referee deliver: not stored, try again later: {visible(str(error))}",
                    err=True)
         return EX_TEMPFAIL
-    try:
-        _say_unsent(service.after_storing(connection, config, at))
-    except Exception as error:  # noqa: BLE001 -- stored: tick finishes the rest
-        click.echo(f"tomis referee deliver: stored; the rest is left to tick: "
-                   f"{visible(str(error))}", err=True)
+    with store:                 # closed on every path below, errors included
+        try:
+            at = int(time.time()) if at is None else at
+            service.store_message(store, raw, oversized, recipient, at)
+        except Exception as error:  # noqa: BLE001 -- anything before the commit: try again later
+            click.echo(f"tomis referee deliver: not stored, try again later: "
+                       f"{visible(str(error))}", err=True)
+            return EX_TEMPFAIL
+        try:
+            _say_unsent(service.after_storing(store, config, at))
+        except Exception as error:  # noqa: BLE001 -- stored: tick finishes the rest
+            click.echo(f"tomis referee deliver: stored; the rest is left to tick: "
+                       f"{visible(str(error))}", err=True)
     return 0
 
 

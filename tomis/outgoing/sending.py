@@ -193,10 +193,18 @@ def send(message: EmailMessage, settings: SmtpSettings, password: str | None,
     """
     from_addr, recipients = envelope(message)
     sender = from_addr if sender is None else envelope_sender(sender)
+    send_bytes(message_bytes(message), settings, password, sender, recipients, timeout)
+    return recipients
+
+
+def send_bytes(data: bytes, settings: SmtpSettings, password: str | None, sender: str,
+               recipients: list[str], timeout: float = SMTP_TIMEOUT) -> None:
+    """Hand the bytes of a message already written and checked (:func:`message_bytes`,
+    :func:`envelope`) to the SMTP server or the ``sendmail`` program, as they are: for a
+    queue that stores each message once and sends it later. Failures as :func:`send`."""
     if settings.sendmail:
-        pipe_to_sendmail(message, settings.sendmail, sender, recipients)
-        return recipients
-    data = message_bytes(message)
+        pipe_bytes_to_sendmail(data, settings.sendmail, sender, recipients)
+        return
     if not settings.host:
         raise MailError(f"no SMTP server: set {ENV['host']} or host = in [smtp] of "
                         f"{settings.source} (or sendmail = PATH to hand mail to a local program)")
@@ -250,7 +258,6 @@ def send(message: EmailMessage, settings: SmtpSettings, password: str | None,
         raise MailError(f"cannot talk to the SMTP server {where}: {exc}") from None
     if refused:
         raise MailError(f"the SMTP server {where} refused some recipients: {_refusals(refused)}")
-    return recipients
 
 
 def _refused(for_good: bool) -> type[MailError]:
@@ -300,9 +307,16 @@ def pipe_to_sendmail(message: EmailMessage, program: str, sender: str,
     sendmail, msmtp and postfix's sendmail all take. Never ``-t``, which would take the
     recipients from the headers (a Bcc: among them). A permanent exit status
     (:data:`PERMANENT_EXITS`) is a :class:`RefusedForGood`."""
+    pipe_bytes_to_sendmail(message_bytes(message), program, sender, recipients)
+
+
+def pipe_bytes_to_sendmail(data: bytes, program: str, sender: str,
+                           recipients: list[str]) -> None:
+    """:func:`pipe_to_sendmail` for the bytes of a message already written and checked
+    (:func:`message_bytes`)."""
     # A local program reads Unix line ends; the header checks of message_bytes hold for
     # the CRLF form, and only the line ends differ.
-    data = message_bytes(message).replace(b"\r\n", b"\n")
+    data = data.replace(b"\r\n", b"\n")
     try:
         done = subprocess.run([program, "-i", "-f", sender, "--", *recipients], input=data,
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE,

@@ -23,11 +23,13 @@ from dataclasses import dataclass
 from typing import Callable, Iterator
 
 from ..errors import TomisError, one_line, visible
+from ..mail import imap
 from .inbound import MAX_MESSAGE_BYTES
 from .outbound import Config
 from .process import process_pending
-from .service import store_message
-from .store import transaction
+from .sending import send_queued
+from .service import connect, store_message
+from .store import FolderMark, Store
 
 MAX_PER_ROUND = 200            # messages taken by one fetch; the next takes the rest
 SEEN = "S"
@@ -69,28 +71,27 @@ class Incoming:
 Stop = Callable[[], bool]
 
 
-def take_all(connection, config: Config, messages: Iterator[Incoming], now: Callable[[], int],
+def take_all(store: Store, config: Config, messages: Iterator[Incoming], now: Callable[[], int],
              stop: Stop, log: Callable[[Outcome], None]) -> int:
     """Store, decide and mark each message in turn, until ``stop()`` says so between two;
     how many were taken."""
     count = 0
     for incoming in messages:
-        log(take_one(connection, config, incoming, now()))
+        log(take_one(store, config, incoming, now()))
         count += 1
         if stop():
             break
     return count
 
 
-def take_one(connection, config: Config, incoming: Incoming, at: int) -> Outcome:
-    stored = store_message(connection, incoming.raw, incoming.oversized, None, at)
-    process_pending(connection, config)
+def take_one(store: Store, config: Config, incoming: Incoming, at: int) -> Outcome:
+    stored = store_message(store, incoming.raw, incoming.oversized, None, at)
+    process_pending(store, config)
     incoming.mark_taken()
     if stored.id is None:
         return Outcome(incoming.source, None, "ignored", None, None)
-    state, reason, game = connection.execute(
-        "SELECT state, reason, game FROM inbox WHERE id = ?", (stored.id,)).fetchone()
-    return Outcome(incoming.source, stored.id, state, reason, game)
+    decision = store.inbox.decision(stored.id)
+    return Outcome(incoming.source, stored.id, decision.state, decision.reason, decision.game)
 
 
 # --------------------------------------------------------------------------- Maildir
@@ -152,31 +153,25 @@ def _mark_seen(folder: str, part: str, name: str) -> None:
 
 # --------------------------------------------------------------------------- IMAP
 
-def imap_messages(connection, place_text: str, env=None) -> Iterator[Incoming]:
+def imap_messages(store: Store, place_text: str, env=None) -> Iterator[Incoming]:
     """The messages of the IMAP folder above the last UID taken (all of them when the
     folder's ``UIDVALIDITY`` changed), oldest first, at most :data:`MAX_PER_ROUND`."""
-    from ..mail import imap
-
     place = imap.parse_place(place_text)
     key = str(place)
     with imap.Folder(place, imap.settings(env), imap.env_password) as folder:
         validity = folder.uidvalidity()
-        known = connection.execute("SELECT uidvalidity, last_uid FROM imap_folders "
-                                   "WHERE place = ?", (key,)).fetchone()
-        last = known[1] if known is not None and known[0] == validity else 0
+        known = store.folders.mark(key)
+        last = known.last_uid if known is not None and known.uidvalidity == validity else 0
         for uid in folder.uids_after(last)[:MAX_PER_ROUND]:
             raw = folder.fetch_uid(uid, MAX_MESSAGE_BYTES)
             oversized = len(raw) > MAX_MESSAGE_BYTES
             yield Incoming(f"UID {uid}", raw[:MAX_MESSAGE_BYTES], oversized,
-                           lambda uid=uid: _remember(connection, key, validity, uid))
+                           lambda uid=uid: _remember(store, key, validity, uid))
 
 
-def _remember(connection, key: str, validity: int, uid: int) -> None:
-    with transaction(connection):
-        connection.execute("INSERT INTO imap_folders (place, uidvalidity, last_uid) "
-                           "VALUES (?, ?, ?) ON CONFLICT (place) DO UPDATE SET "
-                           "uidvalidity = excluded.uidvalidity, last_uid = excluded.last_uid",
-                           (key, validity, uid))
+def _remember(store: Store, key: str, validity: int, uid: int) -> None:
+    with store.transaction():
+        store.folders.remember(key, FolderMark(validity, uid))
 
 
 # --------------------------------------------------------------------------- fetch
@@ -188,10 +183,10 @@ class Mailbox:
     maildir: str | None = None
     imap: str | None = None
 
-    def messages(self, connection) -> Iterator[Incoming]:
+    def messages(self, store: Store) -> Iterator[Incoming]:
         if self.maildir is not None:
             return maildir_messages(self.maildir)
-        return imap_messages(connection, self.imap)
+        return imap_messages(store, self.imap)
 
 
 @dataclass
@@ -204,18 +199,15 @@ def fetch(path: str, mailbox: Mailbox, clock: Callable[[], int], *,
           stop: Stop = lambda: False, log: Callable[[Outcome], None] = lambda _o: None) -> Fetched:
     """Take the new messages of ``mailbox`` into the store at ``path``, then send what
     they caused; ``clock()`` stamps each as it is stored."""
-    from .sending import send_queued
-    from .service import connect
-
-    connection, config = connect(path)
-    messages = mailbox.messages(connection)
-    try:
-        taken = take_all(connection, config, messages, clock, stop, log)
-        return Fetched(taken, send_queued(connection, config.settings, now=clock(), retry=False,
-                                          stop=stop))
-    finally:
-        messages.close()             # logs out of an IMAP server at once
-        connection.close()
+    store, config = connect(path)
+    with store:
+        messages = mailbox.messages(store)
+        try:
+            taken = take_all(store, config, messages, clock, stop, log)
+            return Fetched(taken, send_queued(store, config.settings, now=clock(), retry=False,
+                                              stop=stop))
+        finally:
+            messages.close()             # logs out of an IMAP server at once
 
 
 def host_clock() -> int:

@@ -23,10 +23,11 @@ from ..notation import clock, conditional, correspondence
 from ..notation import record as _record
 from ..notation.clock import TIME_CONTROL_TAG
 from ..rules.board import SIDE_TITLES
+from ..rules.core import legal_actions
 from .outgoing import Player
+from .store import GameChange, LeaveRow, LineRow, Store
 
 MAX_LEAVES = 20                  # periods a player may hold in one game
-KEY_COLUMNS = ("white_key", "black_key")     # each seat's token generation (tokens.py)
 # Leave ends within this many days of today: no game waits longer for a player, and a day
 # near the calendar's end (9999-12-31) is no day to count leave in.
 MAX_LEAVE_AHEAD_DAYS = 2 * 366
@@ -52,65 +53,73 @@ class Game:
     # The PNG board of the last state drawn, (actions played, result) -> bytes: both
     # players' messages after one change show the same board, drawn once.
     png_cache: tuple | None = field(default=None, compare=False, repr=False)
+    created: int = 0                        # when the game began (the referee's clock)
+    # The record's text as last written or read (None: changed since), see record_text.
+    _text: str | None = field(default=None, init=False, compare=False, repr=False)
 
     # ------------------------------------------------------------------ the store
     @classmethod
-    def load(cls, connection, number: int) -> Game | None:
-        row = connection.execute(
-            "SELECT white_name, white_address, black_name, black_address, record, over, "
-            "leave_days, thread, reminded_ply, white_key, black_key FROM games WHERE id = ?",
-            (number,)).fetchone()
+    def load(cls, store: Store, number: int) -> Game | None:
+        """Game ``number`` from ``store``: its record read (replayed) once, here."""
+        row = store.games.row(number)
         if row is None:
             return None
-        game = cls(number, (Player(row[0], row[1]), Player(row[2], row[3])),
-                   _record.read_game(row[4]), bool(row[5]), row[6], json.loads(row[7]) or {},
-                   row[8], keys=(row[9], row[10]))
-        for side, actions in connection.execute(
-                "SELECT side, actions FROM lines WHERE game = ? ORDER BY id", (number,)):
-            line = conditional.Line(side, game.actions_played, tuple(json.loads(actions)))
-            game.lines[side].append(line)
+        game = cls(number, (Player(row.white_name, row.white_address),
+                            Player(row.black_name, row.black_address)),
+                   _record.read_game(row.record), row.over, row.leave_days,
+                   json.loads(row.thread) or {}, row.reminded_ply,
+                   keys=(row.white_key, row.black_key), created=row.created)
+        game._text = row.record
+        for line in store.games.lines(number):
+            game.lines[line.side].append(
+                conditional.Line(line.side, game.actions_played, tuple(json.loads(line.actions))))
         return game
 
     @classmethod
-    def insert(cls, connection, players: tuple[Player, Player], rec: _record.Game,
+    def insert(cls, store: Store, players: tuple[Player, Player], rec: _record.Game,
                leave_days: int, created: int) -> Game:
-        cursor = connection.execute(
-            "INSERT INTO games (white_name, white_address, black_name, black_address, record, "
-            "leave_days, created) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (players[0].name, players[0].address, players[1].name, players[1].address,
-             _record.write(rec), leave_days, created))
-        return cls(cursor.lastrowid, players, rec, False, leave_days, {}, -1)
+        text = _record.write(rec)
+        number = store.games.insert(tuple((player.name, player.address) for player in players),
+                                    text, leave_days, created)
+        game = cls(number, players, rec, False, leave_days, {}, -1, created=created)
+        game._text = text
+        return game
 
-    def new_key(self, connection, side: int) -> None:
+    def new_key(self, store: Store, side: int) -> None:
         """Raise ``side``'s token generation: its old reply address stops working."""
         keys = list(self.keys)
         keys[side] += 1
         self.keys = (keys[0], keys[1])
-        connection.execute(f"UPDATE games SET {KEY_COLUMNS[side]} = ? WHERE id = ?",
-                           (self.keys[side], self.id))
+        store.games.set_generation(self.id, side, self.keys[side])
 
-    def save(self, connection) -> None:
-        connection.execute(
-            "UPDATE games SET record = ?, over = ?, thread = ?, reminded_ply = ? WHERE id = ?",
-            (_record.write(self.record), int(self.over), json.dumps(self.thread),
-             self.reminded_ply, self.id))
-        connection.execute("DELETE FROM lines WHERE game = ?", (self.id,))
-        connection.execute("DELETE FROM leaves WHERE game = ?", (self.id,))
-        for side in (0, 1):
-            connection.executemany("INSERT INTO lines (game, side, actions) VALUES (?, ?, ?)",
-                                   [(self.id, side, json.dumps(line.rest)) for line in self.lines[side]])
-        # The leaves table mirrors the record's [%leave] commands, for the organiser.
-        connection.executemany(
-            "INSERT INTO leaves (game, side, first_day, last_day) VALUES (?, ?, ?, ?)",
-            [(self.id, leave.side, clock.format_date(leave.begins),
-              clock.format_date(leave.ends - clock.DAY)) for leave in self.leaves()])
+    def record_text(self) -> str:
+        """The public record as written, computed once per change: the store's row and
+        every message's attachment share it. Each verb here that changes the record
+        forgets the text (:meth:`record_changed`)."""
+        if self._text is None:
+            self._text = _record.write(self.record)
+        return self._text
+
+    def record_changed(self) -> None:
+        """Say that the record changed (a verb here, or a caller that wrote it directly):
+        its text is written anew when next asked for."""
+        self._text = None
+
+    def save(self, store: Store) -> None:
+        store.games.save(self.id, GameChange(
+            record=self.record_text(), over=self.over, thread=json.dumps(self.thread),
+            reminded_ply=self.reminded_ply,
+            lines=[LineRow(side, json.dumps(line.rest))
+                   for side in (0, 1) for line in self.lines[side]],
+            # The leaves table mirrors the record's [%leave] commands, for the organiser.
+            leaves=[LeaveRow(leave.side, clock.format_date(leave.begins),
+                             clock.format_date(leave.ends - clock.DAY))
+                    for leave in self.leaves()]))
 
     @staticmethod
-    def generation(connection, number: int, side: int) -> int | None:
+    def generation(store: Store, number: int, side: int) -> int | None:
         """The token generation of game ``number``'s ``side``; None without that game."""
-        row = connection.execute(f"SELECT {KEY_COLUMNS[side]} FROM games WHERE id = ?",
-                                 (number,)).fetchone()
-        return None if row is None else row[0]
+        return store.games.generation(number, side)
 
     # ------------------------------------------------------------------ facts
     @property
@@ -167,6 +176,7 @@ class Game:
         # A message stored before the record's last stamp (the host's clock stepped back)
         # is stamped at that stamp: stamps never go backwards.
         last = self.last_stamp()
+        self.record_changed()
         try:
             report = _record.append(self.record, action)
         except TomisError as error:
@@ -194,8 +204,6 @@ class Game:
 
     def legal_near(self, text: str, limit: int = 24) -> str:
         """The legal actions that share the square or piece of ``text``, in words."""
-        from ..rules.core import legal_actions
-
         every = [str(action) for action in legal_actions(self.state)]
         square = next((text[i:i + 2] for i in range(len(text) - 1)
                        if text[i] in "abcdefgh" and text[i + 1] in "12345678"), None)
@@ -222,6 +230,7 @@ class Game:
 
     def _change(self, change) -> None:
         """Make an ending ``change`` through the library; what it refuses, the player is told."""
+        self.record_changed()
         try:
             change(self.library)
         except TomisError as error:
@@ -281,6 +290,7 @@ class Game:
                           f"of today ({clock.format_date(at)}, UTC)")
         if len(self.leaves(side)) >= MAX_LEAVES:
             raise Refusal(f"at most {MAX_LEAVES} leave periods in one game")
+        self.record_changed()
         try:
             self.library.take_leave(SIDES[side], first.isoformat(), last.isoformat())
         except TomisError as error:

@@ -22,7 +22,7 @@ from .games import Game
 from .outbound import queue_update
 from .sending import Unsent, Waiting, send_queued, unsent_messages
 from .service import RefereeError, connect, parse_player
-from .store import transaction
+from .store import Store
 
 SIDE_WORDS = ("white", "black")
 RESULTS = ("1-0", "0-1", "1/2-1/2")
@@ -55,47 +55,51 @@ class Summary:
                 "termination": self.termination}
 
 
-def _load(connection, number: int) -> Game:
-    game = Game.load(connection, number)
+def _load(store: Store, number: int) -> Game:
+    game = Game.load(store, number)
     if game is None:
         raise RefereeError(f"there is no game {number} in this store")
     return game
 
 
-def last_change(connection, game: Game) -> int:
+def _load_in_play(store: Store, number: int, ended: str) -> Game:
+    """Game ``number``, refused in words (``ended``) when it is over."""
+    game = _load(store, number)
+    if game.over:
+        raise RefereeError(f"game {number} {ended} ({game.record.result})")
+    return game
+
+
+def last_change(store: Store, game: Game) -> int:
     """When ``game`` last changed: its newest message taken, else its creation."""
-    (taken,) = connection.execute(
-        "SELECT MAX(stored_at) FROM inbox WHERE game = ? AND state = 'done'", (game.id,)).fetchone()
-    (created,) = connection.execute("SELECT created FROM games WHERE id = ?", (game.id,)).fetchone()
-    return max(taken or created, created)
+    taken = store.inbox.last_taken(game.id)
+    return max(taken or game.created, game.created)
 
 
-def summarise(connection, game: Game, now: int) -> Summary:
+def summarise(store: Store, game: Game, now: int) -> Summary:
     readings = game.readings(now)
     clocks = None if readings is None else (readings[0].left, readings[1].left)
     last = game.record.nodes[-1].action if game.record.nodes else None
     to_act = None if game.to_move is None else SIDE_WORDS[game.to_move]
     return Summary(game.id, game.players[0].name, game.players[1].name, game.record.result,
                    game.over, to_act, clocks, game.actions_played,
-                   None if last is None else str(last), last_change(connection, game),
+                   None if last is None else str(last), last_change(store, game),
                    game.record.tags.get(TERMINATION_TAG))
 
 
 def games(path: str, now: int, *, every: bool) -> list[Summary]:
     """The games of the store, oldest first: those still played, or ``every`` one."""
-    connection, _config = connect(path)
-    where = "" if every else "WHERE over = 0"
-    numbers = [row[0] for row in connection.execute(f"SELECT id FROM games {where} ORDER BY id")]
-    found = [summarise(connection, Game.load(connection, number), now) for number in numbers]
-    connection.close()
-    return found
+    store, _config = connect(path)
+    with store:
+        return [summarise(store, Game.load(store, number), now)
+                for number in store.games.numbers(in_play=not every)]
 
 
 def show(path: str, number: int, now: int) -> str:
     """The board, the clocks and whose turn it is, as the players' messages show them."""
-    connection, _config = connect(path)
-    game = _load(connection, number)
-    connection.close()
+    store, _config = connect(path)
+    with store:
+        game = _load(store, number)
     if game.over:
         turn = letters.turn_lines(game, 0)        # once the game is over, the same for both
     else:
@@ -107,10 +111,9 @@ def show(path: str, number: int, now: int) -> str:
 def export(path: str, number: int) -> str:
     """The public record: the stamps and offers, never a private conditional line (those
     live in their own table and never enter the record)."""
-    connection, _config = connect(path)
-    game = _load(connection, number)
-    connection.close()
-    return _record.write(game.record)
+    store, _config = connect(path)
+    with store:
+        return _load(store, number).record_text()
 
 
 def side_of(word: str) -> int:
@@ -135,28 +138,29 @@ def change_address(path: str, number: int, side: int, text: str, now: int) -> li
     reply address; the messages not sent yet, in words. The old address is not mailed:
     anything sent there would hand the seat back to whoever reads it."""
     player = parse_player(text, f"the {SIDE_WORDS[side]} player")
-    connection, config = connect(path)
-    with transaction(connection):
-        game = _load(connection, number)
-        if game.over:
-            raise RefereeError(f"game {number} has ended ({game.record.result})")
-        if game.players[1 - side].address == player.address:
-            raise RefereeError(f"{player.address} is the other player's address: the address "
-                               f"says who acts")
-        old = game.players[side]
-        connection.execute(f"UPDATE games SET {SIDE_WORDS[side]}_name = ?, "
-                           f"{SIDE_WORDS[side]}_address = ? WHERE id = ?",
-                           (player.name, player.address, number))
-        game.players = (player, game.players[1]) if side == 0 else (game.players[0], player)
-        game.new_key(connection, side)
-        queue_update(connection, config, game, side, "your address changed",
-                     [f"The organiser changed your address for this game from {old.address} "
-                      f"to {player.address}: only mail from {player.address} acts for you now. "
-                      f"Your reply address for this game is new too (this message's Reply-To); "
-                      f"the old one no longer works."],
-                     None, [], now)
-        game.save(connection)
-    return _send(connection, config, now)
+    store, config = connect(path)
+    with store:
+        with store.transaction():
+            game = _load_in_play(store, number, "has ended")
+            if game.players[1 - side].address == player.address:
+                raise RefereeError(f"{player.address} is the other player's address: the "
+                                   f"address says who acts")
+            old = game.players[side]
+            store.games.set_player(number, side, player.name, player.address)
+            game.players = (player, game.players[1]) if side == 0 else (game.players[0], player)
+            game.new_key(store, side)
+            _tell_new_address(store, config, game, side, old, player, now)
+        return _send(store, config, now)
+
+
+def _tell_new_address(store: Store, config, game: Game, side: int, old, player, now: int) -> None:
+    queue_update(store, config, game, side, "your address changed",
+                 [f"The organiser changed your address for this game from {old.address} "
+                  f"to {player.address}: only mail from {player.address} acts for you now. "
+                  f"Your reply address for this game is new too (this message's Reply-To); "
+                  f"the old one no longer works."],
+                 None, [], now)
+    game.save(store)
 
 
 def adjudicate(path: str, number: int, result: str, reason: str, now: int) -> list[Unsent]:
@@ -189,20 +193,20 @@ def abort(path: str, number: int, reason: str, now: int) -> list[Unsent]:
 
 
 def _end(path: str, number: int, reason: str, end, subject: str, now: int) -> list[Unsent]:
-    connection, config = connect(path)
-    with transaction(connection):
-        game = _load(connection, number)
-        if game.over:
-            raise RefereeError(f"game {number} has already ended ({game.record.result})")
-        words = end(game)
-        place = game.record.nodes[-1].comments if game.record.nodes else game.record.comments
-        place.append(f"organiser: {reason}")
-        game.over = True
-        game.lines = [[], []]
-        for side in (0, 1):
-            queue_update(connection, config, game, side, subject, [words], None, [], now)
-        game.save(connection)
-    return _send(connection, config, now)
+    store, config = connect(path)
+    with store:
+        with store.transaction():
+            game = _load_in_play(store, number, "has already ended")
+            words = end(game)
+            place = game.record.nodes[-1].comments if game.record.nodes else game.record.comments
+            place.append(f"organiser: {reason}")
+            game.record_changed()
+            game.over = True
+            game.lines = [[], []]
+            for side in (0, 1):
+                queue_update(store, config, game, side, subject, [words], None, [], now)
+            game.save(store)
+        return _send(store, config, now)
 
 
 def resend(path: str, number: int, now: int) -> list[Unsent]:
@@ -211,35 +215,28 @@ def resend(path: str, number: int, now: int) -> list[Unsent]:
     A seat's last message is found by its row (game and side, stored when it was queued),
     never by what its bytes hold: a player's chat may quote any address.
     """
-    connection, config = connect(path)
-    with transaction(connection):
-        game = _load(connection, number)
-        for side, player in enumerate(game.players):
-            row = connection.execute(
-                "SELECT raw FROM outbox WHERE game = ? AND side = ? ORDER BY id DESC LIMIT 1",
-                (number, side)).fetchone()
-            if row is None:
-                raise RefereeError(f"game {number}: no message to {SIDE_TITLES[side]} to send again")
-            connection.execute(
-                "INSERT INTO outbox (game, side, queued_at, envelope_from, envelope_to, raw) "
-                "VALUES (?, ?, ?, ?, ?, ?)",
-                (number, side, now, config.referee.address, player.address, row[0]))
-    return _send(connection, config, now)
+    store, config = connect(path)
+    with store:
+        with store.transaction():
+            game = _load(store, number)
+            for side, player in enumerate(game.players):
+                raw = store.outbox.newest(number, side)
+                if raw is None:
+                    raise RefereeError(f"game {number}: no message to {SIDE_TITLES[side]} to "
+                                       f"send again")
+                store.outbox.add(number, side, now, config.referee.address, player.address, raw)
+        return _send(store, config, now)
 
 
-def _send(connection, config, now: int) -> list[Unsent]:
-    failures = send_queued(connection, config.settings, now=now, retry=False)
-    connection.close()
-    return failures
+def _send(store: Store, config, now: int) -> list[Unsent]:
+    return send_queued(store, config.settings, now=now, retry=False)
 
 
 def outbox(path: str) -> list[Waiting]:
     """The messages not sent, those given up included, each with its tries."""
-    connection, _config = connect(path)
-    try:
-        return unsent_messages(connection)
-    finally:
-        connection.close()
+    store, _config = connect(path)
+    with store:
+        return unsent_messages(store)
 
 
 @dataclass(frozen=True)
@@ -255,12 +252,11 @@ class Refused:
 
 
 def rejected(path: str) -> list[Refused]:
-    connection, _config = connect(path)
-    rows = connection.execute("SELECT id, stored_at, game, raw, reason FROM inbox "
-                              "WHERE state = 'rejected' ORDER BY id").fetchall()
-    connection.close()
-    return [Refused(number, at, game, *_from_and_subject(raw), visible(one_line(reason or "")))
-            for number, at, game, raw, reason in rows]
+    store, _config = connect(path)
+    with store:
+        rows = store.inbox.refused()
+    return [Refused(row.id, row.stored_at, row.game, *_from_and_subject(row.raw),
+                    visible(one_line(row.reason or ""))) for row in rows]
 
 
 def _from_and_subject(raw: bytes) -> tuple[str, str]:

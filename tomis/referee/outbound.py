@@ -5,8 +5,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from . import letters, tokens
+from . import letters, outgoing, tokens
 from .outgoing import Letter, Referee, compose, message_bytes
+from .sending import check_envelope
+from .store import Store
 
 WHY_LIMIT = 5                  # explanations an address gets ...
 WHY_WINDOW = 86_400            # ... in this many seconds (the referee's clock)
@@ -30,7 +32,7 @@ def load_config(settings: dict[str, str]) -> Config:
                   settings["secret"], settings)
 
 
-def queue_letter(connection, config: Config, game, side: int, what: str, body: str, at: int,
+def queue_letter(store: Store, config: Config, game, side: int, what: str, body: str, at: int,
                  *, attach: bool = True) -> None:
     """Queue ``body`` to ``side``'s player, with the record (and board) attached."""
     letter = Letter(
@@ -40,68 +42,59 @@ def queue_letter(connection, config: Config, game, side: int, what: str, body: s
         record_text=_public_record(game) if attach else None,
         record_name=f"tomis-{game.id}.tgn", png=_board(game) if attach else None)
     message = compose(config.referee, letter, at)
+    # Built once, serialised once: the sender's checks are made here, on the message
+    # itself, and the stored bytes are sent as they are.
+    check_envelope(message, config.referee.address, game.players[side].address)
     # The seat is stored with the message: resend finds a seat's last message by it.
-    connection.execute(
-        "INSERT INTO outbox (game, side, queued_at, envelope_from, envelope_to, raw) "
-        "VALUES (?, ?, ?, ?, ?, ?)",
-        (game.id, side, at, config.referee.address, game.players[side].address,
-         message_bytes(message)))
+    store.outbox.add(game.id, side, at, config.referee.address, game.players[side].address,
+                     message_bytes(message))
     game.remember(side, message["Message-ID"])
 
 
 def _board(game) -> bytes | None:
     """The board after the last change as PNG (None without the images extra), drawn once."""
-    from .outgoing import board_png
-
     key = (game.actions_played, game.record.result)
     if game.png_cache is None or game.png_cache[0] != key:
         report = game.record.nodes[-1].report if game.record.nodes else None
-        game.png_cache = (key, board_png(game.state, report))
+        game.png_cache = (key, outgoing.board_png(game.state, report))
     return game.png_cache[1]
 
 
 def _public_record(game) -> str:
-    from ..notation import record
-
-    return record.write(game.record)
+    return game.record_text()
 
 
-def queue_update(connection, config: Config, game, side: int, what: str, events: list[str],
+def queue_update(store: Store, config: Config, game, side: int, what: str, events: list[str],
                  chat_from: int | None, chat: list[str], at: int) -> None:
     body = letters.update_body(game, side, events, chat_from, chat, at)
-    queue_letter(connection, config, game, side, what, body, at)
+    queue_letter(store, config, game, side, what, body, at)
 
 
-def queue_why(connection, config: Config, game, side: int, at: int, reason: str) -> bool:
+def queue_why(store: Store, config: Config, game, side: int, at: int, reason: str) -> bool:
     """Explain a refusal to ``side``'s registered address, unless it had
     :data:`WHY_LIMIT` explanations in the last :data:`WHY_WINDOW` seconds."""
     address = game.players[side].address
-    (count,) = connection.execute("SELECT COUNT(*) FROM replies WHERE address = ? AND at > ?",
-                                  (address, at - WHY_WINDOW)).fetchone()
-    if count >= WHY_LIMIT:
+    if store.replies.count_since(address, at - WHY_WINDOW) >= WHY_LIMIT:
         return False
-    connection.execute("DELETE FROM replies WHERE at <= ?", (at - WHY_WINDOW,))
-    connection.execute("INSERT INTO replies VALUES (?, ?)", (address, at))
+    store.replies.forget_until(at - WHY_WINDOW)
+    store.replies.add(address, at)
     body = letters.update_body(game, side, [reason], None, [], at)
-    queue_letter(connection, config, game, side, "not taken", body, at, attach=False)
+    queue_letter(store, config, game, side, "not taken", body, at, attach=False)
     return True
 
 
-def chat_passage(connection, address: str, at: int) -> str:
+def chat_passage(store: Store, address: str, at: int) -> str:
     """What becomes of chat from ``address`` at ``at``, recorded in ``relayed``: RELAY
     while it had fewer than :data:`CHAT_LIMIT` relayed in the last :data:`CHAT_WINDOW`
     seconds; past that DROP, but TELL (drop, and tell the sender) the first time in the
     window. Two autoresponders writing to each other through the referee stop here."""
     since = at - CHAT_WINDOW
-    connection.execute("DELETE FROM relayed WHERE at <= ?", (since,))
-    relayed, told = connection.execute(
-        "SELECT COALESCE(SUM(notice = 0), 0), COALESCE(SUM(notice), 0) FROM relayed "
-        "WHERE address = ? AND at > ?", (address, since)).fetchone()
-    if relayed < CHAT_LIMIT:
-        connection.execute("INSERT INTO relayed (address, at) VALUES (?, ?)", (address, at))
+    store.relayed.forget_until(since)
+    counts = store.relayed.counts_since(address, since)
+    if counts.relayed < CHAT_LIMIT:
+        store.relayed.add(address, at)
         return RELAY
-    if told:
+    if counts.told:
         return DROP
-    connection.execute("INSERT INTO relayed (address, at, notice) VALUES (?, ?, 1)",
-                       (address, at))
+    store.relayed.add(address, at, notice=True)
     return TELL

@@ -51,13 +51,10 @@ def write(path: str, folder: str, now: int | None = None) -> list[str]:
     file at a page's name is a :class:`~tomis.errors.FileError`, and nothing is written
     there."""
     now = int(time.time()) if now is None else now
-    connection, _config = connect(path)
-    try:
-        numbers = [row[0] for row in connection.execute("SELECT id FROM games ORDER BY id")]
-        games = [Game.load(connection, number) for number in numbers]
-        summaries = [summarise(connection, game, now) for game in games]
-    finally:
-        connection.close()
+    store, _config = connect(path)
+    with store:
+        games = [Game.load(store, number) for number in store.games.numbers(in_play=False)]
+        summaries = [summarise(store, game, now) for game in games]
     os.makedirs(folder, exist_ok=True)
     written = []
     for game in games:

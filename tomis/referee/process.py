@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 from ..rules.board import SIDE_TITLES
 from ..errors import TomisError, visible
+from ..notation.clock import format_stamp
 from . import letters, tokens
 from .commands import CommandError, read_commands
 from .games import Game, Refusal
@@ -27,7 +28,7 @@ from .inbound import Incoming, Unreadable, read_message
 from .outbound import (CHAT_LIMIT, RELAY, TELL, Config, chat_passage, queue_letter,
                        queue_update, queue_why)
 from .sending import process_alive
-from .store import Busy, transaction
+from .store import Busy, Decision, Store, Stored
 
 DONE, REJECTED = "done", "rejected"
 MAX_READINGS = 2              # readings cut off (the process killed) before a message is refused
@@ -39,21 +40,6 @@ CUT_OFF = (f"unreadable: reading it was begun {MAX_READINGS} times and never fin
 _INTERNAL = (TomisError, ArithmeticError, LookupError, ValueError, TypeError)
 
 
-@dataclass
-class Verdict:
-    state: str
-    reason: str | None = None
-    game: int | None = None
-
-
-@dataclass(frozen=True)
-class Stored:
-    id: int
-    raw: bytes
-    stored_at: int
-    recipient: str | None
-
-
 @dataclass(frozen=True)
 class Claim:
     """A stored message taken to be read, and whether it was refused at once as cut off."""
@@ -62,7 +48,7 @@ class Claim:
     cut_off: bool = False
 
 
-def process_next(connection, config: Config) -> bool:
+def process_next(store: Store, config: Config) -> bool:
     """Decide the oldest undecided message no living process is reading; False when there
     is none.
 
@@ -70,7 +56,7 @@ def process_next(connection, config: Config) -> bool:
     same transaction (what its deciding had written is rolled back to a savepoint), and
     its sender, when it is the seat's player, is told that nothing was played.
     """
-    claim = _claim(connection)
+    claim = _claim(store)
     if claim is None:
         return False
     if claim.cut_off:
@@ -80,115 +66,102 @@ def process_next(connection, config: Config) -> bool:
     except Unreadable as error:
         incoming = error
     try:
-        _decide_claimed(connection, config, claim.stored, incoming)
+        _decide_claimed(store, config, claim.stored, incoming)
     except Busy:
-        _release(connection, claim.stored)
+        _release(store, claim.stored)
         raise
     return True
 
 
-def _claim(connection) -> Claim | None:
+def _claim(store: Store) -> Claim | None:
     """The oldest undecided message that no living process is reading, claimed for
     :data:`READING_SECONDS` with its readings counted; one begun :data:`MAX_READINGS`
-    times before is refused here, in the same transaction."""
+    times before is refused here, in the same transaction. Only its body is read."""
     now = time.time()
-    with transaction(connection):
-        # Without the bytes: a long queue is not loaded whole to take one message.
-        rows = connection.execute(
-            "SELECT id, readings, reading_until, reading_by FROM inbox WHERE state = 'new' "
-            "ORDER BY id").fetchall()
-        for number, readings, until, by in rows:
-            if until is not None and until >= now and process_alive(by):
+    with store.transaction():
+        for waiting in store.inbox.undecided():
+            if waiting.reading_until is not None and waiting.reading_until >= now \
+                    and process_alive(waiting.reading_by):
                 continue            # another process is reading it now, and will decide it
-            stored = Stored(number, *connection.execute(
-                "SELECT raw, stored_at, recipient FROM inbox WHERE id = ?", (number,)).fetchone())
-            if readings >= MAX_READINGS:
-                connection.execute("UPDATE inbox SET state = ?, reason = ?, reading_until = NULL "
-                                   "WHERE id = ?", (REJECTED, CUT_OFF, number))
+            stored = store.inbox.stored(waiting.id)
+            if waiting.readings >= MAX_READINGS:
+                store.inbox.decide(waiting.id, Decision(REJECTED, CUT_OFF, None))
                 return Claim(stored, cut_off=True)
-            connection.execute("UPDATE inbox SET readings = readings + 1, reading_until = ?, "
-                               "reading_by = ? WHERE id = ?",
-                               (now + READING_SECONDS, os.getpid(), number))
+            store.inbox.begin_reading(waiting.id, now + READING_SECONDS, os.getpid())
             return Claim(stored)
     return None
 
 
-def _release(connection, stored: Stored) -> None:
+def _release(store: Store, stored: Stored) -> None:
     """A reading that finished but could not be decided (the store busy) does not count
     as cut off; best effort, as the store may still be busy."""
     with contextlib.suppress(Busy):
-        with transaction(connection):
-            connection.execute("UPDATE inbox SET readings = max(readings - 1, 0), "
-                               "reading_until = NULL WHERE id = ? AND state = 'new'",
-                               (stored.id,))
+        with store.transaction():
+            store.inbox.release(stored.id)
 
 
-def _decide_claimed(connection, config: Config, stored: Stored,
+def _decide_claimed(store: Store, config: Config, stored: Stored,
                     incoming: Incoming | Unreadable) -> None:
     """Decide ``stored`` as read, unless another process decided it meanwhile."""
-    with transaction(connection):
-        (state,) = connection.execute("SELECT state FROM inbox WHERE id = ?",
-                                      (stored.id,)).fetchone()
-        if state != "new":
+    with store.transaction():
+        if store.inbox.decision(stored.id).state != "new":
             return
-        connection.execute("SAVEPOINT deciding")
+        store.savepoint("deciding")
         try:
-            verdict = decide(connection, config, stored, incoming)
+            verdict = decide(store, config, stored, incoming)
         except _INTERNAL as error:
-            connection.execute("ROLLBACK TO deciding")
-            verdict = _internal_error(connection, config, stored, incoming, error)
-        connection.execute("RELEASE deciding")
-        connection.execute("UPDATE inbox SET state = ?, reason = ?, game = ?, "
-                           "reading_until = NULL WHERE id = ?",
-                           (verdict.state, verdict.reason, verdict.game, stored.id))
+            store.rollback_to("deciding")
+            verdict = _internal_error(store, config, stored, incoming, error)
+        store.release("deciding")
+        store.inbox.decide(stored.id, verdict)
 
 
-def _internal_error(connection, config: Config, stored: Stored, incoming, error) -> Verdict:
+def _internal_error(store: Store, config: Config, stored: Stored, incoming, error) -> Decision:
     """The verdict on a message that tripped a bug of ours; its sender, when it is the
     player of the seat it was sent to, is told that nothing was played."""
     reason = f"internal error: {type(error).__name__}: {visible(str(error))}"[:500]
     if not isinstance(incoming, Incoming):
-        return Verdict(REJECTED, reason)
-    connection.execute("SAVEPOINT telling")
+        return Decision(REJECTED, reason)
+    store.savepoint("telling")
     try:
-        game = _told_of_error(connection, config, stored, incoming)
+        game = _told_of_error(store, config, stored, incoming)
     except _INTERNAL:
-        connection.execute("ROLLBACK TO telling")
+        store.rollback_to("telling")
         game = None
-    connection.execute("RELEASE telling")
-    return Verdict(REJECTED, reason, game)
+    store.release("telling")
+    return Decision(REJECTED, reason, game)
 
 
-def _told_of_error(connection, config: Config, stored: Stored, incoming: Incoming) -> int | None:
+def _told_of_error(store: Store, config: Config, stored: Stored, incoming: Incoming) -> int | None:
     """Queue the word that nothing was played to the seat's player; the game's number, or
     None when the sender is not that player."""
-    seat = find_seat(connection, config, incoming.recipients)
-    game = Game.load(connection, seat.game) if seat is not None else None
+    seat = find_seat(store, config, incoming.recipients)
+    game = Game.load(store, seat.game) if seat is not None else None
     if game is None or incoming.sender != game.players[seat.side].address:
         return None
-    queue_why(connection, config, game, seat.side, stored.stored_at,
+    queue_why(store, config, game, seat.side, stored.stored_at,
               "Your message could not be handled because of an error in the referee, so "
               "nothing was played and nothing changed. The organiser can see it; send it "
               "again later, or ask the organiser.")
-    game.save(connection)
+    game.save(store)
     return game.id
 
 
-def process_pending(connection, config: Config) -> int:
+def process_pending(store: Store, config: Config) -> int:
     """Decide every undecided message no living process is reading; how many."""
     count = 0
-    while process_next(connection, config):
+    while process_next(store, config):
         count += 1
     return count
 
 
-def find_seat(connection, config: Config, recipients: list[str]) -> tokens.Seat | None:
+def find_seat(store: Store, config: Config, recipients: list[str]) -> tokens.Seat | None:
     """The seat of the first recipient that is a reply address of this referee for the
     seat's current token generation (an address the organiser replaced reads as none)."""
     local, domain = config.referee.local.lower(), config.referee.domain.lower()
 
     def generation(seat: tokens.Seat) -> int | None:
-        return Game.generation(connection, seat.game, seat.side)
+        return store.games.generation(seat.game, seat.side)
 
     for address in recipients:
         user, _, host = address.rpartition("@")
@@ -200,8 +173,8 @@ def find_seat(connection, config: Config, recipients: list[str]) -> tokens.Seat 
     return None
 
 
-def decide(connection, config: Config, stored: Stored,
-           incoming: Incoming | Unreadable | None = None) -> Verdict:
+def decide(store: Store, config: Config, stored: Stored,
+           incoming: Incoming | Unreadable | None = None) -> Decision:
     """What the message ``stored`` does, as read into ``incoming`` (read here when None);
     every answer it causes is queued here."""
     if incoming is None:
@@ -210,46 +183,46 @@ def decide(connection, config: Config, stored: Stored,
         except Unreadable as error:
             incoming = error
     if isinstance(incoming, Unreadable):
-        return Verdict(REJECTED, str(incoming))
+        return Decision(REJECTED, str(incoming))
     if incoming.automatic is not None:
-        return Verdict(REJECTED, f"written by a machine ({incoming.automatic}): no answer")
-    seat = find_seat(connection, config, incoming.recipients)
-    game = Game.load(connection, seat.game) if seat is not None else None
+        return Decision(REJECTED, f"written by a machine ({incoming.automatic}): no answer")
+    seat = find_seat(store, config, incoming.recipients)
+    game = Game.load(store, seat.game) if seat is not None else None
     if game is None:
-        return Verdict(REJECTED, "not sent to a player's reply address (a stranger): no answer")
+        return Decision(REJECTED, "not sent to a player's reply address (a stranger): no answer")
     side, at = seat.side, stored.stored_at
     player = game.players[side]
     if incoming.sender != player.address:
         shown = incoming.sender or "no single address"
-        queue_why(connection, config, game, side, at,
+        queue_why(store, config, game, side, at,
                   f"A message from {shown} reached your reply address for this game. Only "
                   f"mail from your registered address ({player.address}) acts for you, so it "
                   f"changed nothing. If you sent it, send it again from {player.address}.")
-        game.save(connection)
-        return Verdict(REJECTED, f"From {shown} is not {SIDE_TITLES[side]}'s address", game.id)
+        game.save(store)
+        return Decision(REJECTED, f"From {shown} is not {SIDE_TITLES[side]}'s address", game.id)
     game.remember(side, incoming.message_id)
-    if not game.over and expire(connection, config, game, at):
-        return _refuse(connection, config, game, side, at,
+    if not game.over and expire(store, config, game, at):
+        return _refuse(store, config, game, side, at,
                        f"your time ran out before this message arrived; the game has ended "
                        f"{game.record.result}")
     try:
-        outcome = _apply(connection, config, game, side, incoming.text, at)
+        outcome = _apply(store, config, game, side, incoming.text, at)
     except (Refusal, CommandError) as error:
         # A command may fail after others changed the game in memory (an action played,
         # then its conditional line refused): the stored game is the one to keep.
-        game = Game.load(connection, game.id)
+        game = Game.load(store, game.id)
         game.remember(side, incoming.message_id)
-        return _refuse(connection, config, game, side, at, error.message)
-    game.save(connection)
-    return Verdict(DONE, outcome, game.id)
+        return _refuse(store, config, game, side, at, error.message)
+    game.save(store)
+    return Decision(DONE, outcome, game.id)
 
 
-def _refuse(connection, config: Config, game: Game, side: int, at: int, why: str) -> Verdict:
+def _refuse(store: Store, config: Config, game: Game, side: int, at: int, why: str) -> Decision:
     reason = visible(why)
-    queue_why(connection, config, game, side, at,
+    queue_why(store, config, game, side, at,
               f"Your message was not taken, and nothing changed: {reason}")
-    game.save(connection)
-    return Verdict(REJECTED, reason, game.id)
+    game.save(store)
+    return Decision(REJECTED, reason, game.id)
 
 
 @dataclass
@@ -261,7 +234,7 @@ class Events:
     subject: str | None = None
 
 
-def expire(connection, config: Config, game: Game, at: int) -> bool:
+def expire(store: Store, config: Config, game: Game, at: int) -> bool:
     """End ``game`` when the side to act has run out of time by ``at``; True if it did."""
     readings = game.readings(at)
     side = game.to_move
@@ -269,18 +242,16 @@ def expire(connection, config: Config, game: Game, at: int) -> bool:
         return False
     deadline = readings[side].fall.deadline
     game.forfeit(side, at)
-    from ..notation.clock import format_stamp
-
     events = Events(both=[f"{letters.player_words(game, side)}'s time ran out at "
                           f"{format_stamp(deadline)}: {letters.player_words(game, 1 - side)} "
                           f"wins on time. Result {game.record.result}"],
                     subject=f"{game.record.result}, {SIDE_TITLES[side]}'s time ran out")
     for each in (0, 1):
-        queue_update(connection, config, game, each, events.subject, events.both, None, [], at)
+        queue_update(store, config, game, each, events.subject, events.both, None, [], at)
     return True
 
 
-def _apply(connection, config: Config, game: Game, side: int, text: str, at: int) -> str:
+def _apply(store: Store, config: Config, game: Game, side: int, text: str, at: int) -> str:
     """Carry out the commands of ``text`` for ``side``; what was done, for the store."""
     if game.over:
         raise Refusal(f"game {game.id} has ended ({game.record.result}); this address is no "
@@ -309,7 +280,7 @@ def _apply(connection, config: Config, game: Game, side: int, text: str, at: int
         game.store_lines(side, commands.lines)
         events.own[side].extend(_stored_words(commands.lines))
     _take_leave(game, side, commands, events, at)
-    return _send_news(connection, config, game, side, commands, events, at)
+    return _send_news(store, config, game, side, commands, events, at)
 
 
 def _take_leave(game: Game, side: int, commands, events: Events, at: int) -> None:
@@ -361,25 +332,25 @@ def _play(game: Game, side: int, commands, events: Events, at: int) -> None:
                       else f"{game.record.result}, action {game.actions_played} ({last.action})")
 
 
-def _send_news(connection, config: Config, game: Game, side: int, commands, events: Events,
+def _send_news(store: Store, config: Config, game: Game, side: int, commands, events: Events,
                at: int) -> str:
     """Queue what the players learn; a summary of what was done."""
-    chat = _chat_to_pass(connection, game, side, commands.chat, events, at)
+    chat = _chat_to_pass(store, game, side, commands.chat, events, at)
     events.own[side].extend(_answers(game, side, commands))
     if events.subject is not None:          # the game moved or ended: both hear of it
         for each in (0, 1):
-            queue_update(connection, config, game, each, events.subject,
+            queue_update(store, config, game, each, events.subject,
                          events.both + events.own[each], side, chat if each != side else [], at)
         return events.subject
     done = []
     if events.both or chat:                  # leave, or chat alone
         what = "leave" if events.both else "a message"
-        queue_update(connection, config, game, 1 - side, f"{what} from "
+        queue_update(store, config, game, 1 - side, f"{what} from "
                      f"{SIDE_TITLES[side]}", events.both, side, chat, at)
         done.append(what)
     if events.own[side] or events.both or commands.answers:
         what = ", ".join(commands.answers) or "noted"
-        queue_letter(connection, config, game, side, what,
+        queue_letter(store, config, game, side, what,
                      letters.update_body(game, side, events.both + events.own[side], None, [], at),
                      at)
         done.append(what)
@@ -388,13 +359,13 @@ def _send_news(connection, config: Config, game: Game, side: int, commands, even
     return ", ".join(done) or "nothing to do"
 
 
-def _chat_to_pass(connection, game: Game, side: int, chat: list[str], events: Events,
+def _chat_to_pass(store: Store, game: Game, side: int, chat: list[str], events: Events,
                   at: int) -> list[str]:
     """``chat`` when the sender's daily chat limit allows it, else none (the sender told
     the first time)."""
     if not chat:
         return []
-    passage = chat_passage(connection, game.players[side].address, at)
+    passage = chat_passage(store, game.players[side].address, at)
     if passage == TELL:
         events.own[side].append(f"Your text for your opponent was not passed on: at most "
                                 f"{CHAT_LIMIT} messages of chat a day are. Your commands are "

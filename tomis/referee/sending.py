@@ -22,7 +22,6 @@ as a bounce would be listed.
 from __future__ import annotations
 
 import configparser
-import email
 import os
 import stat
 import time
@@ -31,10 +30,10 @@ from typing import Callable
 
 from ..errors import FileError, TomisError
 from ..notation.clock import format_stamp
-from ..outgoing import headers
+from ..errors import MailError
 from ..outgoing import sending as outgoing_sending
 from ..util import safefile
-from .store import transaction
+from .store import Queued, Store, Waiting
 
 CLAIM_SECONDS = 300
 SENDMAIL = "/usr/sbin/sendmail"
@@ -73,16 +72,6 @@ def parse_method(text: str) -> Method:
 
 
 @dataclass(frozen=True)
-class Queued:
-    id: int
-    envelope_from: str
-    envelope_to: str
-    raw: bytes
-    queued_at: int = 0
-    attempts: int = 0          # tries before this one
-
-
-@dataclass(frozen=True)
 class Unsent:
     """A message this round could not send, and what becomes of it."""
 
@@ -110,7 +99,7 @@ def retry_delay(tries: int) -> int:
     return min(FIRST_DELAY << min(max(tries - 1, 0), 20), MAX_DELAY)
 
 
-def send_queued(connection, settings: dict[str, str], *, now: int, retry: bool,
+def send_queued(store: Store, settings: dict[str, str], *, now: int, retry: bool,
                 stop: Callable[[], bool] = lambda: False) -> list[Unsent]:
     """Send every unsent message not claimed by another process, each at most once; the
     ones not sent. ``now`` is the referee's clock, for the retry times.
@@ -122,34 +111,26 @@ def send_queued(connection, settings: dict[str, str], *, now: int, retry: bool,
     method = parse_method(settings["send_by"])
     unsent = []
     last = 0
-    while not stop() and (queued := _claim(connection, now, retry, after=last)) is not None:
+    while not stop() and (queued := _claim(store, now, retry, after=last)) is not None:
         last = queued.id                # ordered by id: nothing is tried twice in a round
         try:
             _send_one(method, settings, queued)
         except TomisError as error:
-            unsent.append(_not_sent(connection, queued, error, now))
+            unsent.append(_not_sent(store, queued, error, now))
         else:
-            _mark_sent(connection, queued.id, now)
+            _mark_sent(store, queued.id, now)
     return unsent
 
 
-def _claim(connection, now: int, retry: bool, after: int) -> Queued | None:
+def _claim(store: Store, now: int, retry: bool, after: int) -> Queued | None:
     """Take the first unsent message after ``after`` that is due and no living process
-    holds, for :data:`CLAIM_SECONDS`."""
+    holds, for :data:`CLAIM_SECONDS`; only its body is read."""
     host_now = time.time()
-    due = "AND (next_try IS NULL OR next_try <= ?)" if retry else "AND attempts = 0"
-    with transaction(connection):
-        rows = connection.execute(
-            "SELECT id, claimed_until, claimed_by FROM outbox WHERE sent_at IS NULL "
-            f"AND failed_at IS NULL AND id > ? {due} ORDER BY id",
-            (after, now) if retry else (after,)).fetchall()
-        for number, claimed_until, claimed_by in rows:
-            if claimed_until is None or claimed_until < host_now or not process_alive(claimed_by):
-                connection.execute("UPDATE outbox SET claimed_until = ?, claimed_by = ? "
-                                   "WHERE id = ?", (host_now + CLAIM_SECONDS, os.getpid(), number))
-                return Queued(*connection.execute(
-                    "SELECT id, envelope_from, envelope_to, raw, queued_at, attempts "
-                    "FROM outbox WHERE id = ?", (number,)).fetchone())
+    with store.transaction():
+        for due in store.outbox.due(after, now, retry):
+            if due.claimed_until is None or due.claimed_until < host_now \
+                    or not process_alive(due.claimed_by):
+                return store.outbox.claim(due.id, host_now + CLAIM_SECONDS, os.getpid())
     return None
 
 
@@ -167,16 +148,12 @@ def process_alive(pid: int | None) -> bool:
     return True
 
 
-def _mark_sent(connection, message_id: int, now: int) -> None:
-    with transaction(connection):
-        connection.execute("INSERT INTO attempts (message, at, error) VALUES (?, ?, NULL)",
-                           (message_id, now))
-        connection.execute("UPDATE outbox SET sent_at = ?, claimed_until = NULL, error = NULL, "
-                           "attempts = attempts + 1, next_try = NULL WHERE id = ?",
-                           (time.time(), message_id))
+def _mark_sent(store: Store, message_id: int, now: int) -> None:
+    with store.transaction():
+        store.outbox.mark_sent(message_id, now, time.time())
 
 
-def _not_sent(connection, queued: Queued, error: TomisError, now: int) -> Unsent:
+def _not_sent(store: Store, queued: Queued, error: TomisError, now: int) -> Unsent:
     """Record the failed try; the message is tried again after :func:`retry_delay`, or,
     refused for good or queued :data:`GIVE_UP_AFTER` ago, marked failed."""
     tries = queued.attempts + 1
@@ -189,13 +166,8 @@ def _not_sent(connection, queued: Queued, error: TomisError, now: int) -> Unsent
         words += f" (unsent {GIVE_UP_AFTER // 86_400} days after it was queued: given up)"
     else:
         next_try = now + retry_delay(tries)
-    with transaction(connection):
-        connection.execute("INSERT INTO attempts (message, at, error) VALUES (?, ?, ?)",
-                           (queued.id, now, error.message))
-        connection.execute("UPDATE outbox SET attempts = ?, claimed_until = NULL, error = ?, "
-                           "next_try = ?, failed_at = ? WHERE id = ?",
-                           (tries, words, next_try, now if next_try is None else None,
-                            queued.id))
+    with store.transaction():
+        store.outbox.mark_unsent(queued.id, now, tries, error.message, words, next_try)
     return Unsent(queued.id, queued.envelope_to, words, next_try)
 
 
@@ -220,8 +192,8 @@ def _to_folder(folder: str, queued: Queued) -> None:
 def _to_sendmail(program: str, queued: Queued) -> None:
     """``PROGRAM -i -f ADDR -- RECIPIENT`` (:func:`tomis.outgoing.sending.pipe_to_sendmail`):
     never ``-t``, so no header picks recipients."""
-    outgoing_sending.pipe_to_sendmail(_message(queued), program, queued.envelope_from,
-                                      [queued.envelope_to])
+    outgoing_sending.pipe_bytes_to_sendmail(queued.raw, program, queued.envelope_from,
+                                            [queued.envelope_to])
 
 
 def _to_smtp(config: str | None, queued: Queued) -> None:
@@ -232,15 +204,22 @@ def _to_smtp(config: str | None, queued: Queued) -> None:
         raise SendError("no mail settings file: give tomis referee init --config FILE")
     settings = outgoing_sending.smtp_settings({outgoing_sending.CONFIG_ENV: config})
     password = _password(config) if settings.user else None
-    # The recipients are the message's own To, the player, checked again there; the
-    # envelope sender is the referee's bare address either way, as for sendmail.
-    outgoing_sending.send(_message(queued), settings, password, sender=queued.envelope_from,
-                          timeout=SMTP_TIMEOUT)
+    # The recipient is the message's own To, the player, checked when it was queued
+    # (check_envelope); the envelope sender is the referee's bare address, as for sendmail.
+    outgoing_sending.send_bytes(queued.raw, settings, password, queued.envelope_from,
+                                [queued.envelope_to], timeout=SMTP_TIMEOUT)
 
 
-def _message(queued: Queued):
-    """The queued bytes as a message again, for the sender's header checks."""
-    return email.message_from_bytes(queued.raw, policy=headers.POLICY)
+def check_envelope(message, envelope_from: str, envelope_to: str) -> None:
+    """The sender's header checks (:func:`tomis.outgoing.sending.envelope`), made on the
+    composed message before it is queued, so that its stored bytes are sent as they are:
+    no foreign recipient header, one From and one To, the To the seat's player, and the
+    envelope sender a bare address. A :class:`~tomis.errors.MailError` if not."""
+    _sender, recipients = outgoing_sending.envelope(message)
+    outgoing_sending.envelope_sender(envelope_from)
+    if recipients != [envelope_to]:
+        raise MailError(f"the message is addressed to {', '.join(recipients)}, not to "
+                        f"{envelope_to}: nothing was queued")
 
 
 def _password(config: str) -> str:
@@ -262,55 +241,12 @@ def _password(config: str) -> str:
 
 # --------------------------------------------------------------------------- what waits
 
-@dataclass(frozen=True)
-class Attempt:
-    """One try at sending: when (the referee's clock) and the answer (None: sent)."""
-
-    at: int
-    error: str | None
-
-
-@dataclass(frozen=True)
-class Waiting:
-    """A message in the outbox not sent: why, its tries, when it is tried again, or when
-    it was given up."""
-
-    id: int
-    game: int | None
-    to: str
-    queued_at: int
-    attempts: int
-    error: str | None
-    next_try: int | None
-    failed_at: int | None
-    tries: tuple[Attempt, ...] = ()
-
-
-_WAITING = ("SELECT id, game, envelope_to, queued_at, attempts, error, next_try, failed_at "
-            "FROM outbox WHERE sent_at IS NULL")
-
-
-def unsent_messages(connection) -> list[Waiting]:
+def unsent_messages(store: Store) -> list[Waiting]:
     """Every message not sent, those given up included, oldest first, with their tries."""
-    return _waiting(connection, _WAITING + " ORDER BY id")
+    return store.outbox.unsent()
 
 
-def failed_messages(connection) -> list[Waiting]:
+def failed_messages(store: Store) -> list[Waiting]:
     """The messages given up (refused for good, or unsent for :data:`GIVE_UP_AFTER`): as
     bounces are, they are for the organiser to read and act on."""
-    return _waiting(connection, _WAITING + " AND failed_at IS NOT NULL ORDER BY id")
-
-
-def _waiting(connection, query: str) -> list[Waiting]:
-    found = []
-    for number, game, to, queued_at, attempts, error, next_try, failed_at in \
-            connection.execute(query).fetchall():
-        tries = tuple(Attempt(int(at), answer) for at, answer in connection.execute(
-            "SELECT at, error FROM attempts WHERE message = ? ORDER BY id", (number,)))
-        found.append(Waiting(number, game, to, queued_at, attempts, error, _whole(next_try),
-                             _whole(failed_at), tries))
-    return found
-
-
-def _whole(value: float | None) -> int | None:
-    return None if value is None else int(value)
+    return store.outbox.unsent(failed_only=True)

@@ -5,13 +5,17 @@ prints; everything it does is here."""
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 from dataclasses import dataclass
+from datetime import datetime, timezone
+from email.headerregistry import Address
 from typing import Callable
 
+from ..errors import MailError, TomisError
 from ..game import Game as LibraryGame
 from ..notation.clock import format_stamp
-from ..errors import TomisError
+from ..outgoing.headers import address_pairs
 from . import letters, tokens
 from .games import Game
 from .inbound import MAX_MESSAGE_BYTES, valid_id
@@ -19,7 +23,7 @@ from .outbound import Config, load_config, queue_letter, queue_update
 from .outgoing import HELP_LINES, Player
 from .process import expire, process_pending
 from .sending import Unsent, parse_method, send_queued
-from .store import create, open_store, settings, transaction
+from .store import Store
 
 MAX_NAME = 64
 _MESSAGE_ID_HEADER = re.compile(rb"^Message-ID:[ \t]*(.*(?:\r?\n[ \t].*)*)", re.IGNORECASE | re.MULTILINE)
@@ -33,8 +37,6 @@ class RefereeError(TomisError):
 
 def init(path: str, address: str, name: str | None, send_by: str, config_file: str | None) -> None:
     """Create the store at ``path``: the referee's address and name, how it sends, its secret."""
-    from email.headerregistry import Address
-
     local, _, domain = address.rpartition("@")
     try:
         Address(username=local, domain=domain)
@@ -55,10 +57,8 @@ def init(path: str, address: str, name: str | None, send_by: str, config_file: s
     values = {"address": address.lower(), "name": _name(name or "Tomis referee", "--name"),
               "send_by": send_by, "secret": tokens.new_secret()}
     if config_file:
-        import os
-
         values["config"] = os.path.abspath(config_file)
-    create(path, values)
+    Store.create(path, values)
 
 
 def _name(text: str, what: str) -> str:
@@ -71,9 +71,6 @@ def _name(text: str, what: str) -> str:
 
 def parse_player(text: str, what: str) -> Player:
     """``NAME <ADDR>`` as a :class:`Player` (the address checked and lowercased)."""
-    from ..errors import MailError
-    from ..outgoing.headers import address_pairs
-
     try:
         ((name, address),) = address_pairs(text, what, single=True)
     except MailError:
@@ -83,44 +80,45 @@ def parse_player(text: str, what: str) -> Player:
     return Player(_name(name, what), address.lower())
 
 
-def connect(path: str):
-    connection = open_store(path)
-    return connection, load_config(settings(connection))
+def connect(path: str) -> tuple[Store, Config]:
+    """The store at ``path``, open, and its settings; the caller closes the store (a
+    ``with`` block does)."""
+    store = Store.open(path)
+    try:
+        return store, load_config(store.settings())
+    except BaseException:
+        store.close()
+        raise
 
 
 def new_game(path: str, white: Player, black: Player, *, time_control: str | None,
              leave_days: int, event: str | None, rules: str, now: int) -> tuple[int, list[str]]:
     """Start a game and queue its first messages; the game's number, and the messages that
     could not be sent yet (left queued for tick), in words."""
-    from datetime import datetime, timezone
-
     if white.address == black.address:
         raise RefereeError("White and Black need different addresses: the address says who acts")
     if event is not None:
         _name(event, "--event")
-    connection, config = connect(path)
-    day = datetime.fromtimestamp(now, tz=timezone.utc).strftime("%Y.%m.%d")
-    library = LibraryGame(white=white.name, black=black.name, rules=rules, event=event,
-                          site=config.referee.domain, date=day)
-    if time_control is not None:
-        try:
-            # The allowance is written out, so the record says it without a default.
-            library.start_clock(time_control, now, leave_days)
-        except TomisError as error:
-            connection.close()
-            raise RefereeError(f"--time-control: {error.message}") from None
-    rec = library.record
-    with transaction(connection):
-        game = Game.insert(connection, (white, black), rec, leave_days, now)
-        what = "the game begins"
-        for side, words in ((0, "You have White: your turn."),
-                            (1, "You have Black: White plays first; you will hear of it.")):
-            queue_update(connection, config, game, side, what,
-                         [f"A new game of Tomis begins. {words}"], None, [], now)
-        game.save(connection)
-    failures = send_queued(connection, config.settings, now=now, retry=False)
-    connection.close()
-    return game.id, failures
+    store, config = connect(path)
+    with store:
+        day = datetime.fromtimestamp(now, tz=timezone.utc).strftime("%Y.%m.%d")
+        library = LibraryGame(white=white.name, black=black.name, rules=rules, event=event,
+                              site=config.referee.domain, date=day)
+        if time_control is not None:
+            try:
+                # The allowance is written out, so the record says it without a default.
+                library.start_clock(time_control, now, leave_days)
+            except TomisError as error:
+                raise RefereeError(f"--time-control: {error.message}") from None
+        with store.transaction():
+            game = Game.insert(store, (white, black), library.record, leave_days, now)
+            what = "the game begins"
+            for side, words in ((0, "You have White: your turn."),
+                                (1, "You have Black: White plays first; you will hear of it.")):
+                queue_update(store, config, game, side, what,
+                             [f"A new game of Tomis begins. {words}"], None, [], now)
+            game.save(store)
+        return game.id, send_queued(store, config.settings, now=now, retry=False)
 
 
 # --------------------------------------------------------------------------- deliver
@@ -144,24 +142,20 @@ def dedupe_key(raw: bytes) -> str:
     return "sha256:" + hashlib.sha256(raw).hexdigest()
 
 
-def store_message(connection, raw: bytes, oversized: bool, recipient: str | None,
+def store_message(store: Store, raw: bytes, oversized: bool, recipient: str | None,
                   now: int) -> StoredResult:
     """Step 1: keep the message (before anything is decided) and commit."""
     rejected = f"larger than {MAX_MESSAGE_BYTES // 2**20} MiB: kept in part" if oversized else None
-    with transaction(connection):
-        cursor = connection.execute(
-            "INSERT OR IGNORE INTO inbox (dedupe_key, stored_at, recipient, raw, size, state, "
-            "reason) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (dedupe_key(raw), now, (recipient or "")[:320] or None, raw, len(raw),
-             "rejected" if oversized else "new", rejected))
-        new_id = cursor.lastrowid if cursor.rowcount else None
+    with store.transaction():
+        new_id = store.inbox.add(dedupe_key(raw), raw, now, (recipient or "")[:320] or None,
+                                 rejected)
     return StoredResult(new_id, rejected)
 
 
-def after_storing(connection, config: Config, now: int) -> list[Unsent]:
+def after_storing(store: Store, config: Config, now: int) -> list[Unsent]:
     """Steps 2 and 3 of deliver: process what is stored, send what was queued."""
-    process_pending(connection, config)
-    return send_queued(connection, config.settings, now=now, retry=False)
+    process_pending(store, config)
+    return send_queued(store, config.settings, now=now, retry=False)
 
 
 # --------------------------------------------------------------------------- tick
@@ -176,28 +170,27 @@ class TickReport:
 
 def tick(path: str, now: int, stop: Callable[[], bool] = lambda: False) -> TickReport:
     """Unprocessed messages, due reminders and time-outs, then every unsent message."""
-    connection, config = connect(path)
-    report = TickReport()
-    report.processed = process_pending(connection, config)
-    numbers = [row[0] for row in connection.execute("SELECT id FROM games WHERE over = 0")]
-    for number in numbers:
-        with transaction(connection):
-            game = Game.load(connection, number)
-            if game is None or game.over:
-                continue
-            if expire(connection, config, game, now):
-                report.forfeits += 1
-            elif _remind(connection, config, game, now):
-                report.reminders += 1
-            else:
-                continue
-            game.save(connection)
-    report.failures = send_queued(connection, config.settings, now=now, retry=True, stop=stop)
-    connection.close()
-    return report
+    store, config = connect(path)
+    with store:
+        report = TickReport()
+        report.processed = process_pending(store, config)
+        for number in store.games.numbers(in_play=True):
+            with store.transaction():
+                game = Game.load(store, number)
+                if game is None or game.over:
+                    continue
+                if expire(store, config, game, now):
+                    report.forfeits += 1
+                elif _remind(store, config, game, now):
+                    report.reminders += 1
+                else:
+                    continue
+                game.save(store)
+        report.failures = send_queued(store, config.settings, now=now, retry=True, stop=stop)
+        return report
 
 
-def _remind(connection, config: Config, game: Game, now: int) -> bool:
+def _remind(store: Store, config: Config, game: Game, now: int) -> bool:
     """Once per turn, when the side to act has used half the time it had at its start."""
     readings = game.readings(now)
     side = game.to_move
@@ -213,5 +206,5 @@ def _remind(connection, config: Config, game: Game, now: int) -> bool:
         f"A reminder: it is your turn, and you have used half the time you had when it began. "
         f"Your time runs out at {format_stamp(deadline)}.", "",
         *letters.position_lines(game), "", *letters.clock_lines(game, now), "", *HELP_LINES])
-    queue_letter(connection, config, game, side, "reminder: your turn", body, now)
+    queue_letter(store, config, game, side, "reminder: your turn", body, now)
     return True

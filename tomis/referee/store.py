@@ -1,4 +1,6 @@
-"""The referee's store: one SQLite file in WAL mode, every change in ``BEGIN IMMEDIATE``.
+"""The referee's store: one SQLite file in WAL mode, every change in ``BEGIN IMMEDIATE``,
+behind one object, :class:`Store`, with a part per stage of the queue. All of the
+referee's SQL is in this module; the other modules take the :class:`Store`.
 
 Tables (the queue of docs/REFEREE.md):
 
@@ -28,6 +30,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sqlite3
+from dataclasses import dataclass
 
 from ..errors import FileError
 
@@ -142,38 +145,6 @@ class Busy(StoreError):
     full: the message was not stored, and the mail server should try again later."""
 
 
-def _connect(path: str, timeout_ms: int) -> sqlite3.Connection:
-    # isolation_level=None: no implicit transactions; each change says BEGIN IMMEDIATE.
-    connection = sqlite3.connect(path, timeout=timeout_ms / 1000, isolation_level=None)
-    connection.execute(f"PRAGMA busy_timeout = {int(timeout_ms)}")
-    connection.execute("PRAGMA foreign_keys = ON")
-    return connection
-
-
-def create(path: str, settings: dict[str, str]) -> None:
-    """A new store at ``path`` (refusing an existing file) holding ``settings``."""
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError:
-        raise StoreError(f"{path} already exists; the referee never overwrites a store") from None
-    except OSError as error:
-        raise StoreError(f"cannot create {path}: {error.strerror}") from None
-    os.close(fd)
-    try:
-        connection = _connect(path, BUSY_TIMEOUT_MS)
-        connection.execute("PRAGMA journal_mode = WAL")
-        script = _SCHEMA + "".join(UPGRADES[version] for version in sorted(UPGRADES))
-        connection.executescript("BEGIN IMMEDIATE;" + script + "COMMIT;")
-        with transaction(connection):
-            rows = [("schema", str(SCHEMA_VERSION)), *settings.items()]
-            connection.executemany("INSERT INTO settings VALUES (?, ?)", rows)
-        connection.close()
-    except sqlite3.Error as error:
-        with contextlib.suppress(OSError):
-            os.remove(path)
-        raise StoreError(f"cannot create the store {path}: {error}") from None
-
-
 def wait_ms() -> int:
     """The lock wait: :data:`WAIT_ENV` seconds when set to a number, else the default."""
     text = os.environ.get(WAIT_ENV, "")
@@ -183,36 +154,585 @@ def wait_ms() -> int:
         return BUSY_TIMEOUT_MS
 
 
-def open_store(path: str, timeout_ms: int | None = None) -> sqlite3.Connection:
-    """An open store; a missing file or one that is no referee store is a StoreError."""
-    timeout_ms = wait_ms() if timeout_ms is None else timeout_ms
+def _connect(path: str, timeout_ms: int) -> sqlite3.Connection:
+    # isolation_level=None: no implicit transactions; each change says BEGIN IMMEDIATE.
+    connection = sqlite3.connect(path, timeout=timeout_ms / 1000, isolation_level=None)
+    connection.execute(f"PRAGMA busy_timeout = {int(timeout_ms)}")
+    connection.execute("PRAGMA foreign_keys = ON")
+    return connection
+
+
+class Store:
+    """The referee's store: the one owner of its SQLite connection and of every
+    transaction, with a part per stage of the queue (as Mailman 3 keeps its queues behind
+    small classes):
+
+    - :attr:`inbox`: the messages in, from storing to decided or refused;
+    - :attr:`games`: each game's row, private lines, leave and seat token generations;
+    - :attr:`outbox`: the messages out, from queued to sent or given up, with their tries;
+    - :attr:`replies` and :attr:`relayed`: the rate limits of explanations and of chat;
+    - :attr:`folders`: each IMAP folder's ``UIDVALIDITY`` and last UID taken.
+
+    Opened with :meth:`open` (an older store upgraded first), made with :meth:`create`;
+    a context manager that closes the connection on every path, errors included. No SQL
+    of the referee lives outside this module.
+    """
+
+    def __init__(self, connection: sqlite3.Connection, path: str):
+        self._connection = connection
+        self.path = path
+        self.inbox = Inbox(connection)
+        self.games = Games(connection)
+        self.outbox = Outbox(connection)
+        self.replies = Replies(connection)
+        self.relayed = Relayed(connection)
+        self.folders = Folders(connection)
+
+    # ------------------------------------------------------------------ open and close
+    @classmethod
+    def create(cls, path: str, settings: dict[str, str]) -> None:
+        """A new store at ``path`` (refusing an existing file) holding ``settings``."""
+        _create(path, settings)
+
+    @classmethod
+    def open(cls, path: str, timeout_ms: int | None = None) -> Store:
+        """An open store; a missing file or one that is no referee store is a
+        StoreError, a store newer than this program is refused, an older one upgraded."""
+        return cls(_open_connection(path, wait_ms() if timeout_ms is None else timeout_ms),
+                   path)
+
+    def close(self) -> None:
+        self._connection.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *_exc) -> None:
+        self.close()
+
+    # ------------------------------------------------------------------ transactions
+    @contextlib.contextmanager
+    def transaction(self):
+        """``BEGIN IMMEDIATE`` ... ``COMMIT``, rolled back on any exception.
+
+        IMMEDIATE takes the write lock at the start, so two processes never both decide
+        from the same state: the second waits (up to the busy timeout) and then sees the
+        first one's result. A lock not had in time, or a full disk, raises :class:`Busy`.
+        """
+        with _transaction(self._connection):
+            yield self
+
+    def savepoint(self, name: str) -> None:
+        """Mark a point inside the transaction that :meth:`rollback_to` returns to."""
+        self._connection.execute(f"SAVEPOINT {_name(name)}")
+
+    def rollback_to(self, name: str) -> None:
+        """Undo what was written since :meth:`savepoint` ``name`` (the point stays)."""
+        self._connection.execute(f"ROLLBACK TO {_name(name)}")
+
+    def release(self, name: str) -> None:
+        self._connection.execute(f"RELEASE {_name(name)}")
+
+    def settings(self) -> dict[str, str]:
+        """The referee's settings: address, name, how it sends, its secret, ..."""
+        return dict(self._connection.execute("SELECT key, value FROM settings"))
+
+
+def _name(text: str) -> str:
+    if not text.isidentifier():
+        raise ValueError(f"{text!r} is no savepoint name")
+    return text
+
+
+# --------------------------------------------------------------------------- the inbox
+
+@dataclass(frozen=True)
+class Undecided:
+    """An undecided message as the claim sees it: no body, only who reads it."""
+
+    id: int
+    readings: int
+    reading_until: float | None
+    reading_by: int | None
+
+
+@dataclass(frozen=True)
+class Stored:
+    """A stored message with its body, read to be decided."""
+
+    id: int
+    raw: bytes
+    stored_at: int
+    recipient: str | None
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What became of a stored message: new, done or rejected, why, and in which game."""
+
+    state: str
+    reason: str | None = None
+    game: int | None = None
+
+
+@dataclass(frozen=True)
+class RefusedRow:
+    """A refused message as the organiser lists it."""
+
+    id: int
+    stored_at: int
+    game: int | None
+    raw: bytes
+    reason: str | None
+
+
+class Inbox:
+    """The messages in: every raw message as received, then what became of it."""
+
+    def __init__(self, connection: sqlite3.Connection):
+        self._connection = connection
+
+    def add(self, key: str, raw: bytes, stored_at: int, recipient: str | None,
+            refused: str | None) -> int | None:
+        """Keep ``raw`` under its de-duplication ``key`` (refused at once with the reason
+        ``refused``, if given); its number, or None when that key was stored before."""
+        cursor = self._connection.execute(
+            "INSERT OR IGNORE INTO inbox (dedupe_key, stored_at, recipient, raw, size, state, "
+            "reason) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (key, stored_at, recipient, raw, len(raw),
+             "new" if refused is None else "rejected", refused))
+        return cursor.lastrowid if cursor.rowcount else None
+
+    def undecided(self) -> list[Undecided]:
+        """The undecided messages, oldest first, without their bodies: a long queue is
+        not loaded whole to take one message."""
+        return [Undecided(*row) for row in self._connection.execute(
+            "SELECT id, readings, reading_until, reading_by FROM inbox WHERE state = 'new' "
+            "ORDER BY id").fetchall()]
+
+    def stored(self, number: int) -> Stored:
+        """Message ``number`` with its body (and no other's)."""
+        return Stored(number, *self._connection.execute(
+            "SELECT raw, stored_at, recipient FROM inbox WHERE id = ?", (number,)).fetchone())
+
+    def begin_reading(self, number: int, until: float, by: int) -> None:
+        """Count one more reading of ``number``, claimed by process ``by`` until ``until``."""
+        self._connection.execute(
+            "UPDATE inbox SET readings = readings + 1, reading_until = ?, reading_by = ? "
+            "WHERE id = ?", (until, by, number))
+
+    def release(self, number: int) -> None:
+        """A reading that finished without a decision: not counted as cut off."""
+        self._connection.execute(
+            "UPDATE inbox SET readings = max(readings - 1, 0), reading_until = NULL "
+            "WHERE id = ? AND state = 'new'", (number,))
+
+    def decision(self, number: int) -> Decision:
+        return Decision(*self._connection.execute(
+            "SELECT state, reason, game FROM inbox WHERE id = ?", (number,)).fetchone())
+
+    def decide(self, number: int, decision: Decision) -> None:
+        """Mark ``number`` decided (or refused) and no longer being read."""
+        self._connection.execute(
+            "UPDATE inbox SET state = ?, reason = ?, game = ?, reading_until = NULL "
+            "WHERE id = ?", (decision.state, decision.reason, decision.game, number))
+
+    def refused(self) -> list[RefusedRow]:
+        """The refused messages, oldest first."""
+        return [RefusedRow(*row) for row in self._connection.execute(
+            "SELECT id, stored_at, game, raw, reason FROM inbox WHERE state = 'rejected' "
+            "ORDER BY id").fetchall()]
+
+    def last_taken(self, game: int) -> int | None:
+        """When the newest message taken for ``game`` was stored (None: none was)."""
+        (taken,) = self._connection.execute(
+            "SELECT MAX(stored_at) FROM inbox WHERE game = ? AND state = 'done'",
+            (game,)).fetchone()
+        return taken
+
+
+# --------------------------------------------------------------------------- the games
+
+KEY_COLUMNS = ("white_key", "black_key")     # each seat's token generation (tokens.py)
+_SEAT_COLUMNS = (("white_name", "white_address"), ("black_name", "black_address"))
+
+
+@dataclass(frozen=True)
+class GameRow:
+    """A game's row: its players, its public record text and what the referee keeps."""
+
+    id: int
+    white_name: str
+    white_address: str
+    black_name: str
+    black_address: str
+    record: str
+    over: bool
+    leave_days: int
+    thread: str
+    reminded_ply: int
+    white_key: int
+    black_key: int
+    created: int
+
+
+@dataclass(frozen=True)
+class LineRow:
+    """One private conditional line: its side and the actions still to come (JSON)."""
+
+    side: int
+    actions: str
+
+
+@dataclass(frozen=True)
+class LeaveRow:
+    side: int
+    first_day: str
+    last_day: str
+
+
+@dataclass(frozen=True)
+class GameChange:
+    """What a change to a game writes: the record text, computed once per change, and
+    the rows that mirror the game in memory."""
+
+    record: str
+    over: bool
+    thread: str
+    reminded_ply: int
+    lines: list[LineRow]
+    leaves: list[LeaveRow]
+
+
+class Games:
+    """The games: each one's row, its private lines and its leave."""
+
+    def __init__(self, connection: sqlite3.Connection):
+        self._connection = connection
+
+    def row(self, number: int) -> GameRow | None:
+        row = self._connection.execute(
+            "SELECT id, white_name, white_address, black_name, black_address, record, over, "
+            "leave_days, thread, reminded_ply, white_key, black_key, created FROM games "
+            "WHERE id = ?", (number,)).fetchone()
+        return None if row is None else GameRow(*row[:6], bool(row[6]), *row[7:])
+
+    def lines(self, number: int) -> list[LineRow]:
+        return [LineRow(*row) for row in self._connection.execute(
+            "SELECT side, actions FROM lines WHERE game = ? ORDER BY id", (number,))]
+
+    def insert(self, players: tuple[tuple[str, str], tuple[str, str]], record: str,
+               leave_days: int, created: int) -> int:
+        """A new game of ``players`` (name, address) each; its number."""
+        (white_name, white_address), (black_name, black_address) = players
+        return self._connection.execute(
+            "INSERT INTO games (white_name, white_address, black_name, black_address, record, "
+            "leave_days, created) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (white_name, white_address, black_name, black_address, record, leave_days,
+             created)).lastrowid
+
+    def save(self, number: int, change: GameChange) -> None:
+        """Write ``change`` over game ``number``: its row, and its lines and leave anew."""
+        self._connection.execute(
+            "UPDATE games SET record = ?, over = ?, thread = ?, reminded_ply = ? WHERE id = ?",
+            (change.record, int(change.over), change.thread, change.reminded_ply, number))
+        self._connection.execute("DELETE FROM lines WHERE game = ?", (number,))
+        self._connection.execute("DELETE FROM leaves WHERE game = ?", (number,))
+        self._connection.executemany(
+            "INSERT INTO lines (game, side, actions) VALUES (?, ?, ?)",
+            [(number, line.side, line.actions) for line in change.lines])
+        self._connection.executemany(
+            "INSERT INTO leaves (game, side, first_day, last_day) VALUES (?, ?, ?, ?)",
+            [(number, leave.side, leave.first_day, leave.last_day) for leave in change.leaves])
+
+    def set_player(self, number: int, side: int, name: str, address: str) -> None:
+        name_column, address_column = _SEAT_COLUMNS[side]
+        self._connection.execute(
+            f"UPDATE games SET {name_column} = ?, {address_column} = ? WHERE id = ?",
+            (name, address, number))
+
+    def set_generation(self, number: int, side: int, generation: int) -> None:
+        self._connection.execute(f"UPDATE games SET {KEY_COLUMNS[side]} = ? WHERE id = ?",
+                                 (generation, number))
+
+    def generation(self, number: int, side: int) -> int | None:
+        """The token generation of game ``number``'s ``side``; None without that game."""
+        row = self._connection.execute(f"SELECT {KEY_COLUMNS[side]} FROM games WHERE id = ?",
+                                       (number,)).fetchone()
+        return None if row is None else row[0]
+
+    def numbers(self, *, in_play: bool) -> list[int]:
+        """The games' numbers, oldest first: those still played, or all."""
+        where = "WHERE over = 0 " if in_play else ""
+        return [number for (number,) in self._connection.execute(
+            f"SELECT id FROM games {where}ORDER BY id").fetchall()]
+
+
+# --------------------------------------------------------------------------- the outbox
+
+@dataclass(frozen=True)
+class Due:
+    """An unsent message as the claim sees it: no body, only who holds it."""
+
+    id: int
+    claimed_until: float | None
+    claimed_by: int | None
+
+
+@dataclass(frozen=True)
+class Queued:
+    """A message claimed to be sent, with its stored bytes."""
+
+    id: int
+    envelope_from: str
+    envelope_to: str
+    raw: bytes
+    queued_at: int = 0
+    attempts: int = 0          # tries before this one
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """One try at sending: when (the referee's clock) and the answer (None: sent)."""
+
+    at: int
+    error: str | None
+
+
+@dataclass(frozen=True)
+class Waiting:
+    """A message in the outbox not sent: why, its tries, when it is tried again, or when
+    it was given up."""
+
+    id: int
+    game: int | None
+    to: str
+    queued_at: int
+    attempts: int
+    error: str | None
+    next_try: int | None
+    failed_at: int | None
+    tries: tuple[Attempt, ...] = ()
+
+
+def _whole(value: float | None) -> int | None:
+    return None if value is None else int(value)
+
+
+_WAITING = ("SELECT id, game, envelope_to, queued_at, attempts, error, next_try, failed_at "
+            "FROM outbox WHERE sent_at IS NULL")
+
+
+class Outbox:
+    """The messages out: queued in the transaction that caused them, claimed, sent or
+    given up, every try kept in ``attempts``."""
+
+    def __init__(self, connection: sqlite3.Connection):
+        self._connection = connection
+
+    def add(self, game: int | None, side: int | None, queued_at: int, envelope_from: str,
+            envelope_to: str, raw: bytes) -> int:
+        """Queue ``raw`` for the seat (``game``, ``side``): resend finds a seat's newest
+        message by them. Its number."""
+        return self._connection.execute(
+            "INSERT INTO outbox (game, side, queued_at, envelope_from, envelope_to, raw) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            (game, side, queued_at, envelope_from, envelope_to, raw)).lastrowid
+
+    def due(self, after: int, now: int, retry: bool) -> list[Due]:
+        """The unsent messages after ``after``, oldest first, without their bodies: with
+        ``retry`` those whose retry time has come by ``now`` too, else only those never
+        tried."""
+        if retry:
+            due, args = "AND (next_try IS NULL OR next_try <= ?)", (after, now)
+        else:
+            due, args = "AND attempts = 0", (after,)
+        return [Due(*row) for row in self._connection.execute(
+            "SELECT id, claimed_until, claimed_by FROM outbox WHERE sent_at IS NULL "
+            f"AND failed_at IS NULL AND id > ? {due} ORDER BY id", args).fetchall()]
+
+    def claim(self, number: int, until: float, by: int) -> Queued:
+        """Message ``number`` held by process ``by`` until ``until``, with its bytes."""
+        self._connection.execute("UPDATE outbox SET claimed_until = ?, claimed_by = ? "
+                                 "WHERE id = ?", (until, by, number))
+        return Queued(*self._connection.execute(
+            "SELECT id, envelope_from, envelope_to, raw, queued_at, attempts FROM outbox "
+            "WHERE id = ?", (number,)).fetchone())
+
+    def mark_sent(self, number: int, now: int, host_now: float) -> None:
+        """Sent at ``host_now`` (host time), the try kept at ``now`` (the referee's clock)."""
+        self._connection.execute("INSERT INTO attempts (message, at, error) VALUES (?, ?, NULL)",
+                                 (number, now))
+        self._connection.execute(
+            "UPDATE outbox SET sent_at = ?, claimed_until = NULL, error = NULL, "
+            "attempts = attempts + 1, next_try = NULL WHERE id = ?", (host_now, number))
+
+    def mark_unsent(self, number: int, now: int, tries: int, error: str, words: str,
+                    next_try: int | None) -> None:
+        """A failed try: kept with the server's answer ``error``; tried again at
+        ``next_try``, or, when None, given up (failed) at ``now``."""
+        self._connection.execute("INSERT INTO attempts (message, at, error) VALUES (?, ?, ?)",
+                                 (number, now, error))
+        self._connection.execute(
+            "UPDATE outbox SET attempts = ?, claimed_until = NULL, error = ?, next_try = ?, "
+            "failed_at = ? WHERE id = ?",
+            (tries, words, next_try, now if next_try is None else None, number))
+
+    def unsent(self, *, failed_only: bool = False) -> list[Waiting]:
+        """The messages not sent (or only those given up), oldest first, with their tries."""
+        where = " AND failed_at IS NOT NULL" if failed_only else ""
+        rows = self._connection.execute(_WAITING + where + " ORDER BY id").fetchall()
+        return [Waiting(*row[:6], _whole(row[6]), _whole(row[7]), self.attempts(row[0]))
+                for row in rows]
+
+    def attempts(self, number: int) -> tuple[Attempt, ...]:
+        return tuple(Attempt(int(at), error) for at, error in self._connection.execute(
+            "SELECT at, error FROM attempts WHERE message = ? ORDER BY id", (number,)))
+
+    def newest(self, game: int, side: int) -> bytes | None:
+        """The bytes of the newest message queued to ``game``'s ``side`` (by its row,
+        never by what its bytes hold)."""
+        row = self._connection.execute(
+            "SELECT raw FROM outbox WHERE game = ? AND side = ? ORDER BY id DESC LIMIT 1",
+            (game, side)).fetchone()
+        return None if row is None else row[0]
+
+
+# --------------------------------------------------------------------------- rate limits
+
+class Replies:
+    """When each address was last sent an explanation, to limit them."""
+
+    def __init__(self, connection: sqlite3.Connection):
+        self._connection = connection
+
+    def count_since(self, address: str, since: int) -> int:
+        (count,) = self._connection.execute(
+            "SELECT COUNT(*) FROM replies WHERE address = ? AND at > ?",
+            (address, since)).fetchone()
+        return count
+
+    def forget_until(self, until: int) -> None:
+        self._connection.execute("DELETE FROM replies WHERE at <= ?", (until,))
+
+    def add(self, address: str, at: int) -> None:
+        self._connection.execute("INSERT INTO replies VALUES (?, ?)", (address, at))
+
+
+@dataclass(frozen=True)
+class ChatCounts:
+    """Within a window: chats of an address passed on, and notices that it was dropped."""
+
+    relayed: int
+    told: int
+
+
+class Relayed:
+    """When each player's chat was passed on (or they were told it was dropped)."""
+
+    def __init__(self, connection: sqlite3.Connection):
+        self._connection = connection
+
+    def forget_until(self, until: int) -> None:
+        self._connection.execute("DELETE FROM relayed WHERE at <= ?", (until,))
+
+    def counts_since(self, address: str, since: int) -> ChatCounts:
+        return ChatCounts(*self._connection.execute(
+            "SELECT COALESCE(SUM(notice = 0), 0), COALESCE(SUM(notice), 0) FROM relayed "
+            "WHERE address = ? AND at > ?", (address, since)).fetchone())
+
+    def add(self, address: str, at: int, *, notice: bool = False) -> None:
+        self._connection.execute("INSERT INTO relayed (address, at, notice) VALUES (?, ?, ?)",
+                                 (address, at, int(notice)))
+
+
+# --------------------------------------------------------------------------- IMAP folders
+
+@dataclass(frozen=True)
+class FolderMark:
+    """How far an IMAP folder was taken: its ``UIDVALIDITY`` and the last UID."""
+
+    uidvalidity: int
+    last_uid: int
+
+
+class Folders:
+    """Each IMAP folder's ``UIDVALIDITY`` and the last UID taken."""
+
+    def __init__(self, connection: sqlite3.Connection):
+        self._connection = connection
+
+    def mark(self, place: str) -> FolderMark | None:
+        row = self._connection.execute(
+            "SELECT uidvalidity, last_uid FROM imap_folders WHERE place = ?",
+            (place,)).fetchone()
+        return None if row is None else FolderMark(*row)
+
+    def remember(self, place: str, mark: FolderMark) -> None:
+        self._connection.execute(
+            "INSERT INTO imap_folders (place, uidvalidity, last_uid) VALUES (?, ?, ?) "
+            "ON CONFLICT (place) DO UPDATE SET uidvalidity = excluded.uidvalidity, "
+            "last_uid = excluded.last_uid", (place, mark.uidvalidity, mark.last_uid))
+
+
+# --------------------------------------------------------------------------- create, open, upgrade
+
+def _create(path: str, settings: dict[str, str]) -> None:
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        raise StoreError(f"{path} already exists; the referee never overwrites a store") from None
+    except OSError as error:
+        raise StoreError(f"cannot create {path}: {error.strerror}") from None
+    os.close(fd)
+    connection = None
+    try:
+        connection = _connect(path, BUSY_TIMEOUT_MS)
+        connection.execute("PRAGMA journal_mode = WAL")
+        script = _SCHEMA + "".join(UPGRADES[version] for version in sorted(UPGRADES))
+        connection.executescript("BEGIN IMMEDIATE;" + script + "COMMIT;")
+        with _transaction(connection):
+            rows = [("schema", str(SCHEMA_VERSION)), *settings.items()]
+            connection.executemany("INSERT INTO settings VALUES (?, ?)", rows)
+    except sqlite3.Error as error:
+        with contextlib.suppress(OSError):
+            os.remove(path)
+        raise StoreError(f"cannot create the store {path}: {error}") from None
+    finally:
+        if connection is not None:
+            connection.close()
+
+
+def _open_connection(path: str, timeout_ms: int) -> sqlite3.Connection:
     if not os.path.isfile(path):
         raise StoreError(f"{path}: no such store (create one with tomis referee init)")
+    connection = None
     try:
         connection = _connect(path, timeout_ms)
         # fetchall: a statement left open would lock the tables against an upgrade.
         rows = connection.execute("SELECT value FROM settings WHERE key = 'schema'").fetchall()
-    except sqlite3.OperationalError as error:
-        if _is_busy(error):
-            raise Busy(f"the store {path} is busy: {error}") from None
-        raise StoreError(f"{path} is not a referee store ({error})") from None
-    except sqlite3.DatabaseError as error:
-        raise StoreError(f"{path} is not a referee store ({error})") from None
-    number = _version(rows[0] if rows else None)
-    if number is None:
-        connection.close()
-        raise StoreError(f"{path} is not a referee store (no schema version)")
-    if number > SCHEMA_VERSION:
-        connection.close()
-        raise StoreError(f"{path} is a referee store of version {number}, newer than this "
-                         f"tomis reads ({SCHEMA_VERSION}): upgrade tomis")
-    if number < SCHEMA_VERSION:
-        try:
+        number = _version(rows[0] if rows else None)
+        if number is None:
+            raise StoreError(f"{path} is not a referee store (no schema version)")
+        if number > SCHEMA_VERSION:
+            raise StoreError(f"{path} is a referee store of version {number}, newer than this "
+                             f"tomis reads ({SCHEMA_VERSION}): upgrade tomis")
+        if number < SCHEMA_VERSION:
             upgrade(connection, path, number)
-        except BaseException:
+    except BaseException as error:
+        if connection is not None:
             connection.close()
-            raise
+        if isinstance(error, sqlite3.OperationalError) and _is_busy(error):
+            raise Busy(f"the store {path} is busy: {error}") from None
+        if isinstance(error, sqlite3.DatabaseError):
+            raise StoreError(f"{path} is not a referee store ({error})") from None
+        raise
     return connection
+
+
+def open_store(path: str, timeout_ms: int | None = None) -> Store:
+    """:meth:`Store.open`, by its older name."""
+    return Store.open(path, timeout_ms)
 
 
 def _version(row) -> int | None:
@@ -230,7 +750,7 @@ def upgrade(connection: sqlite3.Connection, path: str, number: int) -> None:
     if not os.path.exists(backup):
         _copy(connection, path, backup)
     while number < SCHEMA_VERSION:
-        with transaction(connection):
+        with _transaction(connection):
             ((current,),) = connection.execute(
                 "SELECT value FROM settings WHERE key = 'schema'").fetchall()
             if int(current) == number:          # another process may have upgraded it
@@ -259,11 +779,13 @@ def _copy(connection: sqlite3.Connection, path: str, backup: str) -> None:
         raise StoreError(f"cannot copy {path} to {backup} before upgrading it: {reason}") from None
 
 
+
 def _statements(script: str) -> list[str]:
     """The statements of an upgrade step, one by one: ``executescript`` would commit the
     transaction the step runs in."""
     lines = [line for line in script.splitlines() if not line.lstrip().startswith("--")]
     return [part.strip() for part in "\n".join(lines).split(";") if part.strip()]
+
 
 
 def _is_busy(error: sqlite3.Error) -> bool:
@@ -272,13 +794,8 @@ def _is_busy(error: sqlite3.Error) -> bool:
 
 
 @contextlib.contextmanager
-def transaction(connection: sqlite3.Connection):
-    """``BEGIN IMMEDIATE`` ... ``COMMIT``, rolled back on any exception.
-
-    IMMEDIATE takes the write lock at the start, so two processes never both decide
-    from the same state: the second waits (up to the busy timeout) and then sees the
-    first one's result. A lock not had in time, or a full disk, raises :class:`Busy`.
-    """
+def _transaction(connection: sqlite3.Connection):
+    """``BEGIN IMMEDIATE`` ... ``COMMIT`` on ``connection`` (:meth:`Store.transaction`)."""
     try:
         connection.execute("BEGIN IMMEDIATE")
     except sqlite3.OperationalError as error:
@@ -292,7 +809,3 @@ def transaction(connection: sqlite3.Connection):
         if isinstance(error, sqlite3.OperationalError) and _is_busy(error):
             raise Busy(f"the store could not be written: {error}") from None
         raise
-
-
-def settings(connection: sqlite3.Connection) -> dict[str, str]:
-    return dict(connection.execute("SELECT key, value FROM settings"))
