@@ -5,7 +5,9 @@
 mail settings file (:mod:`tomis.mail.settings`; docs/MAIL.md). :func:`send` hands the
 message over, addressed to the envelope of its own ``To`` and ``Cc`` and no other
 (:func:`envelope`). The password is ``TOMIS_SMTP_PASSWORD`` or the CLI's prompt, never a
-setting in a file, never a command-line argument, never written anywhere. Every failure is
+setting in a file, never a command-line argument, never written anywhere; a program that
+runs unattended (the referee) reads it from the file ``password_file =`` names, which only
+its owner may read (:func:`file_password`, the one reading of such a file). Every failure is
 one :class:`~tomis.errors.MailError` line; nothing here prints or prompts. A failure that
 sending again cannot mend (the server's 5xx answer to the message's sender, recipients or
 content; a sendmail program's permanent exit status) is a :class:`RefusedForGood`.
@@ -17,6 +19,7 @@ import ipaddress
 import os
 import smtplib
 import ssl
+import stat
 import subprocess
 from dataclasses import dataclass
 from email.message import EmailMessage
@@ -68,6 +71,7 @@ class SmtpSettings:
     source: str                 # where they were read, for messages
     cafile: str | None = None   # the CA that vouches for the server, else the system's
     sendmail: str | None = None     # a local program to pipe the message to instead of SMTP
+    password_file: str | None = None    # the owner-only file an unattended sender reads
 
     @property
     def starttls(self) -> bool:
@@ -106,7 +110,33 @@ def smtp_settings(env=None, *, security: str | None = None) -> SmtpSettings:
     cafile = values.get("cafile") or None
     return SmtpSettings(values.get("host") or None, int(port_text), user, sender, mode, path,
                         os.path.expanduser(cafile) if cafile else None,
-                        values.get("sendmail") or None)
+                        values.get("sendmail") or None, _beside(path, values.get("password_file")))
+
+
+def _beside(config: str, named: str | None) -> str | None:
+    """A file the settings file names, read from the settings file's folder when relative."""
+    if not named:
+        return None
+    return os.path.join(os.path.dirname(os.path.abspath(config)), os.path.expanduser(named))
+
+
+def file_password(settings: SmtpSettings) -> str:
+    """The first line of the file ``password_file =`` names in ``[smtp]`` (beside the
+    settings file when relative): the password of a sender with no one at a terminal.
+
+    The one policy for such a file: only its owner may read or write it (``chmod 600``),
+    else it is not read. Every fault is one :class:`MailError` line.
+    """
+    path = settings.password_file
+    if path is None:
+        raise MailError(f"{settings.source} names a user but no password_file = in [smtp]")
+    try:
+        if os.stat(path).st_mode & (stat.S_IRWXG | stat.S_IRWXO):
+            raise MailError(f"the password file {path} may be read by others: chmod 600 it")
+        with open(path, encoding="utf-8") as stream:
+            return stream.readline().rstrip("\r\n")
+    except OSError as error:
+        raise MailError(f"cannot read the password file {path}: {error.strerror}") from None
 
 
 def _security(values: dict[str, str]) -> str:
