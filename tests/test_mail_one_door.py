@@ -5,6 +5,7 @@ function, or give the one answer."""
 
 from __future__ import annotations
 
+import email
 import sqlite3
 
 import pytest
@@ -12,6 +13,8 @@ import pytest
 from referee_support import ANA, BO, run
 from mail_support import PASSWORD, USER, server  # noqa: F401 -- the fixture
 from tomis.errors import MailError
+from tomis.outgoing import headers
+from tomis.outgoing import message as mail_message
 from tomis.outgoing import sending as outgoing_sending
 
 pytestmark = pytest.mark.filterwarnings("ignore:Requiring AUTH while not requiring TLS")
@@ -66,3 +69,51 @@ def test_one_password_file_policy_for_the_library_and_the_referee(
     else:
         assert len(errors) == 2 and all(expected in error for error in errors)
         assert inbox.envelopes == []
+
+
+def test_the_referee_and_tomis_move_mail_build_their_messages_in_one_function(tmp_path, monkeypatch):
+    built = []
+    real = mail_message.build_message
+
+    def counting(headers, body, attachments=()):
+        headers, attachments = list(headers), list(attachments)
+        built.append(([name for name, _value in headers], [a.filename for a in attachments]))
+        return real(headers, body, attachments)
+
+    monkeypatch.setattr(mail_message, "build_message", counting)
+    record = tmp_path / "cup.tgn"
+    assert run("new", record, "--white", "Ana", "--black", "Bo").exit_code == 0
+    sent = tmp_path / "sent.eml"
+    assert run("move", record, "B@e1", "--mail", sent, "--to", "bo@example.net",
+               env={"TOMIS_SMTP_FROM": "ana@example.org",
+                    "TOMIS_MAIL_CONFIG": str(tmp_path / "none.ini")}).exit_code == 0
+    assert built == [(["From", "To", "Subject", "Date", "Message-ID", "X-Mailer"], ["cup.tgn"])]
+    outbox = tmp_path / "outbox"
+    outbox.mkdir()
+    db = tmp_path / "referee.db"
+    assert run("referee", "init", db, "--address", "ref@club.test", "--send-by",
+               f"outbox:{outbox}").exit_code == 0
+    assert run("referee", "new", db, "--white", ANA, "--black", BO,
+               "--now", "2026-11-23T10:00Z").exit_code == 0
+    referee_headers = ["From", "Reply-To", "To", "Subject", "Date", "Message-ID",
+                       "Auto-Submitted", "X-Mailer"]
+    assert [names for names, _files in built[1:]] == [referee_headers] * 2
+    assert all(files[0] == "tomis-1.tgn" for _names, files in built[1:])
+    # What was built is what left, headers in that order.
+    for path, (names, _files) in zip(sorted(outbox.iterdir()), built[1:]):
+        assert list(email.message_from_bytes(path.read_bytes()).keys())[:len(names)] == names
+
+
+@pytest.mark.parametrize("text, encoding", [
+    ("plain ASCII\n", "7bit"),
+    ("Ana Lungu, Bogdan Ionescu\n", "7bit"),
+    ("Ștefan\n", "quoted-printable"),              # 7-bit on the wire
+    ("x" * 899 + "\n", "7bit"),
+    ("x" * 900 + "\n", "quoted-printable"),        # SMTP allows 998 a line
+])
+def test_one_transfer_encoding_for_every_text_part(text, encoding):
+    assert mail_message.transfer_encoding(text) == encoding
+    message = mail_message.build_message([("Subject", "s")], text,
+                                         [mail_message.Attachment("a.tgn", text)])
+    assert [part["Content-Transfer-Encoding"] for part in message.walk()][1:] == [encoding] * 2
+    assert max(map(len, headers.message_bytes(message).split(b"\r\n"))) <= 998

@@ -5,17 +5,19 @@
 body with the last action and its combat, the board, the clocks (when the game has a
 ``TimeControl``), an open draw offer, the Digest and the record; the record attached as a
 ``.tgn`` file; ``In-Reply-To`` and ``References`` when the record came from a message.
-Every header value goes through :mod:`.headers`.
+The message is built by :func:`tomis.outgoing.message.build_message`, as the referee's
+are; every header value goes through :mod:`.headers`.
 """
 
 from __future__ import annotations
 
 import os
 from email.message import EmailMessage
-from email.utils import format_datetime, localtime, make_msgid
+from email.utils import format_datetime, localtime
 
 from ..errors import one_line
-from .headers import MAILER, POLICY, addresses, bounded_thread, checked_id, domain_of, put_header
+from . import message as mail_message
+from .headers import MAILER, addresses, domain_of
 
 
 MAX_NAME_IN_SUBJECT = 100       # characters of a player's name in the Subject
@@ -121,28 +123,16 @@ def compose(game, record_text: str, *, sender: str, to: str, attachment_name: st
     addresses (``Name <local@domain>`` or ``local@domain``), or an id of the thread not
     a message id (:func:`thread_of` drops those before they come here).
     """
-    message = EmailMessage(policy=POLICY)
-    put_header(message, "From", addresses(sender, "the sender", single=True))
-    put_header(message, "To", addresses(to, "the address to send to"))
-    put_header(message, "Subject", subject(game))
-    put_header(message, "Date", format_datetime(date or localtime()))
-    put_header(message, "Message-ID", checked_id(make_msgid(domain=domain_of(sender)), "its own id"))
-    if in_reply_to:
-        put_header(message, "In-Reply-To", checked_id(in_reply_to, "In-Reply-To"))
-        thread = [checked_id(ref, "References") for ref in references if ref != in_reply_to]
-        put_header(message, "References", " ".join(bounded_thread(thread + [in_reply_to])))
-    put_header(message, "X-Mailer", MAILER)
-    body = body_text(game, record_text)
-    message.set_content(body, cte=_transfer_encoding(body))
-    message.add_attachment(record_text, subtype="plain", filename=attachment_name,
-                           cte=_transfer_encoding(record_text))
-    return message
-
-
-def _transfer_encoding(text: str) -> str:
-    """7bit for ASCII; quoted-printable for accented names, so the message stays 7-bit
-    (the email package would choose raw 8bit, which a server may refuse)."""
-    return "7bit" if text.isascii() else "quoted-printable"
+    thread = [ref for ref in references if ref != in_reply_to] + [in_reply_to] if in_reply_to else []
+    headers = [("From", addresses(sender, "the sender", single=True)),
+               ("To", addresses(to, "the address to send to")),
+               ("Subject", subject(game)),
+               ("Date", format_datetime(date or localtime())),
+               ("Message-ID", mail_message.new_message_id(domain_of(sender))),
+               *mail_message.thread_headers(thread),
+               ("X-Mailer", MAILER)]
+    return mail_message.build_message(headers, body_text(game, record_text),
+                                      [mail_message.Attachment(attachment_name, record_text)])
 
 
 def attachment_name(record_path: str) -> str:
