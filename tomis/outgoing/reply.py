@@ -16,6 +16,9 @@ from email.message import EmailMessage
 from email.utils import format_datetime, localtime
 
 from ..errors import one_line
+from ..notation import clock, correspondence, digest
+from ..pictures import render, words
+from ..rules.board import SIDE_TITLES
 from . import message as mail_message
 from .headers import MAILER, addresses, domain_of
 
@@ -54,9 +57,6 @@ def _subject_name(name: str) -> str:
 def body_text(game, record_text: str) -> str:
     """What the opponent reads: the last action and its combat, the board, the clocks and
     an open draw offer, the Digest, the record. Plain ASCII: it survives every mail client."""
-    from ..notation import digest
-    from ..pictures import render
-
     lines = []
     if game.nodes:
         lines += render.report_lines(game.nodes[-1].report, len(game.nodes)) + [""]
@@ -73,31 +73,18 @@ def clock_lines(game) -> list[str]:
     """Each side's time left after the last action, and when the side to act runs out,
     for a game with a TimeControl tag (else nothing): the opponent learns it without
     running tomis."""
-    from ..notation import clock, correspondence
-    from ..rules.board import SIDE_TITLES
-
     control = game.tags.get(clock.TIME_CONTROL_TAG)
     if not control:
         return []
     ran = correspondence.check(game, correspondence.read_facts(game)).clock
     if ran is None:
         return []
-    lines = [f"Clocks ({control}) after action {len(game.nodes)}:"]
-    for side in (0, 1):
-        left = ran.left[side]
-        lines.append(f"  {SIDE_TITLES[side]}: "
-                     + (f"{clock.describe_duration(left)} left" if left >= 0 else "no time left"))
-    to_act = _side_to_act(game)
-    if to_act is not None and ran.since is not None and ran.left[to_act] >= 0:
-        lines.append(f"  {SIDE_TITLES[to_act]} is to act; its time runs out at "
-                     f"{clock.format_stamp(ran.deadline(to_act))}")
-    return lines
+    return words.clock_lines(f"Clocks ({control}) after action {len(game.nodes)}:", ran,
+                             _side_to_act(game), indent="  ")
 
 
 def draw_offer_lines(game) -> list[str]:
     """The draw the last action offers (R23), while it stands: until the next action."""
-    from ..rules.board import SIDE_TITLES
-
     to_act = _side_to_act(game)
     if to_act is None or not game.nodes or not getattr(game.nodes[-1], "offer", False):
         return []
