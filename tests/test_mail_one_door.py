@@ -10,12 +10,15 @@ import sqlite3
 
 import pytest
 
-from referee_support import ANA, BO, run
+import tomis
+from referee_support import ANA, BO, Lab, run
 from mail_support import PASSWORD, USER, server  # noqa: F401 -- the fixture
 from tomis.errors import MailError
+from tomis.notation import conditional, record
 from tomis.outgoing import headers
 from tomis.outgoing import message as mail_message
 from tomis.outgoing import sending as outgoing_sending
+from tomis.pictures import words
 
 pytestmark = pytest.mark.filterwarnings("ignore:Requiring AUTH while not requiring TLS")
 
@@ -117,3 +120,59 @@ def test_one_transfer_encoding_for_every_text_part(text, encoding):
                                          [mail_message.Attachment("a.tgn", text)])
     assert [part["Content-Transfer-Encoding"] for part in message.walk()][1:] == [encoding] * 2
     assert max(map(len, headers.message_bytes(message).split(b"\r\n"))) <= 998
+
+
+def test_tomis_clock_the_reply_and_the_referee_write_the_clocks_with_one_function(
+        tmp_path, monkeypatch):
+    callers = []
+    real = words.clock_lines
+
+    def counting(heading, *args, **kwargs):
+        callers.append(heading.split(" ")[0])
+        return real(heading, *args, **kwargs)
+
+    monkeypatch.setattr(words, "clock_lines", counting)
+    game = tmp_path / "cup.tgn"
+    assert run("new", game, "--white", "Ana", "--black", "Bo", "--time-control", "30d+3d",
+               "--time", "2026-11-22T10:00Z").exit_code == 0
+    assert run("clock", game, "--now", "2026-11-22T11:00Z").exit_code == 0
+    assert callers == ["TimeControl"]
+    assert run("move", game, "B@e1", "--time", "2026-11-23T09:30Z", "--mail", tmp_path / "m.eml",
+               "--to", "bo@example.net", env={"TOMIS_SMTP_FROM": "ana@example.org",
+                                              "TOMIS_MAIL_CONFIG": str(tmp_path / "none.ini")}
+               ).exit_code == 0
+    assert callers[1:] == ["Clocks"]
+    (tmp_path / "club").mkdir()
+    Lab(tmp_path / "club")                      # its first two letters show the clocks
+    assert callers[2:] == ["Clocks", "Clocks"]
+
+
+def test_the_referee_and_the_record_follow_conditional_lines_with_one_walker(
+        tmp_path, monkeypatch):
+    played = []
+    real = conditional.Walk.played
+
+    def counting(walk, number, side, text):
+        played.append(text)
+        return real(walk, number, side, text)
+
+    monkeypatch.setattr(conditional.Walk, "played", counting)
+    # The record's lines: tomis move --then, then the opponent's action fires the line.
+    game = tmp_path / "cup.tgn"
+    assert run("new", game).exit_code == 0
+    assert run("move", game, "B@e1", "--then", "B@d8 G@b1").exit_code == 0
+    played.clear()
+    assert run("move", game, "B@d8").exit_code == 0
+    assert [str(node.action) for node in tomis.read_game(game).record.nodes] == \
+        ["B@e1", "B@d8", "G@b1"]
+    assert ["B@d8", "G@b1"] in [played[i:i + 2] for i in range(len(played))]
+    # The referee's private lines: the same answer, through the same walk.
+    played.clear()
+    (tmp_path / "club").mkdir()
+    lab = Lab(tmp_path / "club")
+    lab.deliver(lab.reply(0, "B@e1\nif B@d8 G@b1"), "2026-11-23T11:00Z")
+    lab.deliver(lab.reply(1, "B@d8"), "2026-11-23T12:00Z")
+    assert [str(node.action) for node in record.read_game(lab.record()).nodes] == \
+        ["B@e1", "B@d8", "G@b1"]
+    assert ["B@d8", "G@b1"] in [played[i:i + 2] for i in range(len(played))]
+
