@@ -1,7 +1,7 @@
 """The referee reads and writes mail through the mail packages' public doors (issue 39):
-one password-file policy, one composing function, one body chooser, one clock text, one
-walker over conditional lines. Each test proves that both callers go through the one
-function, or give the one answer."""
+one password-file policy, one message builder, one body chooser, one clock text, one walk
+over conditional lines. Each test counts the calls of the one function while both kinds
+of caller run: a caller that went back to a copy of its own fails it."""
 
 from __future__ import annotations
 
@@ -12,8 +12,9 @@ import pytest
 
 import tomis
 from referee_support import ANA, BO, Lab, run
-from mail_support import PASSWORD, USER, server  # noqa: F401 -- the fixture
+from mail_support import MAIL, PASSWORD, USER, server  # noqa: F401 -- the fixture
 from tomis.errors import MailError
+from tomis.mail import mime
 from tomis.notation import conditional, record
 from tomis.outgoing import headers
 from tomis.outgoing import message as mail_message
@@ -176,3 +177,23 @@ def test_the_referee_and_the_record_follow_conditional_lines_with_one_walker(
         ["B@e1", "B@d8", "G@b1"]
     assert ["B@d8", "G@b1"] in [played[i:i + 2] for i in range(len(played))]
 
+
+
+def test_a_record_in_a_message_and_a_reply_to_the_referee_are_read_by_one_body_chooser(
+        tmp_path, monkeypatch):
+    chosen = []
+    real = mime.text_body
+
+    def counting(msg, name, data=None, read=None):
+        body = real(msg, name, data, read)
+        chosen.append(body.what)
+        return body
+
+    monkeypatch.setattr(mime, "text_body", counting)
+    assert run("validate", MAIL / "gmail-html-only.eml").exit_code == 0
+    assert chosen == ["the text/html part"]
+    (tmp_path / "club").mkdir()
+    lab = Lab(tmp_path / "club")
+    lab.deliver(lab.reply(0, "B@e1"), "2026-11-23T11:00Z")
+    assert chosen[1:] == ["the text/plain part"]
+    assert [str(node.action) for node in record.read_game(lab.record()).nodes] == ["B@e1"]

@@ -18,7 +18,7 @@ import threading
 from dataclasses import dataclass, field
 
 from ..errors import FileError, MailError
-from ..mail.mime import parse_bounded, text_body
+from ..mail import mime
 from ..outgoing.headers import address_pairs, msg_id
 
 MAX_MESSAGE_BYTES = 2 * 2**20     # a reply is a few lines; 2 MiB leaves room for HTML and pictures
@@ -100,7 +100,7 @@ def _read(raw: bytes, envelope_recipient: str | None) -> Incoming:
     if len(raw) > MAX_MESSAGE_BYTES:
         raise Unreadable(f"the message is larger than {MAX_MESSAGE_BYTES // 2**20} MiB")
     try:
-        msg = parse_bounded(raw)
+        msg = mime.parse_bounded(raw)
     except FileError as error:
         raise Unreadable(error.message) from None
     except Exception as error:  # noqa: BLE001 -- the email package's many ways to fail on junk
@@ -210,7 +210,7 @@ def _body_text(msg) -> str:
     as :func:`tomis.mail.mime.text_body` chooses it for every reader of mail; decoded
     forgivingly and cut at :data:`MAX_TEXT_CHARS` before the HTML is taken apart."""
     try:
-        return text_body(msg, "the message", read=_forgiving_text).text
+        return mime.text_body(msg, "the message", read=_forgiving_text).text
     except FileError:            # no text part: nothing was written
         return ""
 
