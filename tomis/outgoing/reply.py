@@ -110,13 +110,14 @@ def compose(game, record_text: str, *, sender: str, to: str, attachment_name: st
     addresses (``Name <local@domain>`` or ``local@domain``), or an id of the thread not
     a message id (:func:`thread_of` drops those before they come here).
     """
-    thread = [ref for ref in references if ref != in_reply_to] + [in_reply_to] if in_reply_to else []
+    # The thread oldest first, the message answered last.
+    thread = [ref for ref in references if ref != in_reply_to] + [in_reply_to]
     headers = [("From", addresses(sender, "the sender", single=True)),
                ("To", addresses(to, "the address to send to")),
                ("Subject", subject(game)),
                ("Date", format_datetime(date or localtime())),
                ("Message-ID", mail_message.new_message_id(domain_of(sender))),
-               *mail_message.thread_headers(thread),
+               *(mail_message.thread_headers(thread) if in_reply_to else []),
                ("X-Mailer", MAILER)]
     return mail_message.build_message(headers, body_text(game, record_text),
                                       [mail_message.Attachment(attachment_name, record_text)])
