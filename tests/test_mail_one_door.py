@@ -6,6 +6,8 @@ of caller run: a caller that went back to a copy of its own fails it."""
 from __future__ import annotations
 
 import email
+import email.message
+import email.parser
 import sqlite3
 
 import pytest
@@ -197,3 +199,33 @@ def test_a_record_in_a_message_and_a_reply_to_the_referee_are_read_by_one_body_c
     lab.deliver(lab.reply(0, "B@e1"), "2026-11-23T11:00Z")
     assert chosen[1:] == ["the text/plain part"]
     assert [str(node.action) for node in record.read_game(lab.record()).nodes] == ["B@e1"]
+
+
+def test_a_queued_message_is_written_once_and_its_body_never_parsed_again(tmp_path, monkeypatch):
+    written, parsed = [], []
+    real_write, real_parse = email.message.Message.as_bytes, email.parser.BytesParser.parsebytes
+
+    def counting_write(message, *args, **kwargs):
+        written.append(message["To"])
+        return real_write(message, *args, **kwargs)
+
+    def counting_parse(parser, data, headersonly=False):
+        parsed.append(headersonly)
+        return real_parse(parser, data, headersonly)
+
+    monkeypatch.setattr(email.message.Message, "as_bytes", counting_write)
+    monkeypatch.setattr(email.parser.BytesParser, "parsebytes", counting_parse)
+    program = tmp_path / "sendmail"
+    program.write_text("#!/bin/sh\ncat >/dev/null\n")
+    program.chmod(0o755)
+    db = tmp_path / "referee.db"
+    assert run("referee", "init", db, "--address", "ref@club.test", "--send-by",
+               f"sendmail:{program}").exit_code == 0
+    assert run("referee", "new", db, "--white", ANA, "--black", BO).exit_code == 0
+    with sqlite3.connect(db) as connection:
+        assert connection.execute("SELECT COUNT(*) FROM outbox WHERE sent_at IS NOT NULL"
+                                  ).fetchone() == (2,)
+    assert len(written) == 2                     # when queued, by message_bytes
+    # Read back once when written (message_bytes' check); sendmail is given the envelope,
+    # so nothing of the message is parsed again to send it.
+    assert parsed == [False, False]

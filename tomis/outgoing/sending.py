@@ -23,10 +23,11 @@ import stat
 import subprocess
 from dataclasses import dataclass
 from email.message import EmailMessage
+from email.parser import BytesHeaderParser
 
 from ..errors import MailError, one_line
 from ..mail import settings as mailsettings
-from .headers import address_pairs, message_bytes
+from .headers import POLICY, address_pairs, message_bytes
 
 
 SECURITY_MODES = ("starttls", "tls", "none")
@@ -199,6 +200,19 @@ def envelope(message: EmailMessage) -> tuple[str, list[str]]:
     return from_addr, to_addrs
 
 
+def _headers_of(message: EmailMessage | bytes) -> EmailMessage:
+    """What :func:`envelope` reads: the message, or the headers of written bytes (the
+    body is not parsed again)."""
+    if isinstance(message, bytes):
+        return BytesHeaderParser(policy=POLICY).parsebytes(message)
+    return message
+
+
+def _bytes_of(message: EmailMessage | bytes) -> bytes:
+    """The bytes to send: written and read back by :func:`message_bytes`, once."""
+    return message if isinstance(message, bytes) else message_bytes(message)
+
+
 def envelope_sender(address: str) -> str:
     """A bare address checked as :func:`address_pairs` checks a From header's."""
     [(_name, addr)] = address_pairs(address, "the envelope sender", single=True)
@@ -211,22 +225,23 @@ def _title(name: str) -> str:
     return "-".join(part.capitalize() for part in name.split("-"))
 
 
-def send(message: EmailMessage, settings: SmtpSettings, password: str | None,
+def send(message: EmailMessage | bytes, settings: SmtpSettings, password: str | None,
          sender: str | None = None, timeout: float = SMTP_TIMEOUT) -> list[str]:
     """Hand ``message`` to the SMTP server, or to the ``sendmail`` program when one is
     set, addressed to :func:`envelope`'s recipients (returned); every failure is one
-    :class:`MailError` line.
+    :class:`MailError` line. ``message`` may be the bytes :func:`message_bytes` wrote
+    (a queue keeps those): they are sent as they are, not written again.
 
     ``sender`` replaces the envelope sender (the From address otherwise): where bounces
     go, for a program whose replies go to other addresses than its bounces. ``timeout``
     bounds each wait on the server (the connection included), in seconds.
     """
-    from_addr, recipients = envelope(message)
+    from_addr, recipients = envelope(_headers_of(message))
     sender = from_addr if sender is None else envelope_sender(sender)
     if settings.sendmail:
         pipe_to_sendmail(message, settings.sendmail, sender, recipients)
         return recipients
-    data = message_bytes(message)
+    data = _bytes_of(message)
     if not settings.host:
         raise MailError(f"no SMTP server: set {ENV['host']} or host = in [smtp] of "
                         f"{settings.source} (or sendmail = PATH to hand mail to a local program)")
@@ -324,15 +339,16 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-def pipe_to_sendmail(message: EmailMessage, program: str, sender: str,
+def pipe_to_sendmail(message: EmailMessage | bytes, program: str, sender: str,
                      recipients: list[str]) -> None:
-    """``PROGRAM -i -f SENDER -- RECIPIENT...`` with the message on its stdin: the form
-    sendmail, msmtp and postfix's sendmail all take. Never ``-t``, which would take the
-    recipients from the headers (a Bcc: among them). A permanent exit status
-    (:data:`PERMANENT_EXITS`) is a :class:`RefusedForGood`."""
+    """``PROGRAM -i -f SENDER -- RECIPIENT...`` with the message (or the bytes
+    :func:`message_bytes` wrote) on its stdin: the form sendmail, msmtp and postfix's
+    sendmail all take. Never ``-t``, which would take the recipients from the headers (a
+    Bcc: among them). A permanent exit status (:data:`PERMANENT_EXITS`) is a
+    :class:`RefusedForGood`."""
     # A local program reads Unix line ends; the header checks of message_bytes hold for
     # the CRLF form, and only the line ends differ.
-    data = message_bytes(message).replace(b"\r\n", b"\n")
+    data = _bytes_of(message).replace(b"\r\n", b"\n")
     try:
         done = subprocess.run([program, "-i", "-f", sender, "--", *recipients], input=data,
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE,

@@ -21,7 +21,6 @@ as a bounce would be listed.
 
 from __future__ import annotations
 
-import email
 import os
 import time
 from dataclasses import dataclass
@@ -29,7 +28,6 @@ from typing import Callable
 
 from ..errors import FileError, TomisError
 from ..notation.clock import format_stamp
-from ..outgoing import headers
 from ..outgoing import sending as outgoing_sending
 from ..util import safefile
 from .store import transaction
@@ -218,7 +216,7 @@ def _to_folder(folder: str, queued: Queued) -> None:
 def _to_sendmail(program: str, queued: Queued) -> None:
     """``PROGRAM -i -f ADDR -- RECIPIENT`` (:func:`tomis.outgoing.sending.pipe_to_sendmail`):
     never ``-t``, so no header picks recipients."""
-    outgoing_sending.pipe_to_sendmail(_message(queued), program, queued.envelope_from,
+    outgoing_sending.pipe_to_sendmail(queued.raw, program, queued.envelope_from,
                                       [queued.envelope_to])
 
 
@@ -232,13 +230,10 @@ def _to_smtp(config: str | None, queued: Queued) -> None:
     password = outgoing_sending.file_password(settings) if settings.user else None
     # The recipients are the message's own To, the player, checked again there; the
     # envelope sender is the referee's bare address either way, as for sendmail.
-    outgoing_sending.send(_message(queued), settings, password, sender=queued.envelope_from,
+    # The queued bytes go as they were written (and checked) when queued; their headers
+    # are read again for the envelope checks.
+    outgoing_sending.send(queued.raw, settings, password, sender=queued.envelope_from,
                           timeout=SMTP_TIMEOUT)
-
-
-def _message(queued: Queued):
-    """The queued bytes as a message again, for the sender's header checks."""
-    return email.message_from_bytes(queued.raw, policy=headers.POLICY)
 
 
 # --------------------------------------------------------------------------- what waits
