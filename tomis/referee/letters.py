@@ -9,7 +9,7 @@ from ..rules.board import SIDE_TITLES
 from ..rules.core import legal_actions
 from ..notation.clock import TIME_CONTROL_TAG
 from ..errors import one_line, visible
-from ..pictures import words
+from ..pictures import render, words
 from .outgoing import HELP_LINES
 
 
@@ -46,8 +46,6 @@ def player_words(game, side: int) -> str:
 
 
 def action_lines(report, number: int) -> list[str]:
-    from ..pictures import render
-
     return render.report_lines(report, number)
 
 
@@ -88,8 +86,6 @@ def chat_lines(game, side: int, chat: list[str]) -> list[str]:
 
 
 def position_lines(game) -> list[str]:
-    from ..pictures import render
-
     return [render.position_text(game.state, result=game.record.result)]
 
 
