@@ -678,10 +678,7 @@ class Game:
         played = []
         while True:
             rec = self._record
-            facts = correspondence.read_facts(rec)
-            first = rec.start.ply + 1
-            stored = {rec.start.ply + index: lines for index, lines in facts.lines.items()}
-            owed = conditional.follow(first, [str(node.action) for node in rec.nodes], stored).owed
+            owed = conditional.follow_record(rec, correspondence.read_facts(rec).lines).owed
             if owed is None:
                 return played
             _record.append(rec, owed.reply)

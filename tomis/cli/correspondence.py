@@ -73,17 +73,16 @@ def _clocks(game, source):
 def clock_lines(game, facts, ran, now: int, name: str = "FILE") -> list[str]:
     """The clocks in words: the control, one line per side, the leave, then who may claim."""
     from ..notation import clock as _clock
-    from ..notation.correspondence import control_words, leave_lines, side_clock_words
+    from ..pictures import words
     from ..rules.board import SIDE_TITLES
 
     state = game.final
     over = game.result != "*" or state.is_over
     to_move = None if over else state.to_move
-    lines = [f"TimeControl {game.tags[_clock.TIME_CONTROL_TAG]}: {control_words(facts.control)}"]
-    lines.extend(f"{SIDE_TITLES[side]}: {side_clock_words(ran, side, to_move, now)}"
-                 for side in (0, 1))
-    if facts.leaves or facts.leave_days is not None:
-        lines.extend(leave_lines(facts, now))
+    heading = words.control_heading(game.tags[_clock.TIME_CONTROL_TAG], facts.control)
+    # The leave is shown once the record speaks of it: a game without leave reads short.
+    any_leave = facts.leaves or facts.leave_days is not None
+    lines = words.clock_lines(heading, ran, to_move, now, leave=facts if any_leave else None)
     if over:
         lines.append(f"The game has ended ({game.result}); the clocks are stopped.")
         return lines

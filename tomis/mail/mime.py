@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from ..errors import FileError
 from ..util import textio
@@ -342,7 +342,7 @@ def _address_of(written: str) -> str | None:
 def message_body(msg, name: str, data: bytes | None = None) -> Body:
     """The part to read: a ``.tgn`` attachment, else the text/plain body, else the HTML one."""
     try:
-        return _message_body(msg, name, data)
+        return _record_attachment(msg, name, data) or text_body(msg, name, data)
     except _PARAMETER_FAULTS:
         # The email package's own parser fails on some malformed MIME headers while it
         # chooses parts (issue 23): say so in one line.
@@ -350,21 +350,36 @@ def message_body(msg, name: str, data: bytes | None = None) -> Body:
                         "parse (RFC 2045, 2183, 2231); save the record as a file") from None
 
 
-def _message_body(msg, name: str, data: bytes | None) -> Body:
+def _record_attachment(msg, name: str, data: bytes | None) -> Body | None:
     attachments = [part for part in msg.iter_attachments()
                    if (filename_of(part) or "").lower().endswith(RECORD_SUFFIX)]
-    if attachments:
-        part = attachments[0]
-        notes = [f"took the record from the attachment {filename_of(part)}"]
-        if len(attachments) > 1:
-            notes[0] += f" (the first of {len(attachments)} .tgn attachments)"
-        return Body(_part_text(part, name), f"the attachment {filename_of(part)}",
-                    _verbatim_line(part, data), notes, attachment=True)
+    if not attachments:
+        return None
+    part = attachments[0]
+    notes = [f"took the record from the attachment {filename_of(part)}"]
+    if len(attachments) > 1:
+        notes[0] += f" (the first of {len(attachments)} .tgn attachments)"
+    return Body(_part_text(part, name), f"the attachment {filename_of(part)}",
+                _verbatim_line(part, data), notes, attachment=True)
+
+
+def text_body(msg, name: str, data: bytes | None = None,
+              read: Callable[[object], str] | None = None) -> Body:
+    """The text/plain body, else the text of the HTML one (a line per block, quoted blocks
+    marked ``> ``), ``format=flowed`` undone: what a person wrote, as lines.
+
+    ``read(part)`` gives a part's decoded text; by default it is strict, as for a record
+    (an undeclared byte that is not UTF-8, a NUL or an overlong line is a
+    :class:`FileError`). A reader of replies passes a forgiving one, which may also cut
+    the text before the HTML is taken apart. No text part is a :class:`FileError`; a
+    MIME header the email package cannot parse raises what it raises (see
+    :func:`message_body`).
+    """
     part = msg.get_body(preferencelist=("plain", "html"))
     if part is None:
         raise FileError("the message has no text part and no .tgn attachment")
     first_line = _verbatim_line(part, data)
-    text = _part_text(part, name, first_line)
+    text = _part_text(part, name, first_line) if read is None else read(part)
     notes = []
     kind = part.get_content_subtype()
     if kind == "html":

@@ -155,6 +155,39 @@ class Follow(NamedTuple):
     owed: Fired | None
 
 
+class Walk:
+    """The one walk over conditional lines: each side's pending lines, and the reply a
+    fired line owes, as actions are played one by one. :func:`follow` takes it along a
+    record's main line; the referee, whose lines are private, after each action it plays.
+    """
+
+    def __init__(self, pending: Sequence[Sequence[Line]] = ((), ())):
+        self.pending: list[list[Line]] = [list(pending[0]), list(pending[1])]
+        self.owed: Fired | None = None
+
+    def played(self, number: int, side: int, text: str) -> Fired | None:
+        """Action ``number``, ``side``'s ``text``, was played; the reply now owed, if any.
+
+        When a reply was owed, ``text`` must be it (else :class:`NotHonoured`), and the
+        line keeps its rest. Otherwise a pending line of the opponent that waits for
+        ``text`` fires, and every other line of the opponent is cancelled.
+        """
+        if self.owed is not None:
+            if text != self.owed.reply:
+                raise NotHonoured(_not_honoured(self.owed, text), number)
+            self.pending[side] = after_reply(self.owed.line)
+            self.owed = None
+        else:
+            fired = fire(self.pending[1 - side], text)
+            self.pending[1 - side] = []      # every line that does not fire is cancelled
+            self.owed = None if fired is None else Fired(fired, number + 1)
+        return self.owed
+
+    def store(self, line: Line) -> None:
+        """Add ``line`` to its side's pending lines (:func:`store`: :class:`Clash`)."""
+        store(self.pending[line.side], line)
+
+
 def follow(first: int, actions: Sequence[str],
            stored: dict[int, Iterable[tuple[str, ...]]]) -> Follow:
     """Follow the main line and every line stored on it; refuse a line not honoured.
@@ -167,23 +200,21 @@ def follow(first: int, actions: Sequence[str],
     line's THEIRS and its MINE) is returned in :attr:`Follow.owed`, for the caller to
     play (``tomis move``) or refuse (a finished record).
     """
-    pending: list[list[Line]] = [[], []]
-    owed: Fired | None = None
+    walk = Walk()
     for offset, text in enumerate(actions):
         number = first + offset
         side = (number - 1) & 1
-        if owed is not None:
-            if text != owed.reply:
-                raise NotHonoured(_not_honoured(owed, text), number)
-            pending[side] = after_reply(owed.line)
-            owed = None
-        else:
-            fired = fire(pending[1 - side], text)
-            pending[1 - side] = []      # every line that does not fire is cancelled
-            owed = None if fired is None else Fired(fired, number + 1)
+        walk.played(number, side, text)
         for actions_stored in stored.get(number, ()):
-            store(pending[side], Line(side, number, tuple(actions_stored)))
-    return Follow((tuple(pending[0]), tuple(pending[1])), owed)
+            walk.store(Line(side, number, tuple(actions_stored)))
+    return Follow((tuple(walk.pending[0]), tuple(walk.pending[1])), walk.owed)
+
+
+def follow_record(game, lines: dict[int, Iterable[tuple[str, ...]]]) -> Follow:
+    """:func:`follow` along the main line of the record ``game``, ``lines[i]`` being the
+    lines stored after its ``i``-th action (1-based, as the correspondence facts count)."""
+    stored = {game.start.ply + index: each for index, each in lines.items()}
+    return follow(game.start.ply + 1, [str(node.action) for node in game.nodes], stored)
 
 
 def fire(lines: Sequence[Line], text: str) -> Line | None:

@@ -309,11 +309,8 @@ def _check_lines(game, facts: Facts) -> conditional.Follow:
             except RecordError as error:
                 raise _about(RecordError(f"{_words(game, index)}: {error.message}",
                                          *_place(command)), game, index) from None
-    first = game.start.ply + 1
-    stored = {game.start.ply + index: lines for index, lines in facts.lines.items()}
-    texts = [str(node.action) for node in game.nodes]
     try:
-        follow = conditional.follow(first, texts, stored)
+        follow = conditional.follow_record(game, facts.lines)
     except conditional.NotHonoured as error:
         index = error.number - game.start.ply
         action = game.nodes[index - 1].action

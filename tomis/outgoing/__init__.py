@@ -2,8 +2,10 @@
 and the way out (an SMTP server or a local sendmail program).
 
 :mod:`.headers` makes every header value from checked data (docs/SECURITY.md, finding 1)
-and writes the bytes, read back before they leave; :mod:`.reply` builds the reply (the
-board, the clocks, a draw offer, the record inline and attached); :mod:`.sidecar` keeps
+and writes the bytes, read back before they leave; :mod:`.message` builds every message
+tomis sends (headers, text body, the record and the board attached), the referee's too;
+:mod:`.reply` says what the reply to an action holds (the board, the clocks, a draw offer,
+the record inline and attached); :mod:`.sidecar` keeps
 the opponent's address and the thread beside the record (``RECORD.mail.json``);
 :mod:`.sending` reads the SMTP settings and hands the message over. It sits above
 :mod:`tomis.game`, as it draws boards and clocks; it prints and prompts nothing.

@@ -12,7 +12,9 @@ from __future__ import annotations
 import email.policy
 import re
 from dataclasses import dataclass
+from email.headerregistry import Address
 from email.message import EmailMessage
+from email.utils import formataddr, getaddresses, parseaddr
 
 from ..errors import MailError
 
@@ -79,8 +81,6 @@ def _parsed(text: str) -> list[tuple[str, str]] | None:
     """(display name, addr-spec) of each address in ``text``; None unless the email
     package's header parser and its older ``getaddresses`` find the same addresses,
     each a plain addr-spec."""
-    from email.utils import getaddresses
-
     try:
         header = POLICY.header_factory("To", text)
         legacy = getaddresses([text])
@@ -95,8 +95,6 @@ def _parsed(text: str) -> list[tuple[str, str]] | None:
 def addresses(text: str, what: str, single: bool = False) -> str:
     """``text`` as a header value of mail addresses, each checked; a MailError names the
     one that is not an address (a control character never reaches a header)."""
-    from email.utils import formataddr
-
     return ", ".join(formataddr(pair) for pair in address_pairs(text, what, single))
 
 
@@ -130,9 +128,6 @@ def clipped(text, limit: int = 120) -> str:
 
 
 def domain_of(address: str) -> str | None:
-    from email.headerregistry import Address
-    from email.utils import parseaddr
-
     addr = parseaddr(address)[1]
     try:
         return Address(addr_spec=addr).domain or None

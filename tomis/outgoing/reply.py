@@ -5,17 +5,23 @@
 body with the last action and its combat, the board, the clocks (when the game has a
 ``TimeControl``), an open draw offer, the Digest and the record; the record attached as a
 ``.tgn`` file; ``In-Reply-To`` and ``References`` when the record came from a message.
-Every header value goes through :mod:`.headers`.
+The message is built by :func:`tomis.outgoing.message.build_message`, as the referee's
+are; every header value goes through :mod:`.headers`.
 """
 
 from __future__ import annotations
 
 import os
 from email.message import EmailMessage
-from email.utils import format_datetime, localtime, make_msgid
+from email.utils import format_datetime, localtime
 
 from ..errors import one_line
-from .headers import MAILER, POLICY, addresses, bounded_thread, checked_id, domain_of, put_header
+from ..notation import clock, correspondence, digest
+from ..notation.tags import TERMINATION_TAG
+from ..pictures import render, words
+from ..rules.board import SIDE_TITLES
+from . import message as mail_message
+from .headers import MAILER, addresses, domain_of
 
 
 MAX_NAME_IN_SUBJECT = 100       # characters of a player's name in the Subject
@@ -52,10 +58,6 @@ def _subject_name(name: str) -> str:
 def body_text(game, record_text: str) -> str:
     """What the opponent reads: the last action and its combat, the board, the clocks and
     an open draw offer, the Digest, the record. Plain ASCII: it survives every mail client."""
-    from ..notation import digest
-    from ..notation.tags import TERMINATION_TAG
-    from ..pictures import render
-
     lines = []
     if game.nodes:
         lines += render.report_lines(game.nodes[-1].report, game.final.ply) + [""]
@@ -73,31 +75,18 @@ def clock_lines(game) -> list[str]:
     """Each side's time left after the last action, and when the side to act runs out,
     for a game with a TimeControl tag (else nothing): the opponent learns it without
     running tomis."""
-    from ..notation import clock, correspondence
-    from ..rules.board import SIDE_TITLES
-
     control = game.tags.get(clock.TIME_CONTROL_TAG)
     if not control:
         return []
     ran = correspondence.check(game, correspondence.read_facts(game)).clock
     if ran is None:
         return []
-    lines = [f"Clocks ({control}) after action {len(game.nodes)}:"]
-    for side in (0, 1):
-        left = ran.left[side]
-        lines.append(f"  {SIDE_TITLES[side]}: "
-                     + (f"{clock.describe_duration(left)} left" if left >= 0 else "no time left"))
-    to_act = _side_to_act(game)
-    if to_act is not None and ran.since is not None and ran.left[to_act] >= 0:
-        lines.append(f"  {SIDE_TITLES[to_act]} is to act; its time runs out at "
-                     f"{clock.format_stamp(ran.deadline(to_act))}")
-    return lines
+    return words.clock_lines(f"Clocks ({control}) after action {len(game.nodes)}:", ran,
+                             _side_to_act(game), indent="  ")
 
 
 def draw_offer_lines(game) -> list[str]:
     """The draw the last action offers (R23), while it stands: until the next action."""
-    from ..rules.board import SIDE_TITLES
-
     to_act = _side_to_act(game)
     if to_act is None or not game.nodes or not getattr(game.nodes[-1], "offer", False):
         return []
@@ -123,28 +112,17 @@ def compose(game, record_text: str, *, sender: str, to: str, attachment_name: st
     addresses (``Name <local@domain>`` or ``local@domain``), or an id of the thread not
     a message id (:func:`thread_of` drops those before they come here).
     """
-    message = EmailMessage(policy=POLICY)
-    put_header(message, "From", addresses(sender, "the sender", single=True))
-    put_header(message, "To", addresses(to, "the address to send to"))
-    put_header(message, "Subject", subject(game))
-    put_header(message, "Date", format_datetime(date or localtime()))
-    put_header(message, "Message-ID", checked_id(make_msgid(domain=domain_of(sender)), "its own id"))
-    if in_reply_to:
-        put_header(message, "In-Reply-To", checked_id(in_reply_to, "In-Reply-To"))
-        thread = [checked_id(ref, "References") for ref in references if ref != in_reply_to]
-        put_header(message, "References", " ".join(bounded_thread(thread + [in_reply_to])))
-    put_header(message, "X-Mailer", MAILER)
-    body = body_text(game, record_text)
-    message.set_content(body, cte=_transfer_encoding(body))
-    message.add_attachment(record_text, subtype="plain", filename=attachment_name,
-                           cte=_transfer_encoding(record_text))
-    return message
-
-
-def _transfer_encoding(text: str) -> str:
-    """7bit for ASCII; quoted-printable for accented names, so the message stays 7-bit
-    (the email package would choose raw 8bit, which a server may refuse)."""
-    return "7bit" if text.isascii() else "quoted-printable"
+    # The thread oldest first, the message answered last.
+    thread = [ref for ref in references if ref != in_reply_to] + [in_reply_to]
+    headers = [("From", addresses(sender, "the sender", single=True)),
+               ("To", addresses(to, "the address to send to")),
+               ("Subject", subject(game)),
+               ("Date", format_datetime(date or localtime())),
+               ("Message-ID", mail_message.new_message_id(domain_of(sender))),
+               *(mail_message.thread_headers(thread) if in_reply_to else []),
+               ("X-Mailer", MAILER)]
+    return mail_message.build_message(headers, body_text(game, record_text),
+                                      [mail_message.Attachment(attachment_name, record_text)])
 
 
 def attachment_name(record_path: str) -> str:

@@ -5,7 +5,9 @@
 mail settings file (:mod:`tomis.mail.settings`; docs/MAIL.md). :func:`send` hands the
 message over, addressed to the envelope of its own ``To`` and ``Cc`` and no other
 (:func:`envelope`). The password is ``TOMIS_SMTP_PASSWORD`` or the CLI's prompt, never a
-setting in a file, never a command-line argument, never written anywhere. Every failure is
+setting in a file, never a command-line argument, never written anywhere; a program that
+runs unattended (the referee) reads it from the file ``password_file =`` names, which only
+its owner may read (:func:`file_password`, the one reading of such a file). Every failure is
 one :class:`~tomis.errors.MailError` line; nothing here prints or prompts. A failure that
 sending again cannot mend (the server's 5xx answer to the message's sender, recipients or
 content; a sendmail program's permanent exit status) is a :class:`RefusedForGood`.
@@ -17,13 +19,15 @@ import ipaddress
 import os
 import smtplib
 import ssl
+import stat
 import subprocess
 from dataclasses import dataclass
 from email.message import EmailMessage
+from email.parser import BytesHeaderParser
 
 from ..errors import MailError, one_line
 from ..mail import settings as mailsettings
-from .headers import address_pairs, message_bytes
+from .headers import POLICY, address_pairs, message_bytes
 
 
 SECURITY_MODES = ("starttls", "tls", "none")
@@ -68,6 +72,7 @@ class SmtpSettings:
     source: str                 # where they were read, for messages
     cafile: str | None = None   # the CA that vouches for the server, else the system's
     sendmail: str | None = None     # a local program to pipe the message to instead of SMTP
+    password_file: str | None = None    # the owner-only file an unattended sender reads
 
     @property
     def starttls(self) -> bool:
@@ -106,7 +111,33 @@ def smtp_settings(env=None, *, security: str | None = None) -> SmtpSettings:
     cafile = values.get("cafile") or None
     return SmtpSettings(values.get("host") or None, int(port_text), user, sender, mode, path,
                         os.path.expanduser(cafile) if cafile else None,
-                        values.get("sendmail") or None)
+                        values.get("sendmail") or None, _beside(path, values.get("password_file")))
+
+
+def _beside(config: str, named: str | None) -> str | None:
+    """A file the settings file names, read from the settings file's folder when relative."""
+    if not named:
+        return None
+    return os.path.join(os.path.dirname(os.path.abspath(config)), os.path.expanduser(named))
+
+
+def file_password(settings: SmtpSettings) -> str:
+    """The first line of the file ``password_file =`` names in ``[smtp]`` (beside the
+    settings file when relative): the password of a sender with no one at a terminal.
+
+    The one policy for such a file: only its owner may read or write it (``chmod 600``),
+    else it is not read. Every fault is one :class:`MailError` line.
+    """
+    path = settings.password_file
+    if path is None:
+        raise MailError(f"{settings.source} names a user but no password_file = in [smtp]")
+    try:
+        if os.stat(path).st_mode & (stat.S_IRWXG | stat.S_IRWXO):
+            raise MailError(f"the password file {path} may be read by others: chmod 600 it")
+        with open(path, encoding="utf-8") as stream:
+            return stream.readline().rstrip("\r\n")
+    except OSError as error:
+        raise MailError(f"cannot read the password file {path}: {error.strerror}") from None
 
 
 def _security(values: dict[str, str]) -> str:
@@ -169,6 +200,19 @@ def envelope(message: EmailMessage) -> tuple[str, list[str]]:
     return from_addr, to_addrs
 
 
+def _headers_of(message: EmailMessage | bytes) -> EmailMessage:
+    """What :func:`envelope` reads: the message, or the headers of written bytes (the
+    body is not parsed again)."""
+    if isinstance(message, bytes):
+        return BytesHeaderParser(policy=POLICY).parsebytes(message)
+    return message
+
+
+def _bytes_of(message: EmailMessage | bytes) -> bytes:
+    """The bytes to send: written and read back by :func:`message_bytes`, once."""
+    return message if isinstance(message, bytes) else message_bytes(message)
+
+
 def envelope_sender(address: str) -> str:
     """A bare address checked as :func:`address_pairs` checks a From header's."""
     [(_name, addr)] = address_pairs(address, "the envelope sender", single=True)
@@ -181,19 +225,20 @@ def _title(name: str) -> str:
     return "-".join(part.capitalize() for part in name.split("-"))
 
 
-def send(message: EmailMessage, settings: SmtpSettings, password: str | None,
+def send(message: EmailMessage | bytes, settings: SmtpSettings, password: str | None,
          sender: str | None = None, timeout: float = SMTP_TIMEOUT) -> list[str]:
     """Hand ``message`` to the SMTP server, or to the ``sendmail`` program when one is
     set, addressed to :func:`envelope`'s recipients (returned); every failure is one
-    :class:`MailError` line.
+    :class:`MailError` line. ``message`` may be the bytes :func:`message_bytes` wrote
+    (a queue keeps those): they are sent as they are, not written again.
 
     ``sender`` replaces the envelope sender (the From address otherwise): where bounces
     go, for a program whose replies go to other addresses than its bounces. ``timeout``
     bounds each wait on the server (the connection included), in seconds.
     """
-    from_addr, recipients = envelope(message)
+    from_addr, recipients = envelope(_headers_of(message))
     sender = from_addr if sender is None else envelope_sender(sender)
-    send_bytes(message_bytes(message), settings, password, sender, recipients, timeout)
+    send_bytes(_bytes_of(message), settings, password, sender, recipients, timeout)
     return recipients
 
 
@@ -301,13 +346,13 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-def pipe_to_sendmail(message: EmailMessage, program: str, sender: str,
+def pipe_to_sendmail(message: EmailMessage | bytes, program: str, sender: str,
                      recipients: list[str]) -> None:
     """``PROGRAM -i -f SENDER -- RECIPIENT...`` with the message on its stdin: the form
     sendmail, msmtp and postfix's sendmail all take. Never ``-t``, which would take the
     recipients from the headers (a Bcc: among them). A permanent exit status
     (:data:`PERMANENT_EXITS`) is a :class:`RefusedForGood`."""
-    pipe_bytes_to_sendmail(message_bytes(message), program, sender, recipients)
+    pipe_bytes_to_sendmail(_bytes_of(message), program, sender, recipients)
 
 
 def pipe_bytes_to_sendmail(data: bytes, program: str, sender: str,

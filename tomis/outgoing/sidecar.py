@@ -11,6 +11,7 @@ import json
 from dataclasses import dataclass, field
 
 from ..errors import FileError, MailError
+from ..util import safefile
 from .headers import addresses, checked_id, clipped
 
 
@@ -74,8 +75,6 @@ class Sidecar:
                    [checked_id(ref, 'an id in "references"') for ref in refs])
 
     def save(self, record_path: str) -> None:
-        from ..util import safefile
-
         text = json.dumps({"to": self.to, "in_reply_to": self.in_reply_to,
                            "references": self.references}, indent=2) + "\n"
         safefile.atomic_write(self.path_for(record_path), text)

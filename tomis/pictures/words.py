@@ -1,7 +1,10 @@
-"""Positions and actions in plain sentences, for pictures that must also be read aloud.
+"""Positions, actions and clocks in plain sentences, for pictures that must also be read
+aloud and for the messages a player reads.
 
 The SVG's ``<title>`` and ``<desc>`` and the replay page's announcements (a screen
-reader speaks them) use these. Everything returns text; nothing is printed here.
+reader speaks them) use these; :func:`clock_lines` is the one text of the clocks, for
+``tomis clock``, the reply ``tomis move --mail`` writes and the referee's messages.
+Everything returns text; nothing is printed here.
 """
 
 from __future__ import annotations
@@ -9,6 +12,8 @@ from __future__ import annotations
 from ..rules.actions import GateJump, GateStrike, Jump, Move, Place, PlaceMarker, RotateMarker, Toggle
 from ..rules.board import BLACK, DIRECTION_NAMES, GATE, PIECE_NAMES, SIDE_TITLES, SQUARE_NAMES, WHITE
 from ..rules.combat import ACTIVE, INACTIVE
+from ..notation.clock import describe_duration, format_stamp
+from ..notation.correspondence import control_words, leave_lines, side_clock_words
 from .render import reserve_words, turn_words, unlock_words
 
 # Directions spoken, not abbreviated: "NE" read aloud is two letters, not a bearing.
@@ -112,3 +117,38 @@ def report_words(report, number: int) -> str:
         parts.append(f"game over, {report.result}" + (f", {report.reason}" if report.reason else ""))
     return "; ".join(parts)
 
+
+
+# --------------------------------------------------------------------------- the clocks
+
+def control_heading(time_control: str, control) -> str:
+    """``TimeControl 30d+3d: 30d each, 3d more after each own action``."""
+    return f"TimeControl {time_control}: {control_words(control)}"
+
+
+def clock_lines(heading: str, ran, to_move: int | None, now: int | None = None, *,
+                names=SIDE_TITLES, indent: str = "", leave=None) -> list[str]:
+    """The clocks in words: ``heading``, then a line per side (``names[side]: ...``) and,
+    from ``leave`` (the record's correspondence facts), its leave, each line after
+    ``indent``. ``to_move`` is None once the game has ended.
+
+    At ``now``, each side's reading is :func:`side_clock_words`' (time left, the action
+    its allowance runs to, since when it is to act, when its time runs out). With ``now``
+    None, the clocks as the last action left them, for a message read whenever it
+    arrives: each side's time left, then when the side to act runs out.
+    """
+    if now is None:
+        lines = [f"{indent}{names[side]}: {_time_left_words(ran.left[side])}" for side in (0, 1)]
+        if to_move is not None and ran.since is not None and ran.left[to_move] >= 0:
+            lines.append(f"{indent}{names[to_move]} is to act; its time runs out at "
+                         f"{format_stamp(ran.deadline(to_move))}")
+        return [heading, *lines]
+    lines = [f"{indent}{names[side]}: {side_clock_words(ran, side, to_move, now)}"
+             for side in (0, 1)]
+    if leave is not None:
+        lines.extend(f"{indent}{line}" for line in leave_lines(leave, now))
+    return [heading, *lines]
+
+
+def _time_left_words(left: int) -> str:
+    return f"{describe_duration(left)} left" if left >= 0 else "no time left"

@@ -270,10 +270,12 @@ class Game:
     def answer_from_lines(self, side_moved: int, action: str) -> str | None:
         """After ``side_moved`` played ``action``: the opponent's stored reply, if a line
         fires. The other lines are cancelled; the one that fires keeps its rest."""
-        owner = 1 - side_moved
-        fired = conditional.fire(self.lines[owner], action)
-        self.lines[owner] = [] if fired is None else conditional.after_reply(fired)
-        return None if fired is None else fired.reply
+        walk = conditional.Walk(self.lines)
+        owed = walk.played(self.actions_played, side_moved, action)
+        if owed is not None:            # the referee plays the reply at once
+            walk.played(owed.number, owed.side, owed.reply)
+        self.lines = walk.pending
+        return None if owed is None else owed.reply
 
     # ------------------------------------------------------------------ leave
     def add_leave(self, side: int, first: date, last: date, at: int) -> None:

@@ -18,7 +18,7 @@ import threading
 from dataclasses import dataclass, field
 
 from ..errors import FileError, MailError
-from ..mail.mime import html_to_text, param_of, parse_bounded, unflow
+from ..mail import mime
 from ..outgoing.headers import address_pairs, msg_id
 
 MAX_MESSAGE_BYTES = 2 * 2**20     # a reply is a few lines; 2 MiB leaves room for HTML and pictures
@@ -100,7 +100,7 @@ def _read(raw: bytes, envelope_recipient: str | None) -> Incoming:
     if len(raw) > MAX_MESSAGE_BYTES:
         raise Unreadable(f"the message is larger than {MAX_MESSAGE_BYTES // 2**20} MiB")
     try:
-        msg = parse_bounded(raw)
+        msg = mime.parse_bounded(raw)
     except FileError as error:
         raise Unreadable(error.message) from None
     except Exception as error:  # noqa: BLE001 -- the email package's many ways to fail on junk
@@ -206,22 +206,23 @@ def automatic_reason(msg) -> str | None:
 
 
 def _body_text(msg) -> str:
-    """The text/plain body, else the text of the HTML one (blockquotes marked ``> ``)."""
-    part = msg.get_body(preferencelist=("plain", "html"))
-    if part is None:
+    """The text/plain body, else the text of the HTML one (blockquotes marked ``> ``),
+    as :func:`tomis.mail.mime.text_body` chooses it for every reader of mail; decoded
+    forgivingly and cut at :data:`MAX_TEXT_CHARS` before the HTML is taken apart."""
+    try:
+        return mime.text_body(msg, "the message", read=_forgiving_text).text
+    except FileError:            # no text part: nothing was written
         return ""
+
+
+def _forgiving_text(part) -> str:
+    """A part's text however its charset reads (an unknown one as UTF-8, a bad byte
+    replaced): a player's words are read, not refused."""
     try:
         text = part.get_content()
     except (LookupError, UnicodeError, AssertionError):
         text = (part.get_payload(decode=True) or b"").decode("utf-8", "replace")
-    if not isinstance(text, str):
-        return ""
-    text = text[:MAX_TEXT_CHARS]
-    if part.get_content_subtype() == "html":
-        return html_to_text(text)
-    if str(param_of(part, "format", "")).lower() == "flowed":
-        return unflow(text, str(param_of(part, "delsp", "")).lower() == "yes")
-    return text
+    return text[:MAX_TEXT_CHARS] if isinstance(text, str) else ""
 
 
 # --------------------------------------------------------------------------- quoted text

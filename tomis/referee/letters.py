@@ -9,6 +9,7 @@ from ..rules.board import SIDE_TITLES
 from ..rules.core import legal_actions
 from ..notation.clock import TIME_CONTROL_TAG
 from ..errors import one_line, visible
+from ..pictures import render, words
 from .outgoing import HELP_LINES
 
 
@@ -45,25 +46,19 @@ def player_words(game, side: int) -> str:
 
 
 def action_lines(report, number: int) -> list[str]:
-    from ..pictures import render
-
     return render.report_lines(report, number)
 
 
 def clock_lines(game, now: int) -> list[str]:
     """The clocks in the words of ``tomis clock``, each side named with its player."""
-    from ..notation.correspondence import control_words, leave_lines, side_clock_words
-
     ran = game.clock()
     if ran is None:
         return ["Clocks: none (this game has no time control)"]
     facts = game.facts()
-    lines = [f"Clocks (TimeControl {game.record.tags[TIME_CONTROL_TAG]}: "
-             f"{control_words(facts.control)}):"]
-    lines.extend(f"  {player_words(game, side)}: {side_clock_words(ran, side, game.to_move, now)}"
-                 for side in (0, 1))
-    lines.extend(f"  {line}" for line in leave_lines(facts, now))
-    return lines
+    heading = words.control_heading(game.record.tags[TIME_CONTROL_TAG], facts.control)
+    return words.clock_lines(f"Clocks ({heading}):", ran, game.to_move, now,
+                       names=[player_words(game, side) for side in (0, 1)],
+                       indent="  ", leave=facts)
 
 
 def turn_lines(game, side: int) -> list[str]:
@@ -91,8 +86,6 @@ def chat_lines(game, side: int, chat: list[str]) -> list[str]:
 
 
 def position_lines(game) -> list[str]:
-    from ..pictures import render
-
     return [render.position_text(game.state, result=game.record.result)]
 
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from . import letters, outgoing, tokens
-from .outgoing import Letter, Referee, compose, message_bytes
+from ..outgoing.headers import message_bytes
+from .outgoing import Letter, Referee, compose
 from .sending import check_envelope
 from .store import Store
 

@@ -1,5 +1,7 @@
 """The messages the referee writes: headers from validated parts only, the body a player
-reads, the record attached, and the board as PNG when the images extra is installed.
+reads, the record attached, and the board as PNG when the images extra is installed. What
+is the referee's own is here (who it is, the players, a letter, the help); the message is
+built by :mod:`tomis.outgoing.message`, as every message tomis sends.
 
 Every message has ``From`` and ``Reply-To`` ``NAME <LOCAL+TOKEN@DOMAIN>`` (the token of
 the player it goes to), ``Auto-Submitted: auto-replied`` (RFC 3834), ``[tomis #N]`` in
@@ -14,8 +16,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from email.headerregistry import Address
 from email.message import EmailMessage
-from email.utils import format_datetime, make_msgid
 
+from ..outgoing import message as mail_message
+# The bytes of a message are written by the one function every sender uses; outbound
+# serialises through this name.
 from .inbound import REPLY_MARKER, valid_id
 
 MAILER = "tomis referee"
@@ -77,54 +81,25 @@ class Letter:
 
 
 def compose(referee: Referee, letter: Letter, when: int) -> EmailMessage:
-    """``letter`` as a complete message dated ``when`` (seconds, the referee's clock)."""
-    from datetime import datetime, timezone
-
-    from ..outgoing.headers import POLICY
-
-    message = EmailMessage(policy=POLICY)
+    """``letter`` as a complete message dated ``when`` (seconds, the referee's clock),
+    built by :func:`tomis.outgoing.message.build_message` as every message tomis sends."""
     sender = referee.reply_address(letter.token)
-    message["From"] = sender
-    message["Reply-To"] = sender
-    message["To"] = letter.to.header()
-    message["Subject"] = letter.subject
-    message["Date"] = format_datetime(datetime.fromtimestamp(when, tz=timezone.utc))
-    message["Message-ID"] = make_msgid(domain=referee.domain)
     thread = [ref for ref in (valid_id(ref) for ref in letter.thread) if ref][-THREAD_LENGTH:]
-    if thread:
-        message["In-Reply-To"] = thread[-1]
-        message["References"] = " ".join(thread)
-    message["Auto-Submitted"] = "auto-replied"
-    message["X-Mailer"] = MAILER
-    body = f"{REPLY_MARKER}\n\n{letter.body.rstrip()}\n"
-    message.set_content(body, cte=_encoding(body))
+    headers = [("From", sender), ("Reply-To", sender), ("To", letter.to.header()),
+               ("Subject", letter.subject), ("Date", mail_message.date_of(when)),
+               ("Message-ID", mail_message.new_message_id(referee.domain)),
+               *mail_message.thread_headers(thread),
+               ("Auto-Submitted", "auto-replied"), ("X-Mailer", MAILER)]
+    attachments = []
     if letter.record_text is not None:
-        message.add_attachment(letter.record_text, subtype="plain", filename=letter.record_name,
-                               cte=_encoding(letter.record_text))
+        attachments.append(mail_message.Attachment(letter.record_name, letter.record_text))
     if letter.png is not None:
-        message.add_attachment(letter.png, maintype="image", subtype="png", filename="board.png")
-    return message
-
-
-def _encoding(text: str) -> str:
-    return "7bit" if text.isascii() and max(map(len, text.split("\n"))) < 900 else "quoted-printable"
-
-
-def message_bytes(message: EmailMessage) -> bytes:
-    """The message's bytes, read back to hold the headers it was given (a MailError if not)."""
-    from ..outgoing.headers import message_bytes as checked_bytes
-
-    return checked_bytes(message)
+        attachments.append(mail_message.Attachment(mail_message.PNG_NAME, letter.png, "image/png"))
+    return mail_message.build_message(headers, f"{REPLY_MARKER}\n\n{letter.body.rstrip()}\n",
+                                      attachments)
 
 
 def board_png(state, report=None) -> bytes | None:
-    """The board as PNG, or None when the images extra is not installed."""
-    try:
-        from ..pictures import images
-        from ..pictures import svg
-    except ImportError:
-        return None
-    try:
-        return images.svg_to_png(svg.board(state, last=report))
-    except images.MissingExtra:
-        return None
+    """The board as PNG, or None without the images extra (a name of its own here, so that
+    a bench can leave the drawing out of the referee's cost)."""
+    return mail_message.board_png(state, report)

@@ -21,9 +21,7 @@ as a bounce would be listed.
 
 from __future__ import annotations
 
-import configparser
 import os
-import stat
 import time
 from dataclasses import dataclass
 from typing import Callable
@@ -203,7 +201,7 @@ def _to_smtp(config: str | None, queued: Queued) -> None:
     if not config:
         raise SendError("no mail settings file: give tomis referee init --config FILE")
     settings = outgoing_sending.smtp_settings({outgoing_sending.CONFIG_ENV: config})
-    password = _password(config) if settings.user else None
+    password = outgoing_sending.file_password(settings) if settings.user else None
     # The recipient is the message's own To, the player, checked when it was queued
     # (check_envelope); the envelope sender is the referee's bare address, as for sendmail.
     outgoing_sending.send_bytes(queued.raw, settings, password, queued.envelope_from,
@@ -220,23 +218,6 @@ def check_envelope(message, envelope_from: str, envelope_to: str) -> None:
     if recipients != [envelope_to]:
         raise MailError(f"the message is addressed to {', '.join(recipients)}, not to "
                         f"{envelope_to}: nothing was queued")
-
-
-def _password(config: str) -> str:
-    parser = configparser.ConfigParser(interpolation=None)
-    parser.read(config, encoding="utf-8")
-    path = parser.get("smtp", "password_file", fallback=None)
-    if not path:
-        raise SendError(f"{config} names a user but no password_file = in [smtp]")
-    path = os.path.join(os.path.dirname(os.path.abspath(config)), os.path.expanduser(path))
-    try:
-        info = os.stat(path)
-        if info.st_mode & (stat.S_IRWXG | stat.S_IRWXO):
-            raise SendError(f"the password file {path} may be read by others: chmod 600 it")
-        with open(path, encoding="utf-8") as stream:
-            return stream.readline().rstrip("\r\n")
-    except OSError as error:
-        raise SendError(f"cannot read the password file {path}: {error.strerror}") from None
 
 
 # --------------------------------------------------------------------------- what waits
