@@ -642,12 +642,9 @@ class Game:
         >>> game.result, game.tags["Termination"], game.nodes[-1].comments
         ('1-0', 'adjudication', ('Black left the club',))
         """
-        self._refuse_if_broken()
-        self.check_not_ended()
-        if reason is not None:
-            _check_comment(reason)
-        _record.finish(self._record, result)
-        self._end_with(ADJUDICATION, reason)
+        if result not in RESULTS[1:]:
+            raise RecordError(f"an adjudicated result is 1-0, 0-1 or 1/2-1/2, not {result!r}")
+        self._end_by(ADJUDICATION, reason, result)
 
     def abort(self, reason: str | None = None) -> None:
         """The game is abandoned without a result: it stays ``*``, with
@@ -663,13 +660,17 @@ class Game:
         >>> game.result, game.tags["Termination"], game.nodes[-1].comments
         ('*', 'abandoned', ('nobody turned up',))
         """
+        self._end_by(ABANDONED, reason)
+
+    def _end_by(self, termination: str, reason: str | None, result: str | None = None) -> None:
+        """An arbiter's end: ``result`` (None: none), the Termination tag, the reason as a
+        comment; everything checked before anything changes."""
         self._refuse_if_broken()
         self.check_not_ended()
         if reason is not None:
             _check_comment(reason)
-        self._end_with(ABANDONED, reason)
-
-    def _end_with(self, termination: str, reason: str | None) -> None:
+        if result is not None:
+            _record.finish(self._record, result)
         self._record.tags[TERMINATION_TAG] = termination
         if reason is not None:
             self._last_comments().append(reason)
