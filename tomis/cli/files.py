@@ -462,6 +462,7 @@ class Edit:
     def __init__(self, source: Source, games: list, index: int, target: str | None, pinned=None):
         self.source = source
         self.games = games          # every game of the file (tomis.Game), written back in order
+        self.index = index          # which of them is changed
         self.game = games[index]
         self.target = target
         self.pinned = pinned        # the target as opened under its lock (safefile.pin), or None
@@ -474,7 +475,7 @@ class Edit:
         from ..notation import record
 
         parts = [str(game) for game in self.games]
-        record.read_game(parts[self.games.index(self.game)])
+        record.read_game(parts[self.index])
         self.text = "\n".join(parts)       # as record.write_all joins them
         return self.text
 
