@@ -23,18 +23,21 @@ from __future__ import annotations
 
 import io
 import os
+import re
 from collections.abc import Iterator, Sequence
 from typing import IO, NamedTuple, Union
 
 from .notation import record as _record
+from .notation.tags import ABANDONED, ADJUDICATION, TERMINATION_TAG
 from .rules.actions import Action
 from .rules.board import (
     DIRECTION_NAMES, DRAW, PIECE_NAMES, SIDE_NAMES, SIDE_TITLES, SQUARE_NAMES, WIN_RESULTS, parse_square,
 )
 from .errors import FileError, PositionError, RecordError, TomisError
-from .notation.syntax import parse_action
+from .notation.syntax import GLYPHS, parse_action
 from .rules.position import from_string, to_json, to_string
 from .rules.core import EDITIONS, Report, State, apply, legal_actions, new_game
+from .util.textio import MAX_COMMENT
 
 __all__ = [
     "Position", "Game", "Node", "LastAction", "LateAction", "Removed", "Unit", "GateInfo",
@@ -46,6 +49,7 @@ RESULTS = ("*", "1-0", "0-1", "1/2-1/2")
 _GATE_STATES = ("inactive", "active", "jump")
 _RECORD_SUFFIXES = (".tgn", ".pgn", ".txt", ".eml", ".mbox")
 _INPUT = "<input>"                 # how errors name a record that came from no file
+_MOVE_NUMBER = re.compile(r"\d+\.(\.\.)?")     # "12." or "12...", skipped in a line of actions
 
 # What read_games takes: a path, an open file, or the text itself.
 Readable = Union[str, "os.PathLike[str]", IO[str], IO[bytes]]
@@ -521,16 +525,164 @@ class Game:
         return [action for action in actions if _action_square(action) == wanted]
 
     # -- changing it -------------------------------------------------------------
-    def play(self, action: Action | str) -> Position:
+    def play(self, action: Action | str, *, stamp: str | int | None = None,
+             offer_draw: bool = False) -> Position:
         """Play the next action (an Action or its notation); return the new position.
+
+        ``stamp``: when it was played, written ``{[%ts TIME]}`` after it as :meth:`stamp`
+        writes it (a time as for the correspondence verbs below; None writes none).
+        ``offer_draw``: the action offers a draw, ``(=)``; an action that ends the game
+        offers nothing, so there the offer is dropped.
 
         Raises :class:`~tomis.errors.IllegalActionError` (naming the ruling),
         :class:`~tomis.errors.NotationError`, or :class:`~tomis.errors.RecordError` once the
-        game has ended or when it was read with an error.
+        game has ended, when it was read with an error, or for a ``stamp`` earlier than the
+        record's last; the game is then unchanged.
+
+        >>> game = Game()
+        >>> game.play("B@e1", stamp="2026-11-23T10:15Z", offer_draw=True).turn
+        'black'
+        >>> game.nodes[0].comments, game.nodes[0].offer
+        (('[%ts 2026-11-23T10:15Z]',), True)
         """
         self._refuse_if_broken()
+        when = None
+        if stamp is not None:       # checked before the action is played: all or nothing
+            from .notation import clock, correspondence   # loaded for correspondence play only
+
+            facts = correspondence.read_facts(self._record)
+            when = _forward_stamp(stamp, (facts.start, *facts.stamps))
         _record.append(self._record, action)
+        if when is not None:
+            self._last_comments().append(f"[%ts {clock.format_stamp(when)}]")
+        if offer_draw and not self._record.final.is_over:
+            self._record.nodes[-1].offer = True
         return self.position
+
+    def node(self, number: int) -> Node:
+        """Action ``number`` (1-based over the whole game) as a :class:`Node`; raises
+        :class:`RecordError` when the game has no such action."""
+        index = self._index_of(number)
+        return _public_nodes(self._record.nodes[index:index + 1], number)[0]
+
+    def annotate(self, number: int, *, glyph: str | None = None, nags: Sequence[int] = (),
+                 comment: str | None = None) -> None:
+        """Annotate action ``number``: a ``glyph`` (one of ``! ? !! ?? !? ?!``, one per
+        action), numeric annotations ``nags`` ($1 to $255), and a ``comment`` written after
+        it (an evaluation is the comment ``[%eval +1.25]``, docs/ENGINE.md).
+
+        Raises :class:`RecordError` for an action the game lacks, a second glyph, a value
+        the record reader would refuse, or a comment that is a correspondence command
+        (``[%ts]``, ``[%if]``, ...: each has its own verb); the game is then unchanged.
+
+        >>> game = Game(); _ = game.play("B@e1")
+        >>> game.annotate(1, glyph="!", nags=[1], comment="[%eval +0.10]")
+        >>> node = game.node(1); node.glyphs, node.nags, node.comments
+        ('!', (1,), ('[%eval +0.10]',))
+        """
+        self._refuse_if_broken()
+        entry = self._record.nodes[self._index_of(number)]
+        if glyph is not None:
+            _check_glyph(glyph, entry.glyphs, number)
+        nags = tuple(nags)
+        _check_nags(nags, len(entry.nags))
+        if comment is not None:
+            _check_comment(comment)
+        if glyph is not None:
+            entry.glyphs = glyph
+        entry.nags += nags
+        if comment is not None:
+            entry.comments.append(comment)
+
+    def add_variation(self, number: int, actions: str | Sequence[Action | str],
+                      comments: Sequence[Sequence[str]] | None = None) -> tuple[Node, ...]:
+        """Add a side line to action ``number``: ``actions`` played instead of it, from the
+        position before it; return the line as nodes (numbered from ``number``).
+
+        ``actions`` is notation text (``"2... B@a8 3. G@b1"``; move numbers are skipped)
+        or a list of actions or their texts; ``comments``, when given, the comments after
+        each action of the line, one list per action.
+
+        Raises :class:`RecordError` for an action the game lacks, a line without actions,
+        or a line that the main line or another variation already plays;
+        :class:`~tomis.errors.NotationError` or :class:`~tomis.errors.IllegalActionError`
+        for an action that cannot be read or played there, located (line 1, column) in
+        ``actions`` when it is text. The game is then unchanged.
+
+        >>> game = read_game("1. B@e1 B@d8 2. G@b1 *")
+        >>> [str(node.action) for node in game.add_variation(2, "1... B@a8 2. G@c1")]
+        ['B@a8', 'G@c1']
+        >>> str(game).splitlines()[-1]
+        '1. B@e1 B@d8 (1... B@a8 2. G@c1) 2. G@b1 *'
+        """
+        self._refuse_if_broken()
+        rec = self._record
+        index = self._index_of(number)
+        line = _record.Variation(rec.states[index])
+        line.nodes = _played_line(line.start, actions)
+        if comments is not None:
+            _comment_line(line.nodes, comments)
+        _refuse_a_held_line(rec.nodes, index, line.nodes)
+        entry = rec.nodes[index]
+        if not entry.variations:          # a tuple until the first one (notation.record)
+            entry.variations = []
+        entry.variations.append(line)
+        return _public_nodes(line.nodes, number)
+
+    def adjudicate(self, result: str, reason: str | None = None) -> None:
+        """An arbiter ends the game with ``result`` (``1-0``, ``0-1``, ``1/2-1/2``):
+        ``[Termination "adjudication"]``, and ``reason``, when given, as a comment after
+        the last action.
+
+        Raises :class:`RecordError` when the game has ended, for a result that is none
+        of those, or a reason that is a correspondence command; the game is then unchanged.
+
+        >>> game = Game(); _ = game.play("B@e1")
+        >>> game.adjudicate("1-0", "Black left the club")
+        >>> game.result, game.tags["Termination"], game.nodes[-1].comments
+        ('1-0', 'adjudication', ('Black left the club',))
+        """
+        if result not in RESULTS[1:]:
+            raise RecordError(f"an adjudicated result is 1-0, 0-1 or 1/2-1/2, not {result!r}")
+        self._end_by(ADJUDICATION, reason, result)
+
+    def abort(self, reason: str | None = None) -> None:
+        """The game is abandoned without a result: it stays ``*``, with
+        ``[Termination "abandoned"]`` and ``reason``, when given, as a comment after the
+        last action. That no action follows is for whoever keeps the game to enforce (the
+        referee marks it over); the record itself stays undecided.
+
+        Raises :class:`RecordError` when the game has ended or for a reason that is a
+        correspondence command; the game is then unchanged.
+
+        >>> game = Game(); _ = game.play("B@e1")
+        >>> game.abort("nobody turned up")
+        >>> game.result, game.tags["Termination"], game.nodes[-1].comments
+        ('*', 'abandoned', ('nobody turned up',))
+        """
+        self._end_by(ABANDONED, reason)
+
+    def _end_by(self, termination: str, reason: str | None, result: str | None = None) -> None:
+        """An arbiter's end: ``result`` (None: none), the Termination tag, the reason as a
+        comment; everything checked before anything changes."""
+        self._refuse_if_broken()
+        self.check_not_ended()
+        if reason is not None:
+            _check_comment(reason)
+        if result is not None:
+            _record.finish(self._record, result)
+        self._record.tags[TERMINATION_TAG] = termination
+        if reason is not None:
+            self._last_comments().append(reason)
+
+    def _index_of(self, number: int) -> int:
+        """The index in the record's nodes of action ``number``, or a RecordError."""
+        rec = self._record
+        first, count = rec.start.ply + 1, len(rec.nodes)
+        if isinstance(number, bool) or not isinstance(number, int) or not first <= number < first + count:
+            held = f"actions {first} to {first + count - 1}" if count else "no actions"
+            raise RecordError(f"the game has {held}, not action {number!r}")
+        return number - first
 
     def undo(self) -> Action | None:
         """Take back the last action and return it; after a resignation or agreed draw,
@@ -610,13 +762,9 @@ class Game:
         from .notation import clock, correspondence
 
         self._refuse_if_broken()
-        when = _stamp(at)
         facts = correspondence.read_facts(self._record)
-        stamped = [s for s in (facts.start, *facts.stamps[:-1]) if s is not None]
-        if stamped and when < stamped[-1]:
-            raise RecordError(
-                f"{clock.format_stamp(when)} is earlier than the record's last timestamp, "
-                f"{clock.format_stamp(stamped[-1])}; timestamps never go backwards")
+        # The last action's own place is the one being stamped: only those before it count.
+        when = _forward_stamp(at, (facts.start, *facts.stamps[:-1]))
         self._last_comments().append(f"[%ts {clock.format_stamp(when)}]")
 
     def offer_draw(self) -> None:
@@ -799,6 +947,95 @@ def _reopen(rec: _record.Game) -> None:
     rec.tags["Result"] = "*"
 
 
+def _forward_stamp(at: str | int | None, earlier) -> int:
+    """``at`` as the clock's seconds, refused when it is before the last of the ``earlier``
+    stamps that are known (None: unstamped): timestamps never go backwards."""
+    from .notation import clock      # loaded for correspondence play only
+
+    when = _stamp(at)
+    stamped = [s for s in earlier if s is not None]
+    if stamped and when < stamped[-1]:
+        raise RecordError(
+            f"{clock.format_stamp(when)} is earlier than the record's last timestamp, "
+            f"{clock.format_stamp(stamped[-1])}; timestamps never go backwards")
+    return when
+
+
+def _check_glyph(glyph: str, held: str, number: int) -> None:
+    if glyph not in GLYPHS:
+        raise RecordError(f"{glyph!r} is not an annotation glyph; use one of {' '.join(GLYPHS)}")
+    if held:
+        raise RecordError(f"one annotation glyph per action: action {number} has '{held}' already")
+
+
+def _check_nags(nags: tuple, held: int) -> None:
+    for value in nags:
+        if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 255:
+            raise RecordError(f"a numeric annotation is 1 to 255 ($1 to $255), not {value!r}")
+    if held + len(nags) > _record.MAX_NAGS_PER_ACTION:
+        raise RecordError(f"at most {_record.MAX_NAGS_PER_ACTION} numeric annotations may follow one action")
+
+
+def _check_comment(comment: str) -> None:
+    """A comment the record reader reads back as written, and no correspondence command:
+    those are written by their own verbs, which check them."""
+    from .notation.correspondence import commands_in     # loaded only when annotating
+
+    if not isinstance(comment, str) or not comment.strip():
+        raise RecordError(f"a comment is some text, not {comment!r}")
+    if len(comment) > MAX_COMMENT:
+        raise RecordError(f"a comment may hold at most {MAX_COMMENT:,} characters (MAX_COMMENT), "
+                          f"this one holds {len(comment):,}")
+    found = commands_in(comment)
+    if found:
+        raise RecordError(f"[%{found[0][0]} ...] is a correspondence command, written by its own "
+                          f"verb (docs/NOTATION.md), not as a comment")
+
+
+def _played_line(start: State, actions: str | Sequence[Action | str]) -> list:
+    """``actions`` played from ``start`` as record entries; an error in text is located
+    (line 1, column) in it."""
+    if isinstance(actions, str):
+        words = [(found.start() + 1, found.group()) for found in re.finditer(r"\S+", actions)
+                 if not _MOVE_NUMBER.fullmatch(found.group())]
+    else:
+        words = [(None, action) for action in actions]
+    if not words:
+        raise RecordError("a variation holds at least one action")
+    entries, state = [], start
+    for column, word in words:
+        try:
+            action = word if isinstance(word, Action) else parse_action(word)
+            state, report = apply(state, action)
+        except TomisError as error:
+            if column is None:
+                raise
+            raise type(error)(error.message, 1, column) from None
+        entries.append(_record.Entry(action, report=report))
+    return entries
+
+
+def _comment_line(entries: list, comments: Sequence[Sequence[str]]) -> None:
+    """Give each entry of a new line its comments, one list per entry, each checked."""
+    comments = [list(each) for each in comments]
+    if len(comments) != len(entries):
+        raise RecordError(f"comments for {len(comments)} action(s) given, and the line has {len(entries)}")
+    for entry, texts in zip(entries, comments):
+        for text in texts:
+            _check_comment(text)
+        entry.comments = texts
+
+
+def _refuse_a_held_line(nodes: list, index: int, entries: list) -> None:
+    """A side line that the main line or another variation already plays adds nothing."""
+    wanted = [entry.action for entry in entries]
+    main = [node.action for node in nodes[index:index + len(wanted)]]
+    held = [[node.action for node in other.nodes] for other in nodes[index].variations]
+    if main == wanted or wanted in held:
+        where = "the main line" if main == wanted else "a variation of the record"
+        raise RecordError(f"{where} already plays these actions from there", 1, 1)
+
+
 def _stamp(at: str | int | None) -> int:
     """A time as the clock's seconds: a UTC text, seconds already, or None for this minute."""
     from .notation import clock
@@ -843,7 +1080,6 @@ def _drop_ending_commands(rec: _record.Game) -> None:
 
 
 def _check_tag(name: str, value) -> None:
-    import re
     if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", name):
         raise RecordError(f"{name!r} is not a tag name (a letter, then letters, digits or _)")
     if "\n" in str(value) or "\r" in str(value):

@@ -11,11 +11,8 @@ from __future__ import annotations
 
 import click
 
-from .files import (
-    is_mailbox, load_game, output_option, pinned_and_locked, read_record, record_file_name,
-    refuse_unless_earlier, say_written_elsewhere, write_over,
-)
-from .output import digest_line, echo_record
+from .files import editing, load_game, output_option, read_record
+from .output import digest_line
 
 SIDES = ("white", "black")
 
@@ -100,10 +97,10 @@ def clock_lines(game, facts, ran, now: int, name: str = "FILE") -> list[str]:
 # --------------------------------------------------------------------------- ending a game
 
 class Ending:
-    """Read FILE under its lock, let ``change(game, source)`` end the game, write, report.
+    """Read FILE under its lock, let ``change(game)`` end the game, write, report.
 
     FILE that is one message of a mailbox, or ``output`` (-o), sends the record elsewhere:
-    to ``output``, else WHITE-vs-BLACK.tgn (see :func:`refuse_unless_earlier`)."""
+    to ``output``, else WHITE-vs-BLACK.tgn (see :func:`~tomis.cli.files.editing`)."""
 
     def __init__(self, file: str, output: str | None = None):
         self.file, self.output = file, output
@@ -111,54 +108,23 @@ class Ending:
             raise click.BadParameter("with FILE - the new record goes to stdout", param_hint="-o")
 
     def run(self, change) -> None:
-        if self.file == "-":
-            self._once(None, change)
-        elif self.output is not None or is_mailbox(self.file):
-            self._elsewhere(change)
-        else:
-            with pinned_and_locked(self.file) as pinned:
-                self._once(pinned, change)
-
-    def _elsewhere(self, change) -> None:
-        source = read_record(self.file)
-        game = load_game(source)
-        target = self.output or record_file_name(game.record)
-        with pinned_and_locked(target) as pinned:
-            refuse_unless_earlier(target, pinned, game.record)
-            self._change_and_write(source, game, change, target, pinned)
-        say_written_elsewhere(self.file, target)
-        from .mail import remember_reply
-
-        remember_reply(target, source.origin)
-
-    def _once(self, pinned, change) -> None:
-        source = read_record(self.file, pinned=pinned)
-        self._change_and_write(source, load_game(source), change, self.file, pinned)
-
-    def _change_and_write(self, source, game, change, target: str, pinned) -> None:
         from ..errors import RecordError, visible
 
-        try:
-            summary = change(game)
-        except RecordError as error:
-            raise source.failure(error) from None
-        text = str(game)
-        _read_back(text)
+        with editing(self.file, output=self.output) as edit:
+            try:
+                summary = change(edit.game)
+            except RecordError as error:
+                raise edit.source.failure(error) from None
         if self.file == "-":
-            echo_record(text)
             click.echo(summary, err=True)
             return
-        write_over(target, text, pinned)
         # For a person: the record's control characters made visible (FILE keeps them).
-        click.echo("\n".join([summary, "", digest_line(game), "",
-                              visible(text.rstrip("\n"), lines=True)]))
+        click.echo("\n".join([summary, "", digest_line(edit.game), "",
+                              visible(edit.text.rstrip("\n"), lines=True)]))
+        if edit.elsewhere:
+            from .mail import remember_reply
 
-
-def _read_back(text: str) -> None:
-    """The record about to be written must read back as valid: a bug here, never a bad file."""
-    from ..notation import record
-
-    record.read_game(text)
+            remember_reply(edit.target, edit.source.origin)
 
 
 @click.command()

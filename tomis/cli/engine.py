@@ -210,15 +210,16 @@ def analyse(file, seconds, output, as_json):
     if as_json and output == "-":
         raise click.UsageError("--json and -o - would both write to stdout; give the record a file")
     source = read_record(file)
-    game = load_game(source).record
+    game = load_game(source)
+    played = game.record           # read only: the position before and after each action
     limits = _limits(seconds, None, ANALYSE_NODES)
     if output is not None and output != "-":
         _refuse_existing(output, "analyse")
     rows = []
-    for index, (node, before) in enumerate(zip(game.nodes, game.states)):
-        after = game.states[index + 1]
+    for index, (node, before) in enumerate(zip(played.nodes, played.states)):
+        after = played.states[index + 1]
         verdict = judge(before, node.action, limits,
-                        [earlier.action for earlier in game.nodes[max(0, index - 2):index]])
+                        [earlier.action for earlier in played.nodes[max(0, index - 2):index]])
         glyph = verdict.glyph
         rows.append(_analysis_json(before, node.action, verdict, glyph))
         if not as_json:
@@ -227,10 +228,10 @@ def analyse(file, seconds, output, as_json):
             click.echo(f"{line_text(before, [node.action])}{glyph}  {eval_text(verdict.played, mover)}"
                        + (f"; better {verdict.best_action} {eval_text(verdict.best, mover)}" if glyph else mark),
                        err=output == "-")        # with the record on stdout, the table goes aside
-        annotate(node, before, after, verdict, glyph)
+        annotate(game, before, after, verdict, glyph)
     if as_json:
         echo_json(rows)
-    text = record.write(game)
+    text = str(game)
     record.read_game(text)                     # the analysed record must stay valid
     if output == "-":
         echo_record(text)
@@ -239,27 +240,26 @@ def analyse(file, seconds, output, as_json):
         click.echo(f"{output}: analysed record written", err=True)
 
 
-def annotate(node, before, after, verdict, glyph: str) -> None:
-    """Mark one analysed action: its glyph, its evaluation, and after a mistake the
-    better line as a variation, an evaluation after each of its actions."""
-    from ..notation.record import Node, Variation
+def annotate(game, before, after, verdict, glyph: str) -> None:
+    """Mark the analysed action played from ``before`` in ``game`` (a :class:`tomis.Game`):
+    its glyph (unless the record gives one), its evaluation, and after a mistake the
+    better line as a variation, an evaluation after each of its actions (none where the
+    game is decided). A better line the record already holds is not added twice."""
     from ..rules.core import apply_unchecked
 
-    if glyph and not node.glyphs:
-        node.glyphs = glyph
-    if after.to_move is not None:             # a decided game needs no evaluation
-        node.comments.append(eval_comment(verdict.played, before.to_move, 1))
+    number = before.ply + 1
+    node = game.node(number)
+    evaluation = eval_comment(verdict.played, before.to_move, 1) if after.to_move is not None else None
+    game.annotate(number, glyph=glyph if glyph and not node.glyphs else None, comment=evaluation)
     if not glyph:
         return
-    side_line = Variation(before)
-    state = before
+    comments, state = [], before
     for played, action in enumerate(verdict.best_line, 1):
         state, _report = apply_unchecked(state, action)
-        comments = [eval_comment(verdict.best, before.to_move, played)] if state.to_move is not None else []
-        side_line.nodes.append(Node(action, comments=comments))
-    if not node.variations:
-        node.variations = []
-    node.variations.append(side_line)
+        comments.append([eval_comment(verdict.best, before.to_move, played)] if state.to_move is not None else [])
+    best = list(verdict.best_line)
+    if best not in ([side.action for side in line] for line in node.variations):
+        game.add_variation(number, best, comments)
 
 
 def eval_comment(score: int, mover: int, played: int) -> str:

@@ -1,8 +1,10 @@
 """Reading and writing records for the commands: sources, games, locks, atomic writes.
 
 Unreadable input is a :class:`~tomis.cli.Failure` with exit 2; an invalid record one with
-exit 1, located in the text the user has open. Only click is imported here at module
-level; the readers and :mod:`tomis.safefile` load on first use.
+exit 1, located in the text the user has open. A command that changes a game does it in
+:func:`editing`: read under the lock, change, check, write atomically. Only click and the
+CLI's own printing are imported here at module level; the readers and
+:mod:`tomis.safefile` load on first use (``tomis validate`` needs neither).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import sys
 import click
 
 from .base import EXIT_INVALID, EXIT_USAGE, Failure
+from .output import echo_record
 
 STDIN_NAME = "<stdin>"
 # A FILE to read. click is not asked to check it: a folder, like a missing or unreadable
@@ -443,6 +446,102 @@ def _still_pinned(path: str, pinned):
             raise replaced from None
         pinned.close()
         return fresh
+
+
+# --------------------------------------------------------------------------- changing a game file
+
+class Edit:
+    """A game file open for change, as :func:`editing` yields it.
+
+    ``game`` is the :class:`tomis.Game` to change through its verbs; ``source`` the text
+    read (:meth:`Source.failure` locates an error in it); ``target`` where the new record
+    goes (FILE, another file, ``-`` for stdout, None for a dry run); ``text``, once the
+    block has ended cleanly, the new record of the whole file, checked.
+    """
+
+    def __init__(self, source: Source, games: list, index: int, target: str | None, pinned=None):
+        self.source = source
+        self.games = games          # every game of the file (tomis.Game), written back in order
+        self.index = index          # which of them is changed
+        self.game = games[index]
+        self.target = target
+        self.pinned = pinned        # the target as opened under its lock (safefile.pin), or None
+        self.elsewhere = False      # written to another file than the one read
+        self.text: str | None = None
+
+    def check(self) -> str:
+        """The new record of the file; the changed game must read back valid (a bug here,
+        never a bad file: the verbs check what they write)."""
+        from ..notation import record
+
+        parts = [str(game) for game in self.games]
+        record.read_game(parts[self.index])
+        self.text = "\n".join(parts)       # as record.write_all joins them
+        return self.text
+
+    def write(self) -> None:
+        text = self.check()
+        if self.target == "-":
+            echo_record(text)
+        elif self.target is not None:
+            write_over(self.target, text, self.pinned)
+
+
+@contextlib.contextmanager
+def editing(path: str, *, output: str | None = None, dry_run: bool = False,
+            game_number: int | None = None):
+    """Open the game in ``path`` for change: read it with its lock held, yield an
+    :class:`Edit`, and when the block ends cleanly check the new record and write it
+    atomically; when it raises, nothing is written. Every command that writes a game
+    writes it so.
+
+    ``path`` ``-`` is read from stdin and the new record goes to stdout. With ``dry_run``
+    the file is read, unlocked, and nothing is written. When ``path`` is one message of a
+    mailbox, or ``output`` is given, ``path`` is read and never written: the new record
+    goes to ``output``, else WHITE-vs-BLACK.tgn, which is locked meanwhile and may only hold
+    an earlier record of the game. With ``game_number`` the file may hold several games
+    and is read as written (no record dug out of mail): game K is changed and every game
+    written back.
+    """
+    if dry_run or path == "-":
+        edit = _read_for_edit(path, None, game_number, None if dry_run else "-")
+        yield edit
+        edit.write()
+    elif output is not None or is_mailbox(path):
+        edit = _read_for_edit(path, None, game_number, None)
+        target = output or record_file_name(edit.game)
+        with pinned_and_locked(target) as pinned:
+            refuse_unless_earlier(target, pinned, edit.game.record)
+            edit.target, edit.pinned, edit.elsewhere = target, pinned, True
+            yield edit
+            edit.write()
+        say_written_elsewhere(path, target)
+    else:
+        with pinned_and_locked(path) as pinned:
+            edit = _read_for_edit(path, pinned, game_number, path)
+            yield edit
+            edit.write()
+
+
+def _read_for_edit(path: str, pinned, game_number: int | None, target: str | None) -> Edit:
+    """The :class:`Edit` of ``path``: its one game, or game ``game_number`` of several."""
+    if game_number is None:
+        source = read_record(path, pinned=pinned)
+        return Edit(source, [load_game(source)], 0, target, pinned)
+    from ..notation import record
+    from ..game import Game
+
+    source = read_record(path, extract=False, pinned=pinned)
+    source.refuse_prose()
+    games = []
+    for item in record.iter_read(source.text, source.name):
+        if item.error is not None:
+            raise source.failure(item.error)
+        games.append(Game.from_record(item.game))
+    if game_number > len(games):
+        raise click.BadParameter(f"{path} holds {len(games)} game(s), not {game_number}",
+                                 param_hint="--game")
+    return Edit(source, games, game_number - 1, target, pinned)
 
 
 # --------------------------------------------------------------------------- records out of a mailbox

@@ -11,9 +11,9 @@ from ..util.terminal import PLAIN
 from .base import EXIT_INVALID, EXIT_USAGE, Failure
 from .correspondence import after_action, parse_now, parse_then, start_clock
 from .files import (
-    INPUT_PATH, OUTPUT_PATH, is_mailbox, load_game, located, new_game, no_game_error,
-    output_option, pinned_and_locked, read_record, read_text, record_file_name,
-    refuse_a_non_file, refuse_unless_earlier, say_written_elsewhere, shown, write_new, write_over,
+    INPUT_PATH, OUTPUT_PATH, editing, is_mailbox, load_game, located, new_game, no_game_error,
+    output_option, pinned_and_locked, read_record, read_text, refuse_a_non_file, shown, write_new,
+    write_over,
 )
 from .output import colour_options, digest_line, display, echo_position, echo_record
 
@@ -140,13 +140,7 @@ def move(file, action, as_side, dry_run, since, mail_out, to, send, time, offer_
                         offer_draw, parse_then(then))
     step = MoveStep(file, action, as_side, dry_run, since, extras)
     step.display = display(ascii_only, color)
-    if file == "-" or dry_run:
-        step.run()
-    elif elsewhere:
-        step.run_elsewhere(output)
-    else:
-        with pinned_and_locked(file) as step.pinned:
-            step.run()
+    step.run(output)
     mailing.after(step)       # the move is saved: mail comes after, outside the lock
 
 
@@ -180,39 +174,25 @@ class MoveStep:
         self.file, self.action, self.as_side, self.dry_run = file, action, as_side, dry_run
         self.since = since
         self.extras = extras or MoveExtras(None, False, False, [])
-        self.pinned = None      # the game file as opened under the lock (safefile.pin)
         self.played = 0         # the number of nodes once ACTION is played
         self.words: list[str] = []      # what the correspondence options did, for the summary
         self.display = None     # how to draw the board (a tomis.terminal.Display)
         self.target = file      # where the new record is written
 
-    def run(self) -> None:
-        source = read_record(self.file, pinned=self.pinned)
-        self.play_and_save(source, load_game(source))
-
-    def run_elsewhere(self, output: str | None) -> None:
-        """FILE is read and left alone (a mailbox, or -o given): the new record goes to
-        ``output``, else WHITE-vs-BLACK.tgn, which may only hold an earlier record of
-        this game."""
-        source = read_record(self.file)
-        game = load_game(source)
-        self.target = output or record_file_name(game.record)
-        with pinned_and_locked(self.target) as self.pinned:
-            refuse_unless_earlier(self.target, self.pinned, game.record)
-            self.play_and_save(source, game)
-        say_written_elsewhere(self.file, self.target)
-
-    def play_and_save(self, source, game) -> None:
-        self.check_since(game, source)
-        self.check_turn(game)
-        report = self.play(game)
-        self.played = game.record.final.ply       # over the whole game (a Position tag counts on)
-        self.words = self.correspond(game)
-        new_text = str(game)
-        self.save(new_text)
-        self.summarise(game, report, new_text)
+    def run(self, output: str | None = None) -> None:
+        """Play and write (see :func:`~tomis.cli.files.editing`: FILE, or ``output`` or
+        WHITE-vs-BLACK.tgn for one message of a mailbox), then print the summary."""
+        with editing(self.file, output=output, dry_run=self.dry_run) as edit:
+            source, game = edit.source, edit.game
+            self.check_since(game, source)
+            self.check_turn(game)
+            report = self.play(game)
+            self.played = game.position.action_number - 1   # over the whole game (a Position tag counts on)
+            self.words = self.correspond(game)
+        self.target = edit.target if edit.target not in (None, "-") else self.file
+        self.summarise(game, report, edit.text)
         # Kept for what follows the move (--mail, --send).
-        self.game, self.new_text, self.origin = game, new_text, source.origin
+        self.game, self.new_text, self.origin = game, edit.text, source.origin
 
     def correspond(self, game) -> list[str]:
         """Stamp, offer, store lines, and play the replies they fire (docs/NOTATION.md)."""
@@ -273,14 +253,6 @@ class MoveStep:
                 error.message += f"; {hint}"
             raise Failure(error, EXIT_INVALID, self.action) from None
         return game.record.nodes[-1].report
-
-    def save(self, new_text: str) -> None:
-        if self.dry_run:
-            return
-        if self.file == "-":
-            echo_record(new_text)
-        else:
-            write_over(self.target, new_text, self.pinned)
 
     def summarise(self, game, report, new_text: str) -> None:
         from ..pictures import render

@@ -177,18 +177,15 @@ class Game:
         # is stamped at that stamp: stamps never go backwards.
         last = self.last_stamp()
         self.record_changed()
+        game = self.library
+        stamp = (at if last is None else max(at, last)) if game.stamps_actions() else None
         try:
-            report = _record.append(self.record, action)
+            game.play(action, stamp=stamp, offer_draw=offer)
         except TomisError as error:
             raise Refusal(f"{action} cannot be played: {error.message}. "
                           f"{self.legal_near(action)}") from None
-        game = self.library
-        if game.stamps_actions():
-            game.stamp(at if last is None else max(at, last))
-        if offer and not self.state.is_over:
-            game.offer_draw()
         self.over = self.state.is_over
-        return report
+        return self.record.nodes[-1].report
 
     def last_stamp(self) -> int | None:
         """The record's latest time: its last ``[%ts]``, else its start; None if it has none."""

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from ..errors import TomisError, one_line, visible
 from ..notation import record as _record
 from ..notation.clock import format_stamp
-from ..notation.tags import ABANDONED, ADJUDICATION, TERMINATION_TAG
+from ..notation.tags import TERMINATION_TAG
 from ..rules.board import SIDE_TITLES
 from . import letters
 from .games import Game
@@ -172,13 +172,12 @@ def adjudicate(path: str, number: int, result: str, reason: str, now: int) -> li
 
     def end(game: Game) -> str:
         try:
-            _record.finish(game.record, result)
+            game.library.adjudicate(result, _organiser_says(reason))
         except TomisError as error:
             raise RefereeError(error.message) from None
-        game.record.tags[TERMINATION_TAG] = ADJUDICATION
         return f"The organiser adjudicated the game: {result}. Reason: {reason}"
 
-    return _end(path, number, reason, end, f"{result}, adjudicated", now)
+    return _end(path, number, end, f"{result}, adjudicated", now)
 
 
 def abort(path: str, number: int, reason: str, now: int) -> list[Unsent]:
@@ -186,20 +185,26 @@ def abort(path: str, number: int, reason: str, now: int) -> list[Unsent]:
     reason = reason_text(reason)
 
     def end(game: Game) -> str:
-        game.record.tags[TERMINATION_TAG] = ABANDONED
+        try:
+            game.library.abort(_organiser_says(reason))
+        except TomisError as error:
+            raise RefereeError(error.message) from None
         return f"The organiser aborted the game; it has no result. Reason: {reason}"
 
-    return _end(path, number, reason, end, "aborted", now)
+    return _end(path, number, end, "aborted", now)
 
 
-def _end(path: str, number: int, reason: str, end, subject: str, now: int) -> list[Unsent]:
+def _organiser_says(reason: str) -> str:
+    """The comment the record keeps after its last action when the organiser ends it."""
+    return f"organiser: {reason}"
+
+
+def _end(path: str, number: int, end, subject: str, now: int) -> list[Unsent]:
     store, config = connect(path)
     with store:
         with store.transaction():
             game = _load_in_play(store, number, "has already ended")
             words = end(game)
-            place = game.record.nodes[-1].comments if game.record.nodes else game.record.comments
-            place.append(f"organiser: {reason}")
             game.record_changed()
             game.over = True
             game.lines = [[], []]
