@@ -7,7 +7,7 @@ import json
 import shutil
 
 
-from tomis import record
+from tomis.notation import record
 from conftest import invoke
 from tomis.cli.engine import BLUNDER_DROP, MISTAKE_DROP, _glyph, line_text
 from tomis.notation import parse_action
