@@ -38,7 +38,7 @@ def tool_version() -> str:
         return "0"
 
 
-class Report:
+class ArchiveReport:
     """The base: counts, notes on stderr, and a dispatch of events to the format's hooks."""
 
     def __init__(self, out, err, quiet: bool = False, carets: bool = False):
@@ -77,7 +77,7 @@ class Report:
         pass
 
 
-class TextReport(Report):
+class TextReport(ArchiveReport):
     """Problems on stderr, one located line each (with ``carets``, followed by the source
     line and a caret under the column, as every command shows them on a terminal);
     ``path: ok, N game(s)`` on stdout."""
@@ -128,7 +128,7 @@ def _indented(item, indent: str) -> str:
     return _dumps(item, indent=2, ensure_ascii=False).replace("\n", "\n" + indent)
 
 
-class JsonReport(Report):
+class JsonReport(ArchiveReport):
     """``{"files": [...]}`` exactly as README documents it, byte for byte what
     ``json.dumps(document, indent=2, ensure_ascii=False)`` gives, written file by file."""
 
@@ -172,7 +172,7 @@ def finding_json(finding: Finding) -> dict:
             "message": finding.message}
 
 
-class JsonLinesReport(Report):
+class JsonLinesReport(ArchiveReport):
     """One JSON object per line: a ``finding`` per problem, a ``file`` per file, one
     ``summary`` at the end. Every object has ``type`` and ``schema`` (1)."""
 
@@ -197,7 +197,7 @@ class JsonLinesReport(Report):
 _RULE_IDS = list(RULES)
 
 
-class _FindingsReport(Report):
+class _FindingsReport(ArchiveReport):
     """A format that writes one entry per finding, whether about a game or a whole file."""
 
     def finding(self, finding: Finding) -> None:
@@ -253,7 +253,7 @@ def _uri(path: str) -> str:
     return quote(path.replace("\\", "/"), safe="/:")
 
 
-class JunitReport(Report):
+class JunitReport(ArchiveReport):
     """JUnit XML: a ``testsuite`` per file, a ``testcase`` per game, a ``failure`` per
     invalid game (``type`` the rule id); an unreadable file is one ``error`` testcase."""
 
@@ -347,5 +347,5 @@ REPORTS = {"text": TextReport, "json": JsonReport, "jsonl": JsonLinesReport,
            "sarif": SarifReport, "junit": JunitReport, "github": GithubReport}
 
 
-def make_report(fmt: str, out, err, quiet: bool = False, carets: bool = False) -> Report:
+def make_report(fmt: str, out, err, quiet: bool = False, carets: bool = False) -> ArchiveReport:
     return REPORTS[fmt](out, err, quiet, carets)
