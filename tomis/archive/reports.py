@@ -11,9 +11,12 @@ A report is made with an ``out`` and an ``err`` stream (text mode) and fed
 
 from __future__ import annotations
 
+from urllib.parse import quote
+
 from .walker import FileEnd, FileStart, GameOutcome
 from ..errors import visible
 from .findings import RULES, Finding
+from ..notation.syntax import caret_context
 
 FORMATS = ("text", "json", "jsonl", "sarif", "junit", "github")
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -32,7 +35,7 @@ def _dumps(value, **options) -> str:
 
 def tool_version() -> str:
     try:
-        from importlib.metadata import version
+        from importlib.metadata import version   # 20-40 ms; only sarif and junit name the version
         return version("tomis")
     except Exception:  # noqa: BLE001 -- running from a checkout that was never installed
         return "0"
@@ -90,8 +93,6 @@ class TextReport(ArchiveReport):
             return
         self.err.write(finding.located() + "\n")
         if self.carets and finding.source is not None:
-            from ..notation.syntax import caret_context
-
             shown = caret_context(finding.source, 1, finding.column).split("\n")
             self.err.write("".join(f"  {line}\n" for line in shown[:1 if not finding.column else 2]))
 
@@ -106,7 +107,7 @@ class _Spool:
     """Text written for the current file, in memory up to a few MiB, then on disk."""
 
     def __init__(self):
-        import tempfile
+        import tempfile     # 10 ms (with shutil) that the text report, validate's default, never spends
 
         self.buffer = tempfile.SpooledTemporaryFile(max_size=_SPOOL_BYTES, mode="w+", encoding="utf-8")
         self.count = 0
@@ -116,7 +117,7 @@ class _Spool:
         self.count += 1
 
     def copy_to(self, out) -> None:
-        import shutil
+        import shutil       # loaded with tempfile above; named here for copyfileobj
 
         self.buffer.seek(0)
         shutil.copyfileobj(self.buffer, out)
@@ -248,8 +249,6 @@ class SarifReport(_FindingsReport):
 
 def _uri(path: str) -> str:
     """A relative URI reference for ``path`` (SARIF's artifactLocation.uri)."""
-    from urllib.parse import quote
-
     return quote(path.replace("\\", "/"), safe="/:")
 
 

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 
 from ..errors import TomisError
 from ..notation.syntax import parse_action
+from ..notation import record
 from ..notation.record import ABANDONED, ADJUDICATION, RULES_INFRACTION, TERMINATION_TAG, TIME_FORFEIT
 from ..rules.actions import Action
 from ..rules.core import apply_unchecked, legal_actions, new_game
@@ -262,8 +263,6 @@ GameOutcome = MatchGame
 
 def play_game(task: GameTask) -> MatchGame:
     """Play one game to its end; the record and the result."""
-    from ..notation import record
-
     game = record.new_record(white=task.white.name, black=task.black.name, rules=task.rules,
                              event=task.event, round=task.number)
     for side in TYPE_TAGS.values():          # both players are programs, levels or UGI

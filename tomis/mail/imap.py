@@ -22,12 +22,15 @@ that gives it (the CLI reads ``TOMIS_IMAP_PASSWORD`` or prompts). Every failure 
 
 from __future__ import annotations
 
+import base64
 import imaplib
 import os
 import re
 import socket
 import ssl
 from dataclasses import dataclass
+from email.parser import BytesHeaderParser
+from email.policy import default
 from typing import Callable
 from urllib.parse import unquote, urlsplit
 
@@ -399,9 +402,6 @@ def _summary(meta: bytes, header: bytes | None) -> ListedMessage | None:
 
 
 def _message_id(header: bytes) -> str | None:
-    from email.parser import BytesHeaderParser
-    from email.policy import default
-
     try:
         value = BytesHeaderParser(policy=default).parsebytes(header[:4096]).get("Message-ID")
     except Exception:           # a header the email package cannot read: no Message-ID
@@ -433,8 +433,6 @@ def _mailbox_name(folder: str) -> str:
 
 
 def _modified_utf7(text: str) -> str:
-    import base64
-
     out, pending = [], []
 
     def flush():

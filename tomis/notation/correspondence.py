@@ -419,11 +419,8 @@ def digest_lines(game) -> tuple[list[str], list[list[str]], list[str]]:
 
 def flag_fall_words(fall) -> str:
     """``action 31 (Black) was played after Black's time ran out at ...``: a validate note."""
-    from ..rules.board import SIDE_TITLES
-    from .clock import format_stamp
-
     return (f"action {fall.number} ({SIDE_TITLES[fall.side]}) was played after "
-            f"{SIDE_TITLES[fall.side]}'s time ran out at {format_stamp(fall.deadline)}; "
+            f"{SIDE_TITLES[fall.side]}'s time ran out at {_clock.format_stamp(fall.deadline)}; "
             f"{SIDE_TITLES[1 - fall.side]} may claim the game (tomis claim)")
 
 
