@@ -22,7 +22,7 @@ NOT_YET_RENAMED = {
     "Incoming": {"referee/fetching.py", "referee/inbound.py"},
     "Leave": {"notation/clock.py", "referee/commands.py"},     # the referee's
     "Player": {"cli/play.py", "referee/outgoing.py"},
-    "Source": {"cli/files.py", "sources/reading.py"},         # cli's: sources.Source is the front door
+    "Source": {"cli/files.py", "sources/source.py"},          # cli's: sources.Source is the front door
     "Verdict": {"cli/engine.py", "referee/process.py"},
 }
 
