@@ -90,10 +90,9 @@ def reading_policy():
     absent, never an internal error. Built on first use (email stays unimported)."""
     global _READING_POLICY
     if _READING_POLICY is None:
-        import email.policy
-        from email.headerregistry import HeaderRegistry
+        from email import headerregistry, policy    # with the parser: see parse_bounded
 
-        class _Forgiving(HeaderRegistry):
+        class _Forgiving(headerregistry.HeaderRegistry):
             def __call__(self, name, value):
                 try:
                     return super().__call__(name, value)
@@ -104,7 +103,7 @@ def reading_policy():
                 except _PARAMETER_FAULTS:
                     return super().__call__(name, "")
 
-        _READING_POLICY = email.policy.default.clone(header_factory=_Forgiving())
+        _READING_POLICY = policy.default.clone(header_factory=_Forgiving())
     return _READING_POLICY
 
 

@@ -237,14 +237,12 @@ def _fired_reply(game, index: int) -> bool:
     """Whether action ``index`` (0-based) is the reply a conditional line owed at once."""
     if not _may_use_correspondence(game):
         return False
-    # Only a game using correspondence play gets here: the others never load these.
-    from .conditional import follow
-    from .correspondence import read_facts
+    from . import conditional, correspondence      # only a game using correspondence play loads them
 
-    facts = read_facts(game)
+    facts = correspondence.read_facts(game)
     stored = {game.start.ply + i: lines for i, lines in facts.lines.items()}
     texts = [str(node.action) for node in game.nodes[:index]]
-    owed = follow(game.start.ply + 1, texts, stored).owed
+    owed = conditional.follow(game.start.ply + 1, texts, stored).owed
     return owed is not None and owed.reply == str(game.nodes[index].action)
 
 

@@ -157,8 +157,8 @@ def _file_item(path: str) -> Item:
     except TomisError as error:
         return Item(path, None, None, error, path)
     when = None
-    if found.origin is not None:        # a saved message: .messages was loaded to read it
-        from .messages import message_time
+    if found.origin is not None:
+        from .messages import message_time      # loaded already: a saved message was read
 
         when = message_time(found.origin)
     if when is None:
