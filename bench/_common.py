@@ -71,7 +71,7 @@ def cli_available() -> bool:
 
 def record_available() -> bool:
     try:
-        from tomis import record
+        from tomis.notation import record
     except ImportError:
         return False
     return hasattr(record, "read")

@@ -8,7 +8,7 @@ timings of ``--loops`` reads each. Inputs: a sample record; an archive of ``--ga
 random games in one file (the reading that must not slow down); the same archive with a
 non-ASCII comment in every game (the debris pass then looks at those lines); messages of
 the mail corpus (which the old path could not read at all, so no ratio). Also the import
-time of ``tomis.sources`` in a fresh interpreter that already has ``tomis.record`` (fastest,
+time of ``tomis.sources`` in a fresh interpreter that already has ``tomis.notation.record`` (fastest,
 with .pyc files): what every command reading a record pays on top. Nothing here asserts; the figures go to
 docs/PERFORMANCE.md.
 """
@@ -25,7 +25,8 @@ from pathlib import Path
 import _common
 from gen_games import random_tomis_game, write_tgn
 
-from tomis import sources, textio
+from tomis import sources
+from tomis.util import textio
 from tomis.mail import quotes
 
 MAIL_CORPUS = _common.REPO_DIR / "tests" / "data" / "mail"
@@ -75,9 +76,9 @@ def new_path(path: Path):
 
 def import_time(repeat: int) -> float:
     """Fastest seconds to import tomis.sources (the front door, with the mail modules it
-    loads) in a fresh interpreter that has tomis.record already (every command reading a
+    loads) in a fresh interpreter that has tomis.notation.record already (every command reading a
     record imports it): what the CLI pays on top."""
-    code = ("import time, tomis.record; t = time.perf_counter(); import tomis.sources; "
+    code = ("import time, tomis.notation.record; t = time.perf_counter(); import tomis.sources; "
             "print(time.perf_counter() - t)")
     times = []
     for _ in range(repeat + 1):
@@ -110,7 +111,7 @@ def main(argv=None) -> int:
                      "gmail-alternative-qp.eml", "outlook-html-smart-quotes.eml"):
             new = timed(new_path(MAIL_CORPUS / name), args.loops, args.repeat)
             print(f"{name:44} {'-':>12}    {new * 1e3:14.3f} ms")
-    print(f"import tomis.sources after tomis.record (fresh interpreter, fastest): "
+    print(f"import tomis.sources after tomis.notation.record (fresh interpreter, fastest): "
           f"{import_time(args.repeat) * 1e3:.1f} ms")
     return 0
 

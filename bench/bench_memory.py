@@ -6,7 +6,7 @@ For each size N (the first N records of a gen_games.py corpus):
 
 - ``tomis validate`` on the N files in a fresh process: its peak resident set
   (``ru_maxrss`` from ``os.wait4`` on that very child, so no other child is counted);
-- in-process, in another fresh interpreter: ``tomis.record.read`` on each file in turn,
+- in-process, in another fresh interpreter: ``tomis.notation.record.read`` on each file in turn,
   keeping nothing, with ``tracemalloc``'s peak of Python allocations and ``ru_maxrss``.
 
 The baseline is the peak RSS of an interpreter that only imports ``tomis.cli``.
@@ -29,7 +29,7 @@ MiB = 1024 * 1024
 IN_PROCESS = r'''
 import json, resource, sys, tracemalloc
 from pathlib import Path
-from tomis import record
+from tomis.notation import record
 corpus, count, trace = Path(sys.argv[1]), int(sys.argv[2]), sys.argv[3] == "1"
 entries = json.loads((corpus / "manifest.json").read_text())["tgn"][:count]
 if trace:
@@ -88,7 +88,7 @@ def main(argv=None) -> int:
                   f"({(r1 - r0) / MiB / max(1, n1 - n0) * 1000:+.2f} MiB per 1000 files); target < 100 MiB")
 
     if not _common.record_available():
-        print("in-process record.read: skipped (tomis.record not available yet)")
+        print("in-process record.read: skipped (tomis.notation.record not available yet)")
     else:
         for size in args.sizes:
             count = min(size, available)

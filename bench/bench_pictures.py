@@ -3,12 +3,12 @@
     python bench/bench_pictures.py --boards 200 --gif-actions 100
 
 Boards are the positions of seeded random legal games (``_common.random_play``), drawn
-with their last action and its combat (``tomis.svg.board(state, last=report)``). Beside
+with their last action and its combat (``tomis.pictures.svg.board(state, last=report)``). Beside
 them, in the same run, python-chess's ``chess.svg.board`` (the anchor) draws the
 positions of random chess games of the same length, with their last move; both SVGs go
 through the same resvg for the PNG figures. The GIF is one random game of exactly
 ``--gif-actions`` actions (a seed that reaches that length), 400 px, 1 s per frame,
-and the replay page is that same game (``tomis.html.page``).
+and the replay page is that same game (``tomis.pictures.html.page``).
 
 Times are the fastest of ``--repeat`` passes over all boards (per board); sizes are
 means. Needs the ``images`` extra for PNG/GIF (``pip install -e '.[images,bench]'``).
@@ -23,7 +23,9 @@ import sys
 import time
 
 import _common
-from tomis import html, record, rules, svg
+from tomis import rules
+from tomis.notation import record
+from tomis.pictures import html, svg
 
 
 def tomis_boards(count: int, seed: int) -> list[tuple]:
@@ -103,7 +105,7 @@ def main(argv=None) -> int:
     except ImportError:
         print("python-chess SVG: not installed (pip install -e '.[bench]')")
     try:
-        from tomis import images
+        from tomis.pictures import images
 
         sample = texts[: max(1, args.boards // 4)]
         ms_png = best_per_item(images.svg_to_png, sample, args.repeat)

@@ -33,7 +33,7 @@ sys.path.insert(0, str(_common.REPO_DIR / "tests"))
 
 from referee_support import ANA, BO, Lab, reply_to  # noqa: E402
 
-from tomis import record  # noqa: E402
+from tomis.notation import record  # noqa: E402
 
 
 def actions() -> list[str]:

@@ -76,7 +76,7 @@ def current_engine() -> Engine:
     from tomis.engine.player import ComputerPlayer
     from tomis.engine.search import Limits, Search
     from tomis.notation import parse_action
-    from tomis.position import from_string
+    from tomis.rules.position import from_string
     from tomis.rules import apply_unchecked, new_game
 
     return Engine("this", Search, Limits, from_string, ComputerPlayer, LEVELS, new_game, apply_unchecked,
@@ -107,7 +107,7 @@ def self_play_positions(count: int, every: int, seed: int, min_units: int) -> li
     """``count`` undecided, busy main-phase positions from seeded self-play games."""
     from tomis.engine.match import random_opening
     from tomis.engine.search import Limits, Search
-    from tomis.position import to_string
+    from tomis.rules.position import to_string
     from tomis.rules import apply_unchecked, new_game
 
     self_play = Limits(depth=2, noise=30)

@@ -72,10 +72,10 @@ def sample_game(directory: Path, actions: int, seed: int) -> tuple[Path, str]:
 
 
 def next_action_for(path: Path) -> str | None:
-    """A legal next action for a sample record, found by reading it with tomis.record."""
+    """A legal next action for a sample record, found by reading it with tomis.notation.record."""
     if not _common.record_available():
         return None
-    from tomis import record
+    from tomis.notation import record
     games = record.read(path.read_text(), str(path))
     final = getattr(games[-1], "state", None) or getattr(games[-1], "final", None)
     if final is None or final.is_over:

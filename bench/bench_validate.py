@@ -5,7 +5,7 @@
 
 Measures, over the first ``--games`` games of a corpus made by gen_games.py:
 
-- in-process: ``tomis.record.read(text, path)`` on each record (texts read into memory
+- in-process: ``tomis.notation.record.read(text, path)`` on each record (texts read into memory
   first; one untimed pass builds the lazy parser and proves every record valid):
   actions per second;
 - engine only: ``tomis.rules.apply`` (checked) over the same games' action objects:
@@ -46,7 +46,7 @@ import _common
 def load_record_games(corpus: Path, entries):
     """Read every record once, untimed: this builds the parser, proves the corpus valid,
     and keeps each game's edition and actions for the engine-only replay."""
-    from tomis import record
+    from tomis.notation import record
     texts = [(str(corpus / e["file"]), (corpus / e["file"]).read_text()) for e in entries]
     games, errors = [], []
     for path, text in texts:
@@ -71,7 +71,7 @@ def since(start: tuple[float, float]) -> tuple[float, float]:
 
 
 def time_record_read(texts) -> tuple[float, float]:
-    from tomis import record
+    from tomis.notation import record
     start = clocks()
     for path, text in texts:
         record.read(text, path)
@@ -79,7 +79,7 @@ def time_record_read(texts) -> tuple[float, float]:
 
 
 def generated_games(manifest: dict, entries):
-    """Each game's start and actions rebuilt from its seed (when tomis.record is missing)."""
+    """Each game's start and actions rebuilt from its seed (when tomis.notation.record is missing)."""
     from gen_games import random_tomis_game
     from tomis import rules
     games = []
@@ -212,7 +212,7 @@ def main(argv=None) -> int:
             print(f"{len(errors)} records did not validate, first: {errors[0]}")
             status = 1
     else:
-        print("tomis in-process: skipped (tomis.record.read not available yet)")
+        print("tomis in-process: skipped (tomis.notation.record.read not available yet)")
         texts, games = [], generated_games(manifest, tgn) if not args.no_engine else []
     pgn_texts = [(args.corpus / e["file"]).read_text() for e in pgn]
 

@@ -186,7 +186,8 @@ def main(argv=None) -> int:
     texts = [(str(args.corpus / e["file"]), (args.corpus / e["file"]).read_text()) for e in entries]
     actions = sum(e["actions"] for e in entries)
 
-    from tomis import record, rules
+    from tomis import rules
+    from tomis.notation import record
     with tempfile.TemporaryDirectory() as folder:
         old_record, old_rules = import_before(args.before, Path(folder))
         versions = {"before": (old_record, old_rules), "after": (record, rules)}

@@ -11,7 +11,7 @@ header (White, Black, Round, Result, Rules) naming players of a 12-member club.
 Generating 100,000 random games would take minutes, so a pool of ``--pool`` distinct games
 is played once (seeded) and the archive cycles through it with fresh tags: every game is
 valid, and ``dedupe`` finds the repeats. Each game's movetext is written by
-``tomis.record.write`` (canonical, with its Digest tag: the digest covers the actions, not
+``tomis.notation.record.write`` (canonical, with its Digest tag: the digest covers the actions, not
 the player tags, so it stays true).
 """
 
@@ -32,7 +32,8 @@ MiB = 1024 * 1024
 
 def pool_games(size: int, seed: int, lowest: int, highest: int) -> list[tuple[str, str, str]]:
     """``size`` random legal games as (edition, result, movetext with Digest tag)."""
-    from tomis import record, rules
+    from tomis import rules
+    from tomis.notation import record
 
     rng = random.Random(seed)
     games = []

@@ -26,7 +26,7 @@ from pathlib import Path
 import _common
 from tomis import rules
 
-WRITER = "tomis.record.write"     # named in the manifest, which the bench scripts print
+WRITER = "tomis.notation.record.write"     # named in the manifest, which the bench scripts print
 
 
 def random_tomis_game(seed: int, edition: str, max_actions: int):
@@ -43,8 +43,8 @@ def random_tomis_game(seed: int, edition: str, max_actions: int):
 
 
 def write_tgn(index: int, edition: str, actions) -> str:
-    """The record of one game, built and written by tomis.record, the project's own writer."""
-    from tomis import record
+    """The record of one game, built and written by tomis.notation.record, the project's own writer."""
+    from tomis.notation import record
     game = record.new_record(
         rules=edition, event="tomis bench", site="random legal play", round=str(index + 1),
         white="random", black="random",

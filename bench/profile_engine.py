@@ -63,7 +63,7 @@ def search(nodes: int) -> tuple[int, int]:
     """The computer opponent's search over the stored bench positions; returns (nodes, 0)."""
     from bench_search import POSITIONS_FILE, read_positions
     from tomis.engine.search import Limits, Search
-    from tomis.position import from_string
+    from tomis.rules.position import from_string
 
     searched = 0
     for text in read_positions(POSITIONS_FILE):

@@ -37,8 +37,8 @@ from tomis.engine import evaluate
 from tomis.engine.match import random_opening
 from tomis.engine.player import ComputerPlayer
 from tomis.engine.search import is_quiet
-from tomis.position import from_string, to_string
-from tomis.record import ADJUDICATION, TERMINATION_TAG
+from tomis.rules.position import from_string, to_string
+from tomis.notation.record import ADJUDICATION, TERMINATION_TAG
 from tomis.rules import apply_unchecked, new_game
 
 SKIP_PLIES = 14          # the forced opening and the random actions after it

@@ -2,7 +2,7 @@
 
 ``board()`` turns an eight-line diagram (rank 8 first, ``.`` for an empty square,
 letters as in position strings) into a :class:`tomis.rules.State` through
-:func:`tomis.position.from_string`, so a test shows the position it is about.
+:func:`tomis.rules.position.from_string`, so a test shows the position it is about.
 Unless told otherwise every piece that is not on the board is taken to be in its
 side's reserve, which is what a real game would have.
 
@@ -27,11 +27,11 @@ import pytest
 from hypothesis import settings
 from click.testing import CliRunner
 
-from tomis import actions as A
-from tomis.board import (
+from tomis.rules import actions as A
+from tomis.rules.board import (
     BASE, DIRECTION_INDEX, GATE, INITIAL_RESERVE, LETTER_TO_PIECE, MARKER, parse_square,
 )
-from tomis.position import from_string
+from tomis.rules.position import from_string
 
 pytest_plugins = ["mail_lab"]       # the mail_lab fixture (tests/mail_lab.py)
 
@@ -250,7 +250,7 @@ def validate_as_expected(folder: Path, name: str, expected: tuple[int, list[str]
 
 def written(path: Path, moves: str) -> Path:
     """A record of ``moves`` as `tomis` writes it (with its Digest), saved at ``path``."""
-    from tomis import record
+    from tomis.notation import record
 
     game = record.read_game(TAGS + "\n" + moves + " *\n")
     path.write_text(record.write(game, digest=True), encoding="utf-8")

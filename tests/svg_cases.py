@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tomis import record, svg
+from tomis.notation import record
+from tomis.pictures import svg
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = sorted((ROOT / "samples").glob("*.tgn"))

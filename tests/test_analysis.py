@@ -9,14 +9,14 @@ import json
 import pytest
 
 from conftest import invoke
-from tomis import record
+from tomis.notation import record
 from tomis.cli.engine import eval_comment
 from tomis.engine import analysis
 from tomis.engine.search import MATE, MATE_BOUND, Limits, Search
 from tomis.engine.ugi import run as ugi_run
 from tomis.notation import parse_action
 from tomis.pictures import html
-from tomis.position import from_string
+from tomis.rules.position import from_string
 from tomis.rules import apply, legal_actions
 from tomis.rules.board import BLACK, WHITE
 

@@ -15,8 +15,9 @@ import pytest
 from click.testing import CliRunner
 
 import tomis
-from tomis import position as position_codec
-from tomis import record, rules
+from tomis.rules import position as position_codec
+from tomis import rules
+from tomis.notation import record
 from tomis.cli import cli
 
 SAMPLES = sorted((Path(__file__).resolve().parent.parent / "samples").glob("*.tgn"))
@@ -97,7 +98,7 @@ def test_repr_reads_back_as_code():
 
 
 def test_str_is_the_ascii_diagram():
-    from tomis.render import board
+    from tomis.pictures.render import board
     pos = tomis.Position().play("B@e1")
     assert str(pos) == board(pos.state)
     assert " B " in str(pos)

@@ -12,11 +12,12 @@ import pytest
 from click.testing import CliRunner
 
 import tomis
-from tomis import archive, record, rules
+from tomis import archive, rules
+from tomis.notation import record
 import tomis.archive.walker  # noqa: F401  (patched below)
 from tomis.errors import TomisError
 from tomis.cli.output import ProgressLine, progress_wanted
-from tomis.select import ENDINGS, compile_position, board_text, ending_of, PatternError
+from tomis.archive.select import ENDINGS, compile_position, board_text, ending_of, PatternError
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 
@@ -134,7 +135,7 @@ def test_two_workers_write_exactly_what_one_process_writes(club, fmt, tmp_path):
 def render(events, fmt):
     import io
 
-    from tomis.reports import make_report
+    from tomis.archive.reports import make_report
 
     out, err = io.StringIO(), io.StringIO()
     report = make_report(fmt, out, err)
@@ -326,7 +327,7 @@ def test_dedupe_keeps_the_first_and_names_the_duplicate(club, tmp_path):
 
 
 def test_dedupe_ignores_tags_but_not_the_final_position(club):
-    from tomis.dedupe import game_key
+    from tomis.archive.dedupe import game_key
 
     base = club["games"]["base"].record
     assert game_key(base) == game_key(club["games"]["duplicate"].record)
@@ -619,7 +620,7 @@ def test_the_walk_in_pieces_says_what_the_reader_says(tmp_path, text):
     except TomisError as error:           # two records that diverge: the file's one finding
         assert got == [] and events[-1].finding.message == error.message
         return
-    from tomis.hints import looks_like_a_record
+    from tomis.util.hints import looks_like_a_record
 
     if found.text.strip() and not looks_like_a_record(found.text):      # prose: no game, as
         assert got == [] and events[-1].finding.rule == "F-no-game"       # every command says

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import tomis
 from tomis.engine import evaluate
-from tomis.position import from_string
+from tomis.rules.position import from_string
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -9,7 +9,8 @@ import sys
 import pytest
 
 from conftest import ROOT, invoke
-from tomis import position, rules
+from tomis import rules
+from tomis.rules import position
 from tomis.cli import caret_lines
 
 OPENING = """\
@@ -216,7 +217,7 @@ def test_move_on_a_missing_file_is_a_usage_error(tmp_path):
 
 
 def test_move_refuses_while_another_process_holds_the_lock(game_file):
-    from tomis import safefile
+    from tomis.util import safefile
 
     before = game_file.read_bytes()
     with safefile.locked(game_file):
@@ -296,7 +297,7 @@ def test_show_and_moves_after_a_resignation(tmp_path):
 # --------------------------------------------------------------------------- moves
 
 def test_moves_json_lists_every_legal_action_sorted(game_file):
-    from tomis import record
+    from tomis.notation import record
 
     data = json.loads(invoke("moves", game_file, "--json").stdout)
     final = record.read_game(OPENING).final

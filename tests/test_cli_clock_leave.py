@@ -111,7 +111,7 @@ def test_move_counts_leave_before_calling_an_action_late(tmp_path):
 
 
 def test_new_with_an_iccf_control_and_leave_days(tmp_path):
-    from tomis import record
+    from tomis.notation import record
 
     path = tmp_path / "g.tgn"
     result = invoke("new", path, "--time-control", "10/30d", "--leave-days", "30",

@@ -9,7 +9,7 @@ import shutil
 import pytest
 
 from conftest import invoke
-from tomis import record
+from tomis.notation import record
 
 TIMED = """\
 [White "Ana"]

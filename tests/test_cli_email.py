@@ -9,7 +9,7 @@ import pytest
 
 from conftest import TAGS, written
 from conftest import invoke as run
-from tomis import record
+from tomis.notation import record
 
 
 # --------------------------------------------------------------------------- --as

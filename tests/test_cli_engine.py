@@ -7,7 +7,7 @@ import json
 import shutil
 
 
-from tomis import record
+from tomis.notation import record
 from conftest import invoke
 from tomis.cli.engine import line_text
 from tomis.engine.analysis import BLUNDER_DROP, MISTAKE_DROP, Verdict

@@ -10,9 +10,9 @@ import xml.etree.ElementTree as ET
 import pytest
 from conftest import invoke
 from svg_cases import ROOT, sample_game
-from tomis import svg
+from tomis.pictures import svg
 from tomis.cli import pictures
-from tomis.position import to_string
+from tomis.rules.position import to_string
 
 SAMPLE = str(ROOT / "samples" / "every-action.tgn")
 

@@ -1,9 +1,9 @@
-"""tomis.clock: TimeControl values, UTC stamps, time left and flag falls (docs/NOTATION.md)."""
+"""tomis.notation.clock: TimeControl values, UTC stamps, time left and flag falls (docs/NOTATION.md)."""
 
 import pytest
 
-from tomis import clock
-from tomis.clock import DAY, HOUR, MINUTE, Stamp, TimeControl
+from tomis.notation import clock
+from tomis.notation.clock import DAY, HOUR, MINUTE, Stamp, TimeControl
 from tomis.errors import RecordError
 
 T0 = clock.parse_stamp("2026-11-23T10:15Z")

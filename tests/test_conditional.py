@@ -1,10 +1,10 @@
-"""tomis.conditional: binding lines [%if THEIRS MINE ...] checked, fired, cancelled, honoured."""
+"""tomis.notation.conditional: binding lines [%if THEIRS MINE ...] checked, fired, cancelled, honoured."""
 
 import pytest
 
 import tomis
-from tomis import conditional
-from tomis.conditional import Fired, Line, NotHonoured
+from tomis.notation import conditional
+from tomis.notation.conditional import Fired, Line, NotHonoured
 from tomis.errors import NotationError, RecordError
 
 OPENING = ["B@e1", "B@d8", "G@b1", "G@g8", "G@f2", "G@a7", "G@c3", "G@e6"]

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from tomis import clock, correspondence, record
-from tomis.digest import game_digest
+from tomis.notation import clock, correspondence, record
+from tomis.notation.digest import game_digest
 
 TC = '[TimeControl "30d+3d"]\n\n'
 START = "{[%ts 2026-11-01T10:00Z]} "
@@ -32,8 +32,8 @@ def test_an_ordinary_record_uses_nothing_and_keeps_digest_format_1():
     facts = correspondence.read_facts(game)
     assert not facts.used and facts.commands == ()
     assert correspondence.digest_lines(game) == ([], [[], []], [])
-    from tomis.digest import digest_of
-    from tomis.position import to_string
+    from tomis.notation.digest import digest_of
+    from tomis.rules.position import to_string
     assert game_digest(game) == digest_of("manual", to_string(game.start), ["B@e1", "B@d8"], "*")
 
 
@@ -202,7 +202,7 @@ SENT = TC + START + "1. B@e1 {[%ts 2026-11-01T10:00Z] [%if B@d8 G@b1]} *"
 
 
 def test_a_reply_our_line_played_for_us_extends_what_we_sent():
-    from tomis.digest import check_extends
+    from tomis.notation.digest import check_extends
     received = (TC + START + "1. B@e1 {[%ts 2026-11-01T10:00Z] [%if B@d8 G@b1]} B@d8 "
                 "{[%ts 2026-11-02T10:00Z]} 2. G@b1 {[%ts 2026-11-02T10:00Z]} 2... G@a8 "
                 "{[%ts 2026-11-02T10:05Z]} *")
@@ -210,7 +210,7 @@ def test_a_reply_our_line_played_for_us_extends_what_we_sent():
 
 
 def test_an_own_action_no_line_owed_is_refused():
-    from tomis.digest import check_extends
+    from tomis.notation.digest import check_extends
     with pytest.raises(Exception) as caught:
         check_extends(record.read_game("1. B@e1 *"), record.read_game("1. B@e1 B@d8 2. G@b1 *"),
                       "sent.tgn")
@@ -219,7 +219,7 @@ def test_an_own_action_no_line_owed_is_refused():
 
 
 def test_an_edited_stamp_or_line_of_what_we_sent_is_refused():
-    from tomis.digest import check_extends
+    from tomis.notation.digest import check_extends
     for edited in (SENT.replace("10:00Z]", "11:00Z]"), SENT.replace(" [%if B@d8 G@b1]", "")):
         received = record.read_game(edited.replace(" *", " B@a8 {[%ts 2026-11-02T10:00Z]} *"))
         with pytest.raises(Exception) as caught:

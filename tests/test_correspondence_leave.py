@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import pytest
 
-from tomis import clock, correspondence, record
-from tomis.clock import DAY
+from tomis.notation import clock, correspondence, record
+from tomis.notation.clock import DAY
 from test_correspondence import error_of
 from test_correspondence import located as located_parts
-from tomis.digest import check_extends
+from tomis.notation.digest import check_extends
 
 START = "{[%ts 2026-11-01T10:00Z]} "
 ICCF = '[TimeControl "2/10d"]\n\n'

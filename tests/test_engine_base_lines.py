@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from tomis.engine import evaluate
 from tomis.notation import parse_action
-from tomis.position import from_string
+from tomis.rules.position import from_string
 from tomis.rules import apply_unchecked
 from conftest import positions_played
 

@@ -17,7 +17,8 @@ import pytest
 
 from conftest import invoke as run
 from conftest import tomis, written
-from tomis import record, safefile, textio
+from tomis.notation import record
+from tomis.util import safefile, textio
 from tomis.errors import RecordError
 
 
@@ -115,7 +116,7 @@ def test_an_unreadable_file_is_a_clear_error(tmp_path):
 
 LOCK_HOLDER = textwrap.dedent("""
     import sys
-    from tomis import safefile
+    from tomis.util import safefile
     with safefile.locked(sys.argv[1]):
         print("locked", flush=True)
         sys.stdin.read()            # hold until the test closes our stdin

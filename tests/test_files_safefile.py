@@ -1,4 +1,4 @@
-"""tomis.safefile: atomic writes under injected faults, real kills, and a lock between two processes.
+"""tomis.util.safefile: atomic writes under injected faults, real kills, and a lock between two processes.
 
 These tests run as root in CI too. Root ignores file and folder modes, so tests that need the
 OS itself to refuse (read-only file, read-only folder) are skipped for root; the same error
@@ -17,9 +17,9 @@ import textwrap
 
 import pytest
 
-from tomis import safefile
+from tomis.util import safefile
 from tomis.errors import FileError
-from tomis.safefile import atomic_write, create_new, lock_path, locked
+from tomis.util.safefile import atomic_write, create_new, lock_path, locked
 
 ORIGINAL = "[Event \"Club ladder\"]\n\n1. B@e1 B@d8 {é} *\n"
 NEW = "[Event \"Club ladder\"]\n\n1. B@e1 B@d8 2. G@b1 *\n"
@@ -188,7 +188,7 @@ def test_read_only_file_and_folder_are_refused_by_the_os(game):
 
 KILLER = textwrap.dedent("""
     import os, signal, sys
-    from tomis import safefile
+    from tomis.util import safefile
     step = sys.argv[2]
     def die(*args, **kwargs):
         os.kill(os.getpid(), signal.SIGKILL)  # no finally, no clean-up: a real crash
@@ -266,7 +266,7 @@ def test_create_new_failing_leaves_nothing(monkeypatch, tmp_path, step):
 
 HOLDER = textwrap.dedent("""
     import sys
-    from tomis.safefile import atomic_write, locked
+    from tomis.util.safefile import atomic_write, locked
     with locked(sys.argv[1]):
         atomic_write(sys.argv[1], sys.argv[2])  # the rename must not drop the lock
         print("holding", flush=True)

@@ -1,4 +1,4 @@
-"""Decoding, limits, reading and mail extraction in tomis.textio."""
+"""Decoding, limits, reading and mail extraction in tomis.util.textio."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import os
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from tomis import textio
+from tomis.util import textio
 from tomis.errors import FileError, TomisError
 from tomis.mail.quotes import Extracted, extract_record
 from tomis.sources.regions import ExtractedPlaces

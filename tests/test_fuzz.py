@@ -26,7 +26,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import SAMPLES, invoke
-from tomis import record, textio
+from tomis.notation import record
+from tomis.util import textio
 from tomis.mail import quotes
 from tomis.errors import TomisError
 

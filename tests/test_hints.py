@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tomis.hints import (
+from tomis.util.hints import (
     looks_like_a_record, looks_like_an_action, shell_took_a_redirect, swapped_arguments,
 )
 

@@ -1,4 +1,4 @@
-"""tomis.html without a browser: what the page holds, and that a record cannot break out of it."""
+"""tomis.pictures.html without a browser: what the page holds, and that a record cannot break out of it."""
 
 from __future__ import annotations
 
@@ -6,7 +6,8 @@ import json
 import re
 
 from svg_cases import sample_game
-from tomis import html, record, svg
+from tomis.notation import record
+from tomis.pictures import html, svg
 
 
 def data_of(page: str) -> dict:
@@ -15,7 +16,7 @@ def data_of(page: str) -> dict:
 
 
 def test_boards_in_the_page_are_the_svg_bytes():
-    """Each stored board, joined from the line table, is exactly what tomis.svg draws."""
+    """Each stored board, joined from the line table, is exactly what tomis.pictures.svg draws."""
     game = sample_game("resignation.tgn")
     data = data_of(html.page(game))
     for orientation in ("white", "black"):

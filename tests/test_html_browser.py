@@ -1,4 +1,4 @@
-"""The replay page (tomis.html) in a real browser: headless Chromium driven by selenium.
+"""The replay page (tomis.pictures.html) in a real browser: headless Chromium driven by selenium.
 
 Uses Debian's ``chromium`` and ``chromium-driver`` (CI installs them, see .ci/run); where
 either or selenium is missing the module skips with one line saying what to install.
@@ -19,9 +19,10 @@ import urllib.parse
 import pytest
 
 from svg_cases import SAMPLES, sample_game
-from tomis import html, record
-from tomis.position import to_json, to_string
-from tomis.words import report_words
+from tomis.notation import record
+from tomis.pictures import html
+from tomis.rules.position import to_json, to_string
+from tomis.pictures.words import report_words
 
 webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed (pip install -e '.[test]')")
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")

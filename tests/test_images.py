@@ -1,4 +1,4 @@
-"""tomis.images: PNG and GIF from the SVG boards, and the one-line hint when the extra is missing."""
+"""tomis.pictures.images: PNG and GIF from the SVG boards, and the one-line hint when the extra is missing."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from svg_cases import sample_game
-from tomis import images, svg
+from tomis.pictures import images, svg
 
 Image = pytest.importorskip("PIL.Image", reason="Pillow is not installed (pip install 'tomis[images]')")
 pytest.importorskip("resvg_py", reason="resvg-py is not installed (pip install 'tomis[images]')")

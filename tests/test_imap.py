@@ -18,7 +18,8 @@ from mail_support import (  # noqa: F401 (certificates is a fixture)
     RECORDS, certificates, free_port, make_ca, run, wait_for_port,
 )
 
-from tomis import imap, mail, mailout
+from tomis import mail, outgoing
+from tomis.mail import imap
 from tomis.notation import record
 
 
@@ -94,8 +95,8 @@ def game_message(stage: str, sender: str, to: str) -> bytes:
     """The message tomis writes for the record ``stage`` (a file of tests/data/mail/records)."""
     text = (RECORDS / stage).read_text(encoding="utf-8")
     game = record.read_game(text)
-    message = mailout.compose(game, text, sender=sender, to=to, attachment_name="ladder.tgn")
-    return mailout.message_bytes(message)
+    message = outgoing.compose(game, text, sender=sender, to=to, attachment_name="ladder.tgn")
+    return outgoing.message_bytes(message)
 
 
 def test_inbox_extract_and_show_read_a_folder_and_change_nothing(server):

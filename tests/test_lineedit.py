@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tomis.lineedit import (
+from tomis.cli.lineedit import (
     LineEditor, ask_yes_no, history_dir, history_path, matching, split_word,
 )
 
@@ -114,7 +114,7 @@ def test_a_history_that_cannot_be_written_does_not_stop_the_game(tmp_path):
     blocked = tmp_path / "file-not-dir"
     blocked.write_text("x", encoding="utf-8")
     pytest.importorskip("prompt_toolkit")
-    from tomis.lineedit import _file_history
+    from tomis.cli.lineedit import _file_history
 
     history = _file_history(Path(blocked) / "tomis" / "game.history")
     history.append_string("B@e1")            # mkdir fails under a file: silently skipped

@@ -341,7 +341,8 @@ def test_a_damaged_message_gives_one_line_and_an_exit_code_never_a_traceback(tmp
 @settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(MUTATIONS)
 def test_many_damaged_messages_never_break_the_reader(case):
-    from tomis import record, sources
+    from tomis import sources
+    from tomis.notation import record
     from tomis.errors import TomisError
 
     seed, cuts = case
@@ -368,7 +369,7 @@ def test_the_mail_benchmark_runs_and_prints_every_figure():
                            "--games", "2"], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     for label in ("sample ", "archive, 2 games", "non-ASCII comment", "paste-bottom.txt",
-                  "import tomis.sources after tomis.record"):
+                  "import tomis.sources after tomis.notation.record"):
         assert label in proc.stdout
 
 
@@ -429,7 +430,8 @@ def test_a_control_character_in_a_name_is_escaped_in_the_subject(tmp_path):
 def test_any_names_compose_into_a_7bit_message_that_reads_back(white, sender_name):
     """Whatever the players are called, the message is built, is 7-bit, and its attachment
     is the record (or the sender is refused with a MailError, never anything else)."""
-    from tomis import mailout, record
+    from tomis import outgoing
+    from tomis.notation import record
     from tomis.errors import TomisError
 
     try:
@@ -439,11 +441,11 @@ def test_any_names_compose_into_a_7bit_message_that_reads_back(white, sender_nam
     record.append(game, "B@e1")
     text = record.write(game)
     try:
-        message = mailout.compose(game, text, sender=f"{sender_name} <ana@example.org>",
+        message = outgoing.compose(game, text, sender=f"{sender_name} <ana@example.org>",
                                   to="bo@example.net", attachment_name="g.tgn")
-    except mailout.MailError:
+    except outgoing.MailError:
         return
-    data = mailout.message_bytes(message)
+    data = outgoing.message_bytes(message)
     assert data.isascii()
     back = email.message_from_bytes(data, policy=email.policy.default)
     [attachment] = list(back.iter_attachments())
@@ -459,7 +461,8 @@ SPACES = st.sampled_from(["\u00a0", "\u2009", "\u202f", "\u3000", " "])
 def test_invisible_debris_anywhere_in_a_mailed_record_gives_back_the_same_game(data):
     """Webmail may put zero-width characters anywhere and turn any space into a Unicode
     one: the record read back is the record sent (its Digest proves it)."""
-    from tomis import record, sources
+    from tomis import sources
+    from tomis.notation import record
 
     sent = (RECORDS / "ladder-16.tgn").read_text(encoding="utf-8")
     chars = []
@@ -503,7 +506,8 @@ def full_width(char: str) -> str:
 def test_smart_quotes_dashes_and_full_width_letters_give_back_the_same_game(rng):
     """What editors and input methods make of a pasted record: curly quotes around tag
     values, dashes for '-', full-width letters and brackets; the same record comes back."""
-    from tomis import record, sources
+    from tomis import sources
+    from tomis.notation import record
 
     sent = (RECORDS / "ladder-16.tgn").read_text(encoding="utf-8")
     lines = []

@@ -125,12 +125,12 @@ def test_none_refuses_to_send_a_password_to_another_machine_before_connecting(tm
 
 
 def test_each_mode_has_its_default_port():
-    from tomis import mailout
+    from tomis import outgoing
 
-    ports = {mode: mailout.smtp_settings(environment(security=mode)).port
+    ports = {mode: outgoing.smtp_settings(environment(security=mode)).port
              for mode in ("starttls", "tls", "none")}
     assert ports == {"starttls": 587, "tls": 465, "none": 25}
-    assert mailout.smtp_settings(environment(starttls="no")).security == "none"
+    assert outgoing.smtp_settings(environment(starttls="no")).security == "none"
 
 
 def test_starttls_contradicting_security_is_a_one_line_error(tmp_path):

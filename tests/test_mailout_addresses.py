@@ -7,18 +7,18 @@ from __future__ import annotations
 import pytest
 from conftest import SAMPLES_DIR, invoke
 
-from tomis import mailout
+from tomis import outgoing
 
 
 @pytest.mark.parametrize("text", ["Bø <bø@example.net>", "bo@exämple.net", "0@\x80( <ana@example.org>"])
 def test_a_non_ascii_address_is_refused_as_not_an_address(text):
-    with pytest.raises(mailout.MailError) as info:
-        mailout.addresses(text, "the address to send to")
+    with pytest.raises(outgoing.MailError) as info:
+        outgoing.addresses(text, "the address to send to")
     assert "is not a list of mail addresses" in info.value.message
 
 
 def test_an_accented_name_before_an_ascii_address_is_kept():
-    assert mailout.addresses("Bø <bo@example.net>", "the address to send to") == \
+    assert outgoing.addresses("Bø <bo@example.net>", "the address to send to") == \
         "=?utf-8?b?QsO4?= <bo@example.net>"
 
 

@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from tomis import record
+from tomis.notation import record
 from tomis.notation import parse_action
 from tomis.rules import apply_unchecked
-from tomis.select import ending_of
+from tomis.archive.select import ending_of
 from tomis.engine import match as matches
 from tomis.engine.match import MatchSettings, Score, elo, parse_player, run_match, sprt
 from conftest import invoke

@@ -9,8 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from tomis import actions, board, combat, position, record, rules
-from tomis.board import (
+from tomis import rules
+from tomis.notation import record
+from tomis.rules import actions, board, combat, position
+from tomis.rules.board import (
     ACTIVE, BLACK, DECIDED_RESULTS, INACTIVE, JUMP, MANUAL, NE, README, RESULTS, UNDECIDED,
     UNIT_KIND, UNIT_SIDE, WHITE, Gate, parse_square, unit_code, unit_kind, unit_side,
 )
@@ -101,8 +103,8 @@ def test_gate_state_and_edition_constants_have_one_home():
 
 
 def test_rendering_a_board_needs_no_combat_module():
-    code = ("import sys, tomis.render as r; from tomis.board import Gate, JUMP; "
-            "print(r.gate_mark(Gate(18, 0, JUMP, 1, 1))); print('tomis.combat' in sys.modules)")
+    code = ("import sys, tomis.pictures.render as r; from tomis.rules.board import Gate, JUMP; "
+            "print(r.gate_mark(Gate(18, 0, JUMP, 1, 1))); print('tomis.rules.combat' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["GNE", "False"]
 

@@ -13,11 +13,12 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from tomis import notation, record
-from tomis.actions import (
+from tomis import notation
+from tomis.notation import record
+from tomis.rules.actions import (
     GateJump, GateStrike, Jump, Move, Place, PlaceMarker, RotateMarker, Toggle,
 )
-from tomis.board import (
+from tomis.rules.board import (
     BASE, DIRECTION_INDEX, FLAGSHIP, FRIGATE, GATE, MARKER, SENTRY, TOWER, parse_square as sq,
 )
 from tomis.errors import NotationError, TomisError
@@ -271,7 +272,7 @@ def test_garbage_never_raises_anything_but_tomis_errors_long(text):
 
 @pytest.mark.parametrize("text", ["B@e1", "Fa2-a3", "Fc3=A", "M@c3:NE", "Mc3:SW", "Fc3>d4", "Fc3xd4", "Fb2^e5"])
 def test_the_fast_builder_makes_the_same_frozen_action_as_the_constructor(text):
-    from tomis.actions import builder, values
+    from tomis.rules.actions import builder, values
     parsed = notation.parse_action(text)
     cls = type(parsed)
     built = builder(cls)(*values(parsed), 7, 9)

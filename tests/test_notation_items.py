@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from tomis import actions, digest, notation, record
-from tomis.board import parse_square
+from tomis import notation
+from tomis.notation import digest, record
+from tomis.rules import actions
+from tomis.rules.board import parse_square
 from tomis.errors import NotationError, RecordError
 from tomis.notation import (
     CommentItem, DestroyedItem, GlyphItem, MoveNumber, NagItem, ResultItem, TagItem, game_items,

@@ -16,7 +16,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 from lark.exceptions import UnexpectedInput
 
-from tomis import _parser_tables, lalr, notation
+from tomis import notation
+from tomis.notation import _parser_tables, lalr
 
 ROOT = Path(__file__).resolve().parent.parent
 RECORDS = sorted((ROOT / "samples").glob("*.tgn")) + sorted((ROOT / "tests" / "data" / "records").glob("*.tgn"))

@@ -53,7 +53,7 @@ def test_progress_starts_its_clock_when_made():
 
 
 def test_records_compare_by_game_not_by_where_they_stood():
-    from tomis import record
+    from tomis.notation import record
 
     text = '[Event "e"]\n[Rules "manual"]\n[Result "*"]\n\n1. B@a1 B@h8 *\n'
     alone = record.read(text)[0].game

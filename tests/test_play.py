@@ -10,7 +10,8 @@ import json
 
 import pytest
 from conftest import invoke, written
-from tomis import record, safefile
+from tomis.notation import record
+from tomis.util import safefile
 from tomis.cli import HumanPlayer, PlaySession
 from tomis.cli.turns import Quit, Save, read_turn
 from tomis.notation import parse_action

@@ -13,7 +13,7 @@ import sys
 import pytest
 
 from conftest import SAMPLES_DIR, invoke
-from tomis import record
+from tomis.notation import record
 from tomis.notation import parse_action
 from tomis.cli.play import login_name
 

@@ -14,9 +14,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from conftest import position_string
-from tomis import record, rules
-from tomis.actions import Move, Place
-from tomis.board import BASE, FRIGATE, parse_square as sq
+from tomis import rules
+from tomis.notation import record
+from tomis.rules.actions import Move, Place
+from tomis.rules.board import BASE, FRIGATE, parse_square as sq
 from tomis.errors import IllegalActionError, NotationError, RecordError
 
 DATA = Path(__file__).parent / "data" / "records"

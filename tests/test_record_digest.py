@@ -10,7 +10,7 @@ import pytest
 
 from conftest import EMPTY_BOARD, TAGS
 from conftest import invoke as run
-from tomis import digest, record
+from tomis.notation import digest, record
 from tomis.errors import RecordError
 
 OPENING = "1. B@e1 B@d8 2. G@b1 G@g8 3. G@f2 G@a7 4. G@c3 G@e6 5. G@h4 G@d5"

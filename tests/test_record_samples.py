@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 from conftest import ROOT, SAMPLES, SAMPLES_DIR
-from tomis import record
-from tomis.actions import ACTION_TYPES, PlaceMarker
-from tomis.board import BASE, FLAGSHIP, FRIGATE, GATE, SENTRY, TOWER
+from tomis.notation import record
+from tomis.rules.actions import ACTION_TYPES, PlaceMarker
+from tomis.rules.board import BASE, FLAGSHIP, FRIGATE, GATE, SENTRY, TOWER
 
 
 def load(name: str) -> record.Record:

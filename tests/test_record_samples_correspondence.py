@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tomis import correspondence, record
+from tomis.notation import correspondence, record
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 

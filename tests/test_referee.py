@@ -7,7 +7,7 @@ import pytest
 
 from referee_support import ADDRESSES, Lab, START, attachment, body_of, run
 
-from tomis import record
+from tomis.notation import record
 from tomis.referee import tokens
 
 

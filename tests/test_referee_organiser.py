@@ -10,7 +10,7 @@ import pytest
 
 from referee_support import Lab, body_of, run
 
-from tomis import record
+from tomis.notation import record
 
 LATER = "2026-11-25T10:00Z"
 

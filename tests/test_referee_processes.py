@@ -17,7 +17,7 @@ from referee_support import (
     ANA, BO, Lab, ROOT, attachment, body_of, process, reply_to,
 )
 
-from tomis import record
+from tomis.notation import record
 from conftest import SAMPLES_DIR
 
 STYLES = ("top", "bottom", "qp", "html", "outlook", "original")
@@ -25,7 +25,7 @@ STYLES = ("top", "bottom", "qp", "html", "outlook", "original")
 
 def _stamp(minutes: int) -> str:
     """A UTC time ``minutes`` after the game's start, as --now takes it."""
-    from tomis.clock import format_stamp, parse_stamp
+    from tomis.notation.clock import format_stamp, parse_stamp
 
     return format_stamp(parse_stamp("2026-11-23T10:00Z") + 60 * minutes)
 

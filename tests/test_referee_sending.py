@@ -135,8 +135,8 @@ def test_new_says_which_messages_wait_for_tick(tmp_path):
 @pytest.mark.parametrize("address", ["Ref <ref@club.test>", "ref@club.test\r\nBcc: x@y.test",
                                      "ref@club.test, x@y.test", ""])
 def test_an_envelope_sender_is_one_bare_address(address):
-    from tomis import mailout
+    from tomis import outgoing
 
-    assert mailout.envelope_sender("ref@club.test") == "ref@club.test"
-    with pytest.raises(mailout.MailError):
-        mailout.envelope_sender(address)
+    assert outgoing.envelope_sender("ref@club.test") == "ref@club.test"
+    with pytest.raises(outgoing.MailError):
+        outgoing.envelope_sender(address)

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from tomis import position, render, rules
-from tomis.actions import Move
-from tomis.board import FRIGATE, parse_square
+from tomis import rules
+from tomis.pictures import render
+from tomis.rules import position
+from tomis.rules.actions import Move
+from tomis.rules.board import FRIGATE, parse_square
 
 # After 1. B@e1 B@d8 2. G@b1 G@g8 3. G@f2 G@a7 4. G@c3 G@e6 5. G@h4 G@d5 6. F@a1 F@h8
 # 7. Fa1-b1 Fh8-g8 8. Fb1=A Fg8=A 9. M@b1:NE T@a8 10. M@b1:NE S@c8 (manual edition).

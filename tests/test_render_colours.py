@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import click
 
-from tomis import position, render
+from tomis.pictures import render
+from tomis.rules import position
 
 # A White jump gate with two markers on b1 under a White frigate, a Black active gate on
 # g8 under a Black frigate, White inactive gates on f2, c3 and h4 (as in test_render).

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from tomis import archive
-from tomis.findings import RULES, Finding, rule_id
-from tomis.reports import FORMATS, make_report
+from tomis.archive.findings import RULES, Finding, rule_id
+from tomis.archive.reports import FORMATS, make_report
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 GOOD = (SAMPLES / "manual-win.tgn").read_text(encoding="utf-8")

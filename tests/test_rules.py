@@ -13,10 +13,10 @@ import re
 import pytest
 
 from conftest import act, board, legal_texts
-from tomis.actions import at
-from tomis.board import BLACK, FRIGATE, INITIAL_RESERVE, MARKER, WHITE, parse_square
+from tomis.rules.actions import at
+from tomis.rules.board import BLACK, FRIGATE, INITIAL_RESERVE, MARKER, WHITE, parse_square
 from tomis.errors import IllegalActionError, PositionError
-from tomis.position import from_string, to_string
+from tomis.rules.position import from_string, to_string
 from tomis.rules import apply, check, new_game
 
 
@@ -1138,7 +1138,7 @@ def test_actions_are_values_equal_across_positions_and_kinds_differ():
     # A parsed action equals the generated one (line and column aside), different kinds
     # with the same squares never compare equal, and actions survive pickling.
     import pickle
-    from tomis.actions import GateJump, GateStrike, Jump, Move
+    from tomis.rules.actions import GateJump, GateStrike, Jump, Move
     assert Move(3, 8, 16) == Move(3, 8, 16, line=4, column=2)
     assert hash(Move(3, 8, 16)) == hash(Move(3, 8, 16, line=4, column=2))
     assert len({GateJump(18, 27), GateStrike(18, 27), Jump(18, 27)}) == 3

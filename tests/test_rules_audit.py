@@ -20,9 +20,9 @@ import re
 import pytest
 
 from conftest import act, board, legal_texts
-from tomis import actions as A
-from tomis.board import MARKER, parse_square
-from tomis.position import from_string, to_string
+from tomis.rules import actions as A
+from tomis.rules.board import MARKER, parse_square
+from tomis.rules.position import from_string, to_string
 from tomis.rules import apply, legal_actions, new_game
 
 

@@ -8,8 +8,8 @@ divergence on the random dense boards below is a bug in one reading or the other
 from hypothesis import given, settings, strategies as st
 import pytest
 
-from tomis import combat
-from tomis.board import BASE, FLAGSHIP, FRIGATE, SENTRY, TOWER, WHITE, BLACK
+from tomis.rules import combat
+from tomis.rules.board import BASE, FLAGSHIP, FRIGATE, SENTRY, TOWER, WHITE, BLACK
 
 STEPS = {
     SENTRY: ((1, 1), (1, -1), (-1, 1), (-1, -1)),
@@ -129,8 +129,8 @@ def test_oracle_itself_sees_a_two_frigate_kill_R18():
 
 from conftest import act, board                      # noqa: E402
 from tomis import rules                              # noqa: E402
-from tomis.board import parse_square                 # noqa: E402
-from tomis.position import from_string, to_string    # noqa: E402
+from tomis.rules.board import parse_square                 # noqa: E402
+from tomis.rules.position import from_string, to_string    # noqa: E402
 from hypothesis import HealthCheck                   # noqa: E402
 
 
@@ -231,7 +231,7 @@ def test_R18_losses_after_a_rotation_leave_the_position_before_it_whole():
 # square over empty squares (R9) must leave the counts as a rebuild from scratch gives
 # them, and name every unit whose enemy gained points (what the quiet test relies on).
 
-from tomis.board import FRIGATE_STEPS, RAYS, SLIDER_DIRECTIONS    # noqa: E402
+from tomis.rules.board import FRIGATE_STEPS, RAYS, SLIDER_DIRECTIONS    # noqa: E402
 
 
 def straight_moves(codes):

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from conftest import brute_force_actions
-from tomis.position import from_string
+from tomis.rules.position import from_string
 from tomis.rules import apply_unchecked, legal_actions
 
 PERFT_FILE = Path(__file__).parent / "data" / "perft.txt"

@@ -14,9 +14,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import brute_force_actions, candidate_actions
-from tomis.board import INITIAL_RESERVE
+from tomis.rules.board import INITIAL_RESERVE
 from tomis.errors import IllegalActionError
-from tomis.position import from_string, pieces_on_board, to_string
+from tomis.rules.position import from_string, pieces_on_board, to_string
 from tomis.rules import apply, check, compute_hash, legal_actions, new_game
 
 EDITIONS = st.sampled_from(["manual", "readme"])

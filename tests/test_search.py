@@ -18,7 +18,7 @@ from tomis.engine.levels import DEFAULT_LEVEL, LEVELS, level_limits
 from tomis.engine.player import ComputerPlayer, hint, score_text
 from tomis.engine.search import MATE, MATE_BOUND, UNDO_PENALTY, Limits, Search
 from tomis.notation import parse_action
-from tomis.position import from_string
+from tomis.rules.position import from_string
 from tomis.rules import apply, legal_actions, new_game
 from conftest import positions_played
 

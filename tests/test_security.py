@@ -24,7 +24,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tomis import notation, position, record, rules, textio
+from tomis import notation, rules
+from tomis.notation import record
+from tomis.rules import position
+from tomis.util import textio
 import tomis.notation.syntax  # noqa: F401  (patched below)
 from tomis.errors import PositionError
 
@@ -137,7 +140,8 @@ SWAP_DURING_MOVE = textwrap.dedent("""
     # tomis move, with the game file swapped for a symlink after it was read and before
     # the new record is written: the window the audit hit by racing a 3.5 MB record.
     import os, sys
-    from tomis import cli, record
+    from tomis import cli
+    from tomis.notation import record
     game, victim = sys.argv[1], sys.argv[2]
     real_write = record.write
     def write_then_swap(*args, **kwargs):

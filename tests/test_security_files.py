@@ -19,7 +19,8 @@ import pytest
 
 from conftest import tomis, tomis_env
 from svg_cases import sample_game
-from tomis import images, safefile
+from tomis.pictures import images
+from tomis.util import safefile
 from tomis.errors import FileError
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -379,7 +380,7 @@ RACER = textwrap.dedent("""
     # One of eight writers: writes its own file and the shared one, again and again, in
     # the folder the others sweep.
     import sys
-    from tomis import safefile
+    from tomis.util import safefile
     folder, me, rounds = sys.argv[1], sys.argv[2], int(sys.argv[3])
     for round in range(rounds):
         text = f"writer {me} round {round}\\n" * (1 + 300 * (round % 3))

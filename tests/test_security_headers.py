@@ -359,17 +359,17 @@ def test_finding1_a_header_that_would_split_is_neither_written_nor_sent(server, 
     """The last check, after every value was checked: the bytes are read back. A value
     stored raw (as a parsed message keeps its headers) that holds a line break would be
     written as it is by the email package of Python 3.11.7; tomis refuses it."""
-    from tomis import mailout
+    from tomis import outgoing
 
     inbox, port = server()
     message = email.message_from_bytes(written_reply(tmp_path).read_bytes(),
                                        policy=email.policy.SMTP)
     message.set_raw("In-Reply-To", f"<a@example.org>\r\nBcc: {STRANGER}")
-    with pytest.raises(mailout.MailError, match="would not hold the headers it was given"):
-        mailout.message_bytes(message)
-    settings = mailout.smtp_settings(bo(port))
-    with pytest.raises(mailout.MailError, match="would not hold the headers it was given"):
-        mailout.send(message, settings, None)
+    with pytest.raises(outgoing.MailError, match="would not hold the headers it was given"):
+        outgoing.message_bytes(message)
+    settings = outgoing.smtp_settings(bo(port))
+    with pytest.raises(outgoing.MailError, match="would not hold the headers it was given"):
+        outgoing.send(message, settings, None)
     assert inbox.envelopes == []
 
 

@@ -1,4 +1,4 @@
-"""tomis.svg: stable bytes (goldens), well-formed XML, and data-* facts equal to show --json."""
+"""tomis.pictures.svg: stable bytes (goldens), well-formed XML, and data-* facts equal to show --json."""
 
 from __future__ import annotations
 
@@ -7,8 +7,9 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from svg_cases import CASES, GOLDEN_DIR, SAMPLES, sample_game
-from tomis import record, svg
-from tomis.position import from_string, to_json, to_string
+from tomis.notation import record
+from tomis.pictures import svg
+from tomis.rules.position import from_string, to_json, to_string
 
 NS = "{http://www.w3.org/2000/svg}"
 
@@ -227,7 +228,7 @@ def test_last_in_the_public_api_shape_draws_the_same():
     must not depend on which of the two shapes it was given."""
     from typing import NamedTuple
 
-    from tomis.board import PIECE_NAMES, SIDE_NAMES, SQUARE_NAMES
+    from tomis.rules.board import PIECE_NAMES, SIDE_NAMES, SQUARE_NAMES
 
     class Removed(NamedTuple):
         square: str
@@ -269,7 +270,7 @@ def test_position_repr_svg_is_the_board_with_its_last_action():
 def test_a_legend_names_every_piece_shape_and_gate_state_under_the_board():
     from xml.etree import ElementTree
 
-    from tomis import svg
+    from tomis.pictures import svg
     from tomis.rules import new_game
 
     plain = svg.board(new_game("manual"), size=400)

@@ -6,7 +6,7 @@ import io
 
 import pytest
 
-from tomis.terminal import PLAIN, Display, display_for, is_terminal
+from tomis.util.terminal import PLAIN, Display, display_for, is_terminal
 
 
 class FakeStream(io.StringIO):

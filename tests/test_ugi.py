@@ -19,7 +19,7 @@ import pytest
 from tomis import __version__
 from tomis.engine.ugi import Session, run
 from tomis.notation import parse_action
-from tomis.position import from_string, to_string
+from tomis.rules.position import from_string, to_string
 from tomis.rules import apply, legal_actions, new_game
 
 WAIT = 60.0       # seconds before a missing answer fails the test (never a timing assertion)

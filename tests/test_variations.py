@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from tomis import record
-from tomis.record import MAX_VARIATION_DEPTH
+from tomis.notation import record
+from tomis.notation.record import MAX_VARIATION_DEPTH
 
 ANNOTATED = """\
 1. B@e1 B@d8 (1... B@a8 {the corner} (1... B@b8 $2) 2. G@b1 G@g8) 2. G@b1! G@g8
@@ -56,7 +56,7 @@ def test_a_line_comment_inside_a_variation_closes_on_the_next_line():
 def test_variations_do_not_change_the_digest():
     plain = record.read_game("1. B@e1 B@d8 2. G@b1 *")
     annotated = record.read_game("1. B@e1 B@d8 (1... B@a8) 2. G@b1 (2. G@c1) *")
-    from tomis.digest import game_digest
+    from tomis.notation.digest import game_digest
     assert game_digest(plain) == game_digest(annotated)
 
 

@@ -1,10 +1,10 @@
-"""tomis.words: actions and positions in sentences (SVG titles, the page's announcements)."""
+"""tomis.pictures.words: actions and positions in sentences (SVG titles, the page's announcements)."""
 
 from __future__ import annotations
 
 from svg_cases import sample_game
-from tomis.actions import GateJump, GateStrike, Jump, Move, Place, PlaceMarker, RotateMarker, Toggle
-from tomis.words import action_words, position_words, report_words
+from tomis.rules.actions import GateJump, GateStrike, Jump, Move, Place, PlaceMarker, RotateMarker, Toggle
+from tomis.pictures.words import action_words, position_words, report_words
 
 
 def test_every_kind_of_action_in_words():

@@ -15,6 +15,7 @@ stays as fast as before: nothing below is imported until a name is asked for.
 
 from __future__ import annotations
 
+from importlib import import_module
 from typing import TYPE_CHECKING
 
 __version__ = "0.1.0"
@@ -46,7 +47,6 @@ def __getattr__(name: str):
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'tomis' has no attribute {name!r}")
-    from importlib import import_module
     value = getattr(import_module(f".{module}", __name__), name)
     globals()[name] = value          # the next lookup skips this function
     return value

@@ -39,7 +39,7 @@ class DedupeProbe(Probe):
 
 
 @dataclass(frozen=True, slots=True)
-class Place:
+class GamePlace:
     path: str
     game: int
 
@@ -48,9 +48,9 @@ class Seen:
     """First occurrences by key (16 bytes and a place per distinct game)."""
 
     def __init__(self):
-        self._first: dict[bytes, Place] = {}
+        self._first: dict[bytes, GamePlace] = {}
 
-    def first(self, key: bytes, place: Place) -> Place | None:
+    def first(self, key: bytes, place: GamePlace) -> GamePlace | None:
         """None when ``key`` is new (``place`` is remembered), else where it was first seen."""
         found = self._first.get(key)
         if found is None:

@@ -11,9 +11,12 @@ A report is made with an ``out`` and an ``err`` stream (text mode) and fed
 
 from __future__ import annotations
 
+from urllib.parse import quote
+
 from .walker import FileEnd, FileStart, GameOutcome
 from ..errors import visible
 from .findings import RULES, Finding
+from ..notation.syntax import caret_context
 
 FORMATS = ("text", "json", "jsonl", "sarif", "junit", "github")
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -32,13 +35,13 @@ def _dumps(value, **options) -> str:
 
 def tool_version() -> str:
     try:
-        from importlib.metadata import version
+        from importlib.metadata import version   # 20-40 ms; only sarif and junit name the version
         return version("tomis")
     except Exception:  # noqa: BLE001 -- running from a checkout that was never installed
         return "0"
 
 
-class Report:
+class ArchiveReport:
     """The base: counts, notes on stderr, and a dispatch of events to the format's hooks."""
 
     def __init__(self, out, err, quiet: bool = False, carets: bool = False):
@@ -77,7 +80,7 @@ class Report:
         pass
 
 
-class TextReport(Report):
+class TextReport(ArchiveReport):
     """Problems on stderr, one located line each (with ``carets``, followed by the source
     line and a caret under the column, as every command shows them on a terminal);
     ``path: ok, N game(s)`` on stdout."""
@@ -90,8 +93,6 @@ class TextReport(Report):
             return
         self.err.write(finding.located() + "\n")
         if self.carets and finding.source is not None:
-            from ..notation.syntax import caret_context
-
             shown = caret_context(finding.source, 1, finding.column).split("\n")
             self.err.write("".join(f"  {line}\n" for line in shown[:1 if not finding.column else 2]))
 
@@ -106,7 +107,7 @@ class _Spool:
     """Text written for the current file, in memory up to a few MiB, then on disk."""
 
     def __init__(self):
-        import tempfile
+        import tempfile     # 10 ms (with shutil) that the text report, validate's default, never spends
 
         self.buffer = tempfile.SpooledTemporaryFile(max_size=_SPOOL_BYTES, mode="w+", encoding="utf-8")
         self.count = 0
@@ -116,7 +117,7 @@ class _Spool:
         self.count += 1
 
     def copy_to(self, out) -> None:
-        import shutil
+        import shutil       # loaded with tempfile above; named here for copyfileobj
 
         self.buffer.seek(0)
         shutil.copyfileobj(self.buffer, out)
@@ -128,7 +129,7 @@ def _indented(item, indent: str) -> str:
     return _dumps(item, indent=2, ensure_ascii=False).replace("\n", "\n" + indent)
 
 
-class JsonReport(Report):
+class JsonReport(ArchiveReport):
     """``{"files": [...]}`` exactly as README documents it, byte for byte what
     ``json.dumps(document, indent=2, ensure_ascii=False)`` gives, written file by file."""
 
@@ -172,7 +173,7 @@ def finding_json(finding: Finding) -> dict:
             "message": finding.message}
 
 
-class JsonLinesReport(Report):
+class JsonLinesReport(ArchiveReport):
     """One JSON object per line: a ``finding`` per problem, a ``file`` per file, one
     ``summary`` at the end. Every object has ``type`` and ``schema`` (1)."""
 
@@ -197,7 +198,7 @@ class JsonLinesReport(Report):
 _RULE_IDS = list(RULES)
 
 
-class _FindingsReport(Report):
+class _FindingsReport(ArchiveReport):
     """A format that writes one entry per finding, whether about a game or a whole file."""
 
     def finding(self, finding: Finding) -> None:
@@ -248,12 +249,10 @@ class SarifReport(_FindingsReport):
 
 def _uri(path: str) -> str:
     """A relative URI reference for ``path`` (SARIF's artifactLocation.uri)."""
-    from urllib.parse import quote
-
     return quote(path.replace("\\", "/"), safe="/:")
 
 
-class JunitReport(Report):
+class JunitReport(ArchiveReport):
     """JUnit XML: a ``testsuite`` per file, a ``testcase`` per game, a ``failure`` per
     invalid game (``type`` the rule id); an unreadable file is one ``error`` testcase."""
 
@@ -347,5 +346,5 @@ REPORTS = {"text": TextReport, "json": JsonReport, "jsonl": JsonLinesReport,
            "sarif": SarifReport, "junit": JunitReport, "github": GithubReport}
 
 
-def make_report(fmt: str, out, err, quiet: bool = False, carets: bool = False) -> Report:
+def make_report(fmt: str, out, err, quiet: bool = False, carets: bool = False) -> ArchiveReport:
     return REPORTS[fmt](out, err, quiet, carets)

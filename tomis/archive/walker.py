@@ -35,8 +35,10 @@ from collections import deque
 from contextlib import contextmanager
 from collections.abc import Callable, Iterable, Iterator
 
+from .. import sources
 from ..notation import syntax as notation, record
 from ..errors import FileError, TomisError, one_line
+from ..util.hints import looks_like_a_record, no_record_hint
 from ..util.plain import OPEN, Plain
 from .findings import Finding, internal_finding, rule_id
 
@@ -128,8 +130,6 @@ def read_source(path: str, message: str | None = None):
     command reads a record: plain text, a pasted or saved email, one message of a mailbox
     (``message``). Raises :class:`FileError` when unreadable, :class:`TomisError` for two
     records that diverge."""
-    from .. import sources
-
     name = display_name(path)
     stream = None
     if path == STDIN_PATH:
@@ -257,7 +257,7 @@ def _flag_fall_notes(game: record.Record) -> tuple[str, ...]:
     """A note per action played after its side's time ran out (only records with a clock)."""
     if not game.flag_falls:
         return ()
-    from ..notation.correspondence import flag_fall_words
+    from ..notation.correspondence import flag_fall_words   # 10 ms a record without a clock never pays
     return tuple(flag_fall_words(fall) for fall in game.flag_falls)
 
 
@@ -353,8 +353,6 @@ class _File:
     def prose(self) -> FileEnd | None:
         """The file's end at once when its text has nothing of a record in it (a letter):
         "no game found", with what a record looks like, as every command says it."""
-        from ..util.hints import looks_like_a_record, no_record_hint
-
         if not self.text or self.text.isspace() or looks_like_a_record(self.text):   # no copies
             return None
         message = f"{record.no_game_error().message}: {no_record_hint()}"
@@ -613,10 +611,9 @@ def _executor(jobs: int):
     by then (a 16 MiB file, say), so the pool starts every worker before any file is read.
     Elsewhere they are spawned (fresh interpreters).
     """
+    # 25 ms of process-pool machinery that a validate without --jobs never loads
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
-
-    from .. import sources  # noqa: F401 -- imported once here, so forked workers inherit it
 
     method = "fork" if sys.platform.startswith("linux") else "spawn"
     executor = ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context(method),

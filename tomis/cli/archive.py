@@ -189,7 +189,7 @@ def dedupe(files, output, duplicates, quiet, jobs):
     """
     import tempfile
 
-    from ..archive.dedupe import DedupeProbe, Place, Seen
+    from ..archive.dedupe import DedupeProbe, GamePlace, Seen
 
     if duplicates is not None and output is not None and os.path.abspath(duplicates) == os.path.abspath(output):
         raise click.UsageError("--duplicates and -o name the same file")
@@ -214,7 +214,7 @@ def dedupe(files, output, duplicates, quiet, jobs):
                 counts["invalid"] += 1
                 err.write(f"{event.finding.located()} (left out)\n")
                 continue
-            first = seen.first(event.payload.key, Place(event.path, event.number))
+            first = seen.first(event.payload.key, GamePlace(event.path, event.number))
             if first is None:
                 yield ("\n" if counts["unique"] else "") + event.payload.text
                 counts["unique"] += 1

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 
 from ..errors import TomisError
 from ..notation.syntax import parse_action
+from ..notation import record
 from ..notation.record import ABANDONED, ADJUDICATION, RULES_INFRACTION, TERMINATION_TAG, TIME_FORFEIT
 from ..rules.actions import Action
 from ..rules.core import apply_unchecked, legal_actions, new_game
@@ -243,7 +244,9 @@ class GameTask:
 
 
 @dataclass
-class GameOutcome:
+class MatchGame:
+    """One game of a match, played to its end: who played it, how it ended, its record."""
+
     number: int
     white: str
     black: str
@@ -253,10 +256,13 @@ class GameOutcome:
     forfeit: str | None = None   # the player that lost by breaking the match rules
 
 
-def play_game(task: GameTask) -> GameOutcome:
-    """Play one game to its end; the record and the result."""
-    from ..notation import record
+# The old name, kept for scripts and tests written before it: the archive walker's
+# per-game event is tomis.archive.walker.GameOutcome, a different thing.
+GameOutcome = MatchGame
 
+
+def play_game(task: GameTask) -> MatchGame:
+    """Play one game to its end; the record and the result."""
     game = record.new_record(white=task.white.name, black=task.black.name, rules=task.rules,
                              event=task.event, round=task.number)
     for side in TYPE_TAGS.values():          # both players are programs, levels or UGI
@@ -300,7 +306,7 @@ def play_game(task: GameTask) -> GameOutcome:
         record.finish(game, "1/2-1/2")
         game.tags[TERMINATION_TAG] = ADJUDICATION
         _comment(game, reason)
-    return GameOutcome(task.number, task.white.name, task.black.name, game.result, reason,
+    return MatchGame(task.number, task.white.name, task.black.name, game.result, reason,
                        record.write(game), specs[forfeit].name if forfeit is not None else None)
 
 
@@ -411,7 +417,7 @@ def tasks(settings: MatchSettings) -> list[GameTask]:
     return out
 
 
-def score_for_a(settings: MatchSettings, outcome: GameOutcome, score: Score) -> None:
+def score_for_a(settings: MatchSettings, outcome: MatchGame, score: Score) -> None:
     """Add one game to A's score (A is White in odd-numbered games)."""
     a_white = outcome.number % 2 == 1
     if outcome.result == "1/2-1/2":
@@ -424,7 +430,7 @@ def score_for_a(settings: MatchSettings, outcome: GameOutcome, score: Score) -> 
         score.forfeits[outcome.forfeit] = score.forfeits.get(outcome.forfeit, 0) + 1
 
 
-def run_match(settings: MatchSettings, on_game=None, stop=None) -> tuple[Score, list[GameOutcome]]:
+def run_match(settings: MatchSettings, on_game=None, stop=None) -> tuple[Score, list[MatchGame]]:
     """Play the games (``concurrency`` worker processes); A's score and the games in order.
 
     ``stop(score)`` is asked after each colour-swapped pair; when it answers True the

@@ -67,7 +67,7 @@ class Limits:
 
 
 @dataclass
-class Line:
+class ScoredLine:
     """One root action with its exact score for the side to act and the line it starts."""
 
     action: object
@@ -92,7 +92,7 @@ class SearchResult:
     time: float = 0.0               # seconds
     lines: list = field(default_factory=list)
 
-    def line_of(self, action) -> Line | None:
+    def line_of(self, action) -> ScoredLine | None:
         """The line that starts with ``action``, if it was scored exactly."""
         for line in self.lines:
             if line.action == action:
@@ -325,7 +325,7 @@ class Search:
                     score, action = self._partial
                     pv = self._pv(state, action, depth, score)
                     best = SearchResult(action, score, pv, best.depth, self.nodes,
-                                        time.perf_counter() - start, [Line(action, score, pv)])
+                                        time.perf_counter() - start, [ScoredLine(action, score, pv)])
                 break
             best = self._answer(state, depth, exact_scores, offsets, wanted, start)
             self._armed = True              # stop is heard from depth 2 on
@@ -348,7 +348,7 @@ class Search:
         # Ranked with the offsets, as the root chose; ties keep the search's own order.
         ranked = sorted(exact_scores, key=lambda a: -(exact_scores[a] + offsets[a]))
         chosen = ranked[:wanted.count] + [a for a in ranked[wanted.count:] if a in wanted.exact]
-        found = [Line(a, exact_scores[a], self._pv(state, a, depth, exact_scores[a])) for a in chosen]
+        found = [ScoredLine(a, exact_scores[a], self._pv(state, a, depth, exact_scores[a])) for a in chosen]
         first = found[0]
         return SearchResult(first.action, first.score, first.pv, depth, self.nodes,
                             time.perf_counter() - start, found)

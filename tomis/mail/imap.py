@@ -22,12 +22,15 @@ that gives it (the CLI reads ``TOMIS_IMAP_PASSWORD`` or prompts). Every failure 
 
 from __future__ import annotations
 
+import base64
 import imaplib
 import os
 import re
 import socket
 import ssl
 from dataclasses import dataclass
+from email.parser import BytesHeaderParser
+from email.policy import default
 from typing import Callable
 from urllib.parse import unquote, urlsplit
 
@@ -53,7 +56,7 @@ class ImapError(FileError):
 
 
 @dataclass(frozen=True)
-class Place:
+class ImapPlace:
     """A parsed ``imaps://USER@HOST[:PORT]/FOLDER``."""
 
     scheme: str
@@ -71,7 +74,7 @@ class Place:
 
 
 @dataclass(frozen=True)
-class Summary:
+class ListedMessage:
     """What the folder listing says of one message before its body is fetched."""
 
     uid: int
@@ -96,8 +99,8 @@ class Settings:
 
 # --------------------------------------------------------------------------- places
 
-def parse_place(text: str) -> Place:
-    """``text`` as a :class:`Place`; anything missing or odd is an :class:`ImapError`."""
+def parse_place(text: str) -> ImapPlace:
+    """``text`` as an :class:`ImapPlace`; anything missing or odd is an :class:`ImapError`."""
     example = "imaps://USER@HOST[:PORT]/FOLDER"
     if not text.isprintable() or any(char.isspace() for char in text):
         raise ImapError(f"an IMAP place is one word without spaces, like {example}")
@@ -121,7 +124,7 @@ def parse_place(text: str) -> Place:
     user = unquote(parts.username)
     if not folder.isprintable() or not user.isprintable():
         raise ImapError("the user and folder of an IMAP place are printable text")
-    return Place(scheme, user, parts.hostname, port, folder)
+    return ImapPlace(scheme, user, parts.hostname, port, folder)
 
 
 def settings(env=None) -> Settings:
@@ -135,7 +138,7 @@ def settings(env=None) -> Settings:
 
 # --------------------------------------------------------------------------- reading
 
-def env_password(place: Place) -> str:
+def env_password(place: ImapPlace) -> str:
     """The password from ``TOMIS_IMAP_PASSWORD``; without it, an :class:`ImapError`."""
     value = os.environ.get(PASSWORD_ENV)
     if value is None:
@@ -144,7 +147,7 @@ def env_password(place: Place) -> str:
     return value
 
 
-def read_folder(text: str, password: Callable[[Place], str] | None = None,
+def read_folder(text: str, password: Callable[[ImapPlace], str] | None = None,
                 env=None) -> list[Fetched]:
     """Every message of the folder (the newest :data:`MAX_MESSAGES`), oldest first;
     ``password(place)`` gives the password (default: :func:`env_password`)."""
@@ -154,7 +157,7 @@ def read_folder(text: str, password: Callable[[Place], str] | None = None,
 
 
 def read_message(text: str, wanted: str | None,
-                 password: Callable[[Place], str] | None = None, env=None) -> Fetched:
+                 password: Callable[[ImapPlace], str] | None = None, env=None) -> Fetched:
     """The message ``wanted`` names (a UID, or a Message-ID with or without <>), or the
     folder's only message when ``wanted`` is None."""
     place = parse_place(text)
@@ -162,7 +165,7 @@ def read_message(text: str, wanted: str | None,
         return folder.fetch(pick(folder.listing(), wanted))
 
 
-def pick(listing: list[Summary], wanted: str | None) -> Summary:
+def pick(listing: list[ListedMessage], wanted: str | None) -> ListedMessage:
     if not listing:
         raise ImapError("this folder holds no message")
     if wanted is None:
@@ -187,7 +190,7 @@ class Folder:
     (:mod:`tomis.referee.fetching`) takes new messages by UID with :meth:`uidvalidity`,
     :meth:`uids_after` and :meth:`fetch_uid`."""
 
-    def __init__(self, place: Place, config: Settings, password: Callable[[Place], str]):
+    def __init__(self, place: ImapPlace, config: Settings, password: Callable[[ImapPlace], str]):
         self.place, self.config = place, config
         self.connection = None
         self.exists = 0
@@ -263,7 +266,7 @@ class Folder:
         count = data[0] if data else b"0"
         self.exists = int(count) if count and count.isdigit() else 0
 
-    def listing(self) -> list[Summary]:
+    def listing(self) -> list[ListedMessage]:
         """UID, size and Message-ID of the newest :data:`MAX_MESSAGES` messages."""
         if self.exists == 0:
             return []
@@ -276,7 +279,7 @@ class Folder:
         summaries = [_summary(meta, header) for meta, header in _responses(data)]
         return sorted((s for s in summaries if s is not None), key=lambda s: s.uid)
 
-    def fetch(self, summary: Summary) -> Fetched:
+    def fetch(self, summary: ListedMessage) -> Fetched:
         limit = textio.MAX_FILE_BYTES
         if summary.size > limit:
             raise ImapError(f"message UID {summary.uid} is larger than {limit // 2**20} MiB; "
@@ -336,7 +339,7 @@ class Folder:
 class _Failures:
     """Turns what the network, TLS and imaplib raise into one ImapError line."""
 
-    def __init__(self, place: Place, doing: str):
+    def __init__(self, place: ImapPlace, doing: str):
         self.place, self.doing = place, doing
 
     def __enter__(self):
@@ -391,17 +394,14 @@ def _responses(data) -> list[tuple[bytes, bytes | None]]:
     return [(meta, literal) for meta, literal in answers]
 
 
-def _summary(meta: bytes, header: bytes | None) -> Summary | None:
+def _summary(meta: bytes, header: bytes | None) -> ListedMessage | None:
     uid, size = _FETCH_UID.search(meta), _FETCH_SIZE.search(meta)
     if uid is None or size is None:
         return None             # an unsolicited FLAGS update, say: not a listing line
-    return Summary(int(uid[1]), int(size[1]), _message_id(header or b""))
+    return ListedMessage(int(uid[1]), int(size[1]), _message_id(header or b""))
 
 
 def _message_id(header: bytes) -> str | None:
-    from email.parser import BytesHeaderParser
-    from email.policy import default
-
     try:
         value = BytesHeaderParser(policy=default).parsebytes(header[:4096]).get("Message-ID")
     except Exception:           # a header the email package cannot read: no Message-ID
@@ -433,8 +433,6 @@ def _mailbox_name(folder: str) -> str:
 
 
 def _modified_utf7(text: str) -> str:
-    import base64
-
     out, pending = [], []
 
     def flush():

@@ -1,31 +1,27 @@
 """Mailboxes: an mbox file or a Maildir folder opened, and one message of one picked by its
-number, Message-ID or key (:mod:`.sniff` tells them apart). :mod:`mailbox` is imported on
-use.
+number, Message-ID or key (:mod:`.sniff` tells them apart). This module is loaded only
+when the input is a mailbox (:mod:`tomis.sources`), so :mod:`mailbox` loads with it.
 """
 
 from __future__ import annotations
+
+import mailbox
 
 from ..errors import FileError
 from .mime import parse_bounded
 
 
 def open_maildir(path: str):
-    import mailbox
-
     return mailbox.Maildir(path, factory=None, create=False)
 
 
 def open_mbox(path: str):
-    import mailbox
-
     return mailbox.mbox(path, factory=None, create=False)
 
 
 def mailbox_messages(box) -> list[tuple[str, object]]:
     """The keys of ``box`` in order: an mbox's own, a Maildir's by delivery (its keys
     start with the delivery time)."""
-    import mailbox
-
     keys = list(box.keys())
     if isinstance(box, mailbox.Maildir):
         keys.sort()

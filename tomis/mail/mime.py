@@ -8,24 +8,22 @@ text/html; quoted-printable, base64 and declared charsets are decoded by it, and
 ``format=flowed`` (RFC 3676) is undone here (:func:`unflow`), since :mod:`email` keeps the
 wrapping. :func:`origin_of` keeps the headers a reply needs, as written.
 
-email, datetime and html.parser are imported where they are needed: a plain record file
-(by far the most common input) must not pay for them (docs/PERFORMANCE.md, start-up).
+email and html.parser are imported where they are needed: a record file with a letter
+outside ASCII comes through here without being a message, and must not pay for them
+(docs/PERFORMANCE.md, start-up).
 """
 
 from __future__ import annotations
 
 import re
+from datetime import datetime, timezone
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable
+from typing import Callable
 
 from ..errors import FileError
 from ..util import textio
 from .quotes import record_start_line
 from .sniff import MAIL_HEADERS, starts_like_a_message
-
-if TYPE_CHECKING:
-    from datetime import datetime
-
 
 RECORD_SUFFIX = ".tgn"
 
@@ -77,7 +75,7 @@ def parse_bounded(data: bytes):
     """The standard library's parser, with the modern policy (EmailMessage, get_body), on
     a message within :func:`check_bounds`; a parameter list the email package's RFC 2231
     reader cannot parse reads as absent (:func:`reading_policy`)."""
-    import email
+    import email        # 25 ms with its parser and policy: only a message pays it
 
     check_bounds(data)
     return email.message_from_bytes(data, policy=reading_policy())
@@ -93,10 +91,9 @@ def reading_policy():
     absent, never an internal error. Built on first use (email stays unimported)."""
     global _READING_POLICY
     if _READING_POLICY is None:
-        import email.policy
-        from email.headerregistry import HeaderRegistry
+        from email import headerregistry, policy    # with the parser: see parse_bounded
 
-        class _Forgiving(HeaderRegistry):
+        class _Forgiving(headerregistry.HeaderRegistry):
             def __call__(self, name, value):
                 try:
                     return super().__call__(name, value)
@@ -107,7 +104,7 @@ def reading_policy():
                 except _PARAMETER_FAULTS:
                     return super().__call__(name, "")
 
-        _READING_POLICY = email.policy.default.clone(header_factory=_Forgiving())
+        _READING_POLICY = policy.default.clone(header_factory=_Forgiving())
     return _READING_POLICY
 
 
@@ -215,8 +212,6 @@ def _beyond(what: str) -> FileError:
 
 def aware(when: datetime) -> datetime:
     """A Date header without a zone ("-0000") is taken as UTC, so all times compare."""
-    from datetime import timezone
-
     return when if when.tzinfo is not None else when.replace(tzinfo=timezone.utc)
 
 
@@ -334,7 +329,7 @@ def _inline_forward(body: Body, outer: Origin) -> Origin | None:
 
 def _address_of(written: str) -> str | None:
     """The addr-spec of ``Name <addr>`` or a bare address, as written."""
-    from email.utils import parseaddr
+    from email.utils import parseaddr    # loaded with the parser by then; kept out of the text path
 
     return parseaddr(written)[1] or None
 

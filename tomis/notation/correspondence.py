@@ -69,7 +69,7 @@ class Facts(NamedTuple):
         return (self.control is not None or bool(self.commands) or any(self.offers))
 
 
-class Checked(NamedTuple):
+class CorrespondenceCheck(NamedTuple):
     """What :func:`check` found: the clocks (None without a TimeControl) and the lines."""
 
     clock: _clock.Clock | None
@@ -205,7 +205,7 @@ def _words(game, index: int) -> str:
 
 # --------------------------------------------------------------------------- against the main line
 
-def check(game, facts: Facts, result_at: tuple | None = None) -> Checked:
+def check(game, facts: Facts, result_at: tuple | None = None) -> CorrespondenceCheck:
     """Check ``facts`` against ``game``'s main line and result; return the clocks and lines.
 
     ``result_at`` is where the result token stands (for errors about the ending).
@@ -217,7 +217,7 @@ def check(game, facts: Facts, result_at: tuple | None = None) -> Checked:
     ran = _check_clock(game, facts)
     lines = _check_lines(game, facts)
     _check_ending(game, facts, ran, by_name, result_at or (None, None))
-    return Checked(ran, lines)
+    return CorrespondenceCheck(ran, lines)
 
 
 def _about(error: TomisError, game, index: int) -> TomisError:
@@ -416,11 +416,8 @@ def digest_lines(game) -> tuple[list[str], list[list[str]], list[str]]:
 
 def flag_fall_words(fall) -> str:
     """``action 31 (Black) was played after Black's time ran out at ...``: a validate note."""
-    from ..rules.board import SIDE_TITLES
-    from .clock import format_stamp
-
     return (f"action {fall.number} ({SIDE_TITLES[fall.side]}) was played after "
-            f"{SIDE_TITLES[fall.side]}'s time ran out at {format_stamp(fall.deadline)}; "
+            f"{SIDE_TITLES[fall.side]}'s time ran out at {_clock.format_stamp(fall.deadline)}; "
             f"{SIDE_TITLES[1 - fall.side]} may claim the game (tomis claim)")
 
 

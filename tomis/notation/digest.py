@@ -37,6 +37,9 @@ import sys
 from collections.abc import Iterable
 from functools import cache
 
+from ..errors import RecordError
+from ..rules.board import SIDE_TITLES
+from ..rules.position import to_string
 from .tags import TIME_CONTROL_TAG
 
 DIGEST_TAG = "Digest"
@@ -81,7 +84,7 @@ def _sha256():
         return __import__("_sha2" if sys.version_info >= (3, 12) else "_sha256").sha256
     except ImportError:
         pass
-    import hashlib
+    import hashlib      # the fallback: 3.6 ms of OpenSSL start-up the built-in module spares
 
     return hashlib.sha256
 
@@ -96,8 +99,6 @@ def game_digest(game, actions: int | None = None, result: str | None = None,
     a ``TimeControl`` tag, an offer or a ``[%`` command, when the caller already knows
     (the record reader learns it while reading the comments); None looks for them.
     """
-    from ..rules.position import to_string
-
     nodes = game.nodes if actions is None else game.nodes[:actions]
     result = game.result if result is None else result
     if correspondence is None:
@@ -123,7 +124,7 @@ def _history_2(game, nodes, whole: bool, start: str, result: str) -> str | None:
     For an earlier stage (``whole`` False: the first ``len(nodes)`` actions), only what
     stood with those actions counts, so the digest you sent is found again.
     """
-    from .correspondence import digest_lines
+    from .correspondence import digest_lines    # 10 ms that a game without correspondence play never pays
 
     head, per_action, tail = digest_lines(game)
     per_action = per_action[:len(nodes)]
@@ -168,8 +169,6 @@ def check_extends(sent, received, sent_name: str) -> None:
     of our conditional lines played for us at once; a result must not be claimed by
     resignation or agreement. Comments, glyphs and numeric annotations are not compared.
     """
-    from ..errors import RecordError
-
     if sent.result != "*" or sent.final.is_over:
         raise RecordError(f"{sent_name} holds a finished game ({sent.result}); nothing may follow it", 1, 1)
     _compare_tags(sent, received, sent_name)
@@ -182,9 +181,6 @@ def check_extends(sent, received, sent_name: str) -> None:
 
 
 def _compare_tags(sent, received, sent_name: str) -> None:
-    from ..errors import RecordError
-    from ..rules.position import to_string
-
     for name in TAGS_THAT_MATTER:
         if name == "Rules":
             before, after = sent.start.edition_name, received.start.edition_name
@@ -202,8 +198,6 @@ def _shown(value: str | None) -> str:
 
 
 def _compare_actions(sent, received, sent_name: str) -> None:
-    from ..errors import RecordError
-
     for number, (old, new) in enumerate(zip(sent.nodes, received.nodes), 1):
         if str(old.action) != str(new.action):
             raise RecordError(f"action {number} was {old.action} in {sent_name} but {new.action} here",
@@ -216,9 +210,6 @@ def _compare_actions(sent, received, sent_name: str) -> None:
 
 
 def _check_new_actions(sent, received, sent_name: str) -> None:
-    from ..rules.board import SIDE_TITLES
-    from ..errors import RecordError
-
     opponent = sent.final.to_move
     count = len(sent.nodes)
     if len(received.nodes) == count:
@@ -235,8 +226,6 @@ def _check_new_actions(sent, received, sent_name: str) -> None:
 
 def _compare_stage(sent, received, sent_name: str) -> None:
     """What stood with the actions sent (stamps, offers, lines) must stand unchanged."""
-    from ..errors import RecordError
-
     count = len(sent.nodes)
     if game_digest(received, actions=count, result=sent.result) != game_digest(sent):
         raise RecordError(f"the timestamps, draw offers or conditional lines that {sent_name} holds "
@@ -248,13 +237,12 @@ def _fired_reply(game, index: int) -> bool:
     """Whether action ``index`` (0-based) is the reply a conditional line owed at once."""
     if not _may_use_correspondence(game):
         return False
-    from .conditional import follow
-    from .correspondence import read_facts
+    from . import conditional, correspondence      # only a game using correspondence play loads them
 
-    facts = read_facts(game)
+    facts = correspondence.read_facts(game)
     stored = {game.start.ply + i: lines for i, lines in facts.lines.items()}
     texts = [str(node.action) for node in game.nodes[:index]]
-    owed = follow(game.start.ply + 1, texts, stored).owed
+    owed = conditional.follow(game.start.ply + 1, texts, stored).owed
     return owed is not None and owed.reply == str(game.nodes[index].action)
 
 

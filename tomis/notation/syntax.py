@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from pathlib import Path
 from typing import Iterator, NamedTuple
 
 from ..rules.actions import (
@@ -49,11 +50,10 @@ RESULT_WORDS = "a result (1-0, 0-1, 1/2-1/2 or *)"
 def grammar_text() -> str:
     """The grammar: from the installed package, else from the checkout's grammar/."""
     try:
-        from importlib import resources
+        from importlib import resources    # only a syntax error builds the Lark parser that reads this
         return resources.files("tomis.grammar").joinpath("tomis.lark").read_text(encoding="utf-8")
     except (ImportError, FileNotFoundError, ModuleNotFoundError, OSError):
         # A plain checkout on sys.path without an install: grammar/ sits beside tomis/.
-        from pathlib import Path
         return (Path(__file__).resolve().parent.parent / "grammar" / "tomis.lark").read_text(
             encoding="utf-8")
 
@@ -68,7 +68,7 @@ def parser():
     build is paid only by a process that meets a syntax error. The transformer's only callback returns the tokens, so no tree is ever built. Used only
     for texts :mod:`tomis.lalr` does not accept, to find and explain the error.
     """
-    from lark import Lark, Transformer
+    from lark import Lark, Transformer     # 30 ms that a valid record never pays
 
     class _KeepTokens(Transformer):
         def start(self, children):
@@ -109,7 +109,7 @@ def parse_action(text: str) -> Action:
     found = lalr.tokens(word)
     if found is not None and len(found) == 1 and found[0].type in ACTION_TERMINALS:
         return make_action(found[0].type, word, 1, lead + 1)     # no Lark import needed
-    from lark.exceptions import UnexpectedInput
+    from lark.exceptions import UnexpectedInput     # the error path only, as above
     try:
         tokens = list(parser().lex(word))
     except UnexpectedInput as exc:
@@ -534,7 +534,8 @@ def _parse_span(text: str, start: int, end: int, line: int, column: int):
     if tokens is not None:
         yield Chunk(tokens, line, column)
         return
-    # Not accepted: the real Lark parser finds the error, and it is explained below.
+    # Not accepted: the real Lark parser finds the error, and it is explained below (the
+    # only time lark is loaded while reading a file).
     from lark.exceptions import UnexpectedInput, UnexpectedToken
     try:
         # Lark's tokens made plain (type, value, line, column), as game_items unpacks them.
@@ -563,7 +564,7 @@ def _parse_span(text: str, start: int, end: int, line: int, column: int):
 
 
 def _lark_error(chunk_text: str, exc, chunk: Chunk) -> NotationError:
-    from lark.exceptions import UnexpectedCharacters, UnexpectedToken
+    from lark.exceptions import UnexpectedCharacters, UnexpectedToken   # loaded by the caller already
     if isinstance(exc, UnexpectedCharacters):
         offset, message = _explain_word(chunk_text, exc.pos_in_stream)
         return _at_offset(chunk_text, offset, message, chunk)

@@ -23,6 +23,7 @@ from html import escape
 from urllib.parse import quote
 
 from . import svg
+from ..notation.record import write
 from ..rules.board import SIDE_TITLES
 from ..rules.position import to_string
 from ..notation.tags import TERMINATION_TAG
@@ -157,8 +158,6 @@ def page(game, *, delay: float = 1.0, name: str = "game.tgn", legend: bool = Tru
     """The replay page of ``game``; ``delay`` seconds per action when playing; ``name`` is
     the file name the download button offers; ``legend``: a key to the pieces' shapes
     under the board (:func:`tomis.svg.board`)."""
-    from ..notation.record import write
-
     table, boards, final_svg = _boards(game, legend)
     data = {
         "lines": table,

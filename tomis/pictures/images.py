@@ -15,6 +15,7 @@ from html import escape
 
 from . import svg
 from .render import ending_words, numbered_action
+from ..notation.tags import TERMINATION_TAG
 from ..rules.board import DRAW, SIDE_TITLES, UNDECIDED, WIN_RESULTS
 
 INSTALL_HINT = "pip install 'tomis[images]'"
@@ -34,7 +35,7 @@ class MissingExtra(RuntimeError):
 
 def _resvg():
     try:
-        import resvg_py
+        import resvg_py     # an optional extra (tomis[pictures]): asked for only when drawing
     except ImportError:
         raise MissingExtra(f"PNG and GIF pictures need resvg-py and Pillow: {INSTALL_HINT}") from None
     return resvg_py
@@ -42,7 +43,7 @@ def _resvg():
 
 def _pillow():
     try:
-        from PIL import Image
+        from PIL import Image       # an optional extra, as resvg_py above
     except ImportError:
         raise MissingExtra(f"GIF pictures need Pillow and resvg-py: {INSTALL_HINT}") from None
     return Image
@@ -92,8 +93,6 @@ def result_caption(game) -> Caption:
     """How ``game`` ended, in the words the rest of tomis uses: ``1-0 White wins`` over the
     ruling (``Black's base destroyed (R21)``), a resignation, an agreement or an arbiter's
     decision (R23), or who is to act in an unfinished game."""
-    from ..notation.record import TERMINATION_TAG
-
     final, result = game.final, game.result
     if final.to_move is None:                      # the rules decided it (R21, R22)
         return Caption(_result_headline(final.result), final.reason or "")
@@ -178,7 +177,7 @@ def _with_caption(image_type, png_bytes: bytes, caption: Caption, colours: dict)
 def _encode_frames(image_type, frames: Iterator, palette, durations: list[int]) -> Iterator[bytes]:
     """The GIF, piece by piece: header and first frame whole, then each frame as the
     rectangle that changed since the one before; one frame in memory at a time."""
-    from PIL import GifImagePlugin, ImageChops
+    from PIL import GifImagePlugin, ImageChops     # the extra _pillow() found; only a GIF needs these
 
     previous = None
     for frame, duration in zip(frames, durations):
@@ -209,7 +208,7 @@ def _shared_palette(image_type, frames, colours: dict):
     cross on a destroyed square) would otherwise lose its palette entry to the squares'
     anti-aliased shades.
     """
-    from PIL import ImageColor
+    from PIL import ImageColor      # the extra _pillow() found; only a GIF needs it
 
     count = len(frames)
     picks = sorted({round(i * (count - 1) / max(1, GIF_PALETTE_FRAMES - 1)) for i in range(GIF_PALETTE_FRAMES)})

@@ -31,6 +31,8 @@ from ..rules.board import (
     SIDE_NAMES, SQUARE_NAMES, TOWER, WHITE, parse_square,
 )
 from ..rules.combat import ACTIVE, INACTIVE, JUMP
+from ..rules.position import to_string
+from .words import position_words
 
 SQUARE = 50                   # viewBox units per square
 MARGIN = 16                   # room for the coordinates around the board
@@ -150,9 +152,6 @@ def board(position, *, size: int = 400, orientation: str = "white", last=None, a
     the picture is then ``size`` wide and that much taller. The words describe the position itself: a game a
     record ends by resignation or agreement (R23) still reads as "to act" here.
     """
-    from ..rules.position import to_string
-    from .words import position_words
-
     state = _state_of(position)
     if not isinstance(size, int) or size < 1:
         raise ValueError(f"size must be a positive whole number of pixels, not {size!r}")

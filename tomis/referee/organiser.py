@@ -13,7 +13,6 @@ import email.policy
 from dataclasses import dataclass
 
 from ..errors import TomisError, one_line, visible
-from ..notation import record as _record
 from ..notation.clock import format_stamp
 from ..notation.tags import TERMINATION_TAG
 from ..rules.board import SIDE_TITLES

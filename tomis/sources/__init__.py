@@ -3,8 +3,10 @@
 Every command and :func:`tomis.read_games` read a record through :func:`read_source`,
 which gives a :class:`Source` (the text for the reader, the text as saved, how to place
 an error in it, notes, the message it came from); :func:`place_items` reads every file of
-a folder or message of a mailbox. :mod:`.reading` does that; :mod:`.regions` chooses among
-several records in one text. Both sit above :mod:`tomis.mail` (messages taken apart) and
+a folder or message of a mailbox. :mod:`.reading` does that, with :mod:`.source` (the two
+classes it gives), :mod:`.messages` (a message, or pasted mail text), :mod:`.boxes` (mbox,
+Maildir and IMAP) and :mod:`.regions` (the choice among several records in one text); the
+last three load only when the input needs them. All sit above :mod:`tomis.mail` (messages taken apart) and
 :mod:`tomis.notation` (the reader that tells a record that reads from one that does not).
 """
 

@@ -24,47 +24,31 @@ they count lines of the decoded text, and a note says so. It prints nothing.
 from __future__ import annotations
 
 import os
-import re
+from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
-from ..errors import FileError, RecordError, TomisError
+from ..errors import FileError, TomisError
 from ..mail import quotes
 from ..mail.sniff import MBOX_FROM, is_maildir, is_mbox, is_place, starts_like_a_message
 from ..util import textio
-from ..util.plain import OPEN, Plain
+from .source import Item, Source
 
 if TYPE_CHECKING:
-    from datetime import datetime
-
     from ..mail.mime import Body, Origin
-    from .regions import ExtractedPlaces, MailPlaces
 
-# The MIME, webmail and record-choosing modules are imported where they are needed: a
-# record file as saved, by far the most common input, is read without them (start-up,
+__all__ = ["Item", "Source", "place_items", "read_source"]
+
+
+# The mail half of this package is imported where it is needed: .messages (with
+# tomis.mail.mime, tomis.mail.webmail and .regions, about 20 ms) when the input is mail
+# or text that is no plain record, .boxes (with mailbox, 25 ms more) for a mailbox. A
+# record file as saved, by far the most common input, is read without either (start-up,
 # docs/PERFORMANCE.md).
 
 
-class Source(Plain):
-    """What :func:`read_source` found: ``text`` goes to the record reader; ``raw`` is the
-    text error places count in (what the user has open); ``places``, when the two differ,
-    maps a place of ``text`` to ``raw`` (see :meth:`located`). (Plain, not a dataclass:
-    every command that reads a record loads this module.)"""
-
-    __slots__ = ("text", "raw", "notes", "origin", "mailbox", "places") + OPEN
-
-    def __init__(self, text: str, raw: str, notes: list[str] | None = None,
-                 origin: Origin | None = None, mailbox: bool = False,
-                 places: MailPlaces | ExtractedPlaces | None = None):
-        self.text = text
-        self.raw = raw
-        self.notes = [] if notes is None else notes
-        self.origin = origin
-        self.mailbox = mailbox      # one message of a mailbox, not a file of its own
-        self.places = places
-
-    def located(self, error: TomisError) -> TomisError:
-        """``error`` (found in ``text``) as placed in ``raw``: a copy when it moves."""
-        return error if self.places is None else self.places.located(error)
+def _is_mailbox(path: str) -> bool:
+    """An IMAP place, a Maildir folder or an mbox file: read by .boxes."""
+    return is_place(path) or (is_maildir(path) if os.path.isdir(path) else is_mbox(path))
 
 
 def read_source(path: str, message: str | None = None, stream=None,
@@ -87,32 +71,27 @@ def read_source(path: str, message: str | None = None, stream=None,
     if name is None:
         name = "<stdin>" if path == "-" else path
     try:
-        if stream is None and is_place(path):
-            return _from_imap(path, message, name, password)
-        if stream is None and os.path.isdir(path) and is_maildir(path):
-            from ..mail.mailboxes import open_maildir, pick_message
+        if stream is None and _is_mailbox(path):      # before reading: a mailbox may be big
+            from .boxes import box_message      # mailbox and the IMAP client: see above
 
-            msg, label = pick_message(open_maildir(path), message, name)
-            return _from_message(msg, None, name, label)
-        if stream is None and is_mbox(path):      # before reading: a mailbox may be big
-            from ..mail.mailboxes import open_mbox, pick_message
-
-            msg, label = pick_message(open_mbox(path), message, name)
-            return _from_message(msg, None, name, label)
+            return box_message(path, message, name, password)
         data = textio.read_bytes(path) if stream is None else textio.read_stream_bytes(stream, name)
         if MBOX_FROM.match(data):
             # Read through a stream: stdin, or a file opened to be written back (move).
             raise FileError("this is an mbox mailbox: name its file as FILE, not stdin, and "
                             "choose a message with --message N|ID; a record is never "
                             "written into it")
-        msg = _message(data)
-        if msg is None:
-            if message is not None:
-                raise FileError(f"--message {message}: this file is not a mailbox")
-            text = textio.decode(data, name)
-            del data        # 16 MiB of bytes need not live on beside their text (issue 16)
-            return _from_text(text, name)
-        return _from_message(msg, data, name, None)
+        if starts_like_a_message(data):
+            from .messages import message_source    # email and the mail modules: see above
+
+            found = message_source(data, name)
+            if found is not None:
+                return found
+        if message is not None:
+            raise FileError(f"--message {message}: this file is not a mailbox")
+        text = textio.decode(data, name)
+        del data        # 16 MiB of bytes need not live on beside their text (issue 16)
+        return _from_text(text, name)
     except TomisError as error:
         if error.path is None:
             error.path = name
@@ -123,15 +102,6 @@ def read_source(path: str, message: str | None = None, stream=None,
         raise error from None
 
 
-def _message(data: bytes):
-    """``data`` as a parsed message, or None for a record or pasted text."""
-    if not starts_like_a_message(data):
-        return None
-    from ..mail.mime import parse_message
-
-    return parse_message(data)
-
-
 def _from_text(text: str, name: str) -> Source:
     """A text that is no message: a record file as saved (read as it is, without the mail
     modules), or pasted mail (quoting, debris and several records looked for)."""
@@ -139,48 +109,17 @@ def _from_text(text: str, name: str) -> Source:
         # What the general path gives such a text, without its work: ASCII holds no
         # debris to repair, and a plain record is one region with nothing cut.
         return Source(text, text)
-    from ..mail.mime import Body
+    from .messages import from_text         # the mail modules: see above
 
-    return _found(Body(text, "the text", 1), None, name, None)
-
-
-def _from_imap(place: str, wanted: str | None, name: str, password) -> Source:
-    from ..mail import imap
-    from ..mail.mime import parse_bounded
-
-    fetched = imap.read_message(place, wanted, password)
-    return _from_message(parse_bounded(fetched.data), None, name, f"UID {fetched.uid}")
+    return from_text(text, name)
 
 
-def _imap_items(place: str, password):
-    from ..mail import imap
-    from ..mail.mime import aware, parse_bounded
+def _found(body: Body, data: bytes | None, name: str, origin: Origin | None) -> Source:
+    """The general path, which every text not read by the shortcut above takes
+    (:func:`tomis.sources.messages.found_in`)."""
+    from .messages import found_in          # the mail modules: see above
 
-    for fetched in imap.read_folder(place, password):
-        label = f"{place} --message {fetched.uid}"
-        try:
-            found = _from_message(parse_bounded(fetched.data), None, label, None)
-        except TomisError as error:
-            yield Item(label, None, None, error, place, str(fetched.uid))
-            continue
-        yield Item(label, found, aware(found.origin.date) if found.origin.date else None,
-                   path=place, message=str(fetched.uid))
-
-
-class Item(Plain):
-    """One record-holding thing of a place (a file, or one message of a mailbox)."""
-
-    __slots__ = ("label", "found", "when", "error", "path", "message") + OPEN
-
-    def __init__(self, label: str, found: Source | None, when: datetime | None,
-                 error: TomisError | None = None, path: str | None = None,
-                 message: str | None = None):
-        self.label = label
-        self.found = found
-        self.when = when            # the message's Date, else the file's last change
-        self.error = error
-        self.path = path            # the file, or the mailbox, a command reads it from
-        self.message = message      # what --message takes for it: a Message-ID, number or UID
+    return found_in(body, data, name, origin)
 
 
 def place_items(place: str, password=None):
@@ -190,8 +129,10 @@ def place_items(place: str, password=None):
     A place that cannot be listed at all is a :class:`FileError`; an IMAP place
     (``imaps://...``) is read from the server, ``password(place)`` giving its password."""
     try:
-        if is_place(place):
-            yield from _imap_items(place, password)
+        if _is_mailbox(place):
+            from .boxes import box_items        # mailbox and the IMAP client: see above
+
+            yield from box_items(place, password)
             return
         yield from _place_items(place)
     except OSError as exc:
@@ -201,133 +142,25 @@ def place_items(place: str, password=None):
 
 
 def _place_items(place: str):
-    from ..mail.mailboxes import open_maildir, open_mbox
-
     if os.path.isdir(place):
-        if is_maildir(place):
-            yield from _box_items(open_maildir(place), place)
-            return
         for name in sorted(os.listdir(place)):
             path = os.path.join(place, name)
             if os.path.isfile(path) and not name.startswith(".") and not name.endswith(".json"):
                 yield _file_item(path)
         return
-    if is_mbox(place):
-        yield from _box_items(open_mbox(place), place)
-    else:
-        yield _file_item(place)
+    yield _file_item(place)
 
 
 def _file_item(path: str) -> Item:
-    from ..mail.mime import aware
-
     try:
         found = read_source(path)
     except TomisError as error:
         return Item(path, None, None, error, path)
-    when = found.origin.date if found.origin is not None else None
+    when = None
+    if found.origin is not None:
+        from .messages import message_time      # loaded already: a saved message was read
+
+        when = message_time(found.origin)
     if when is None:
-        from datetime import datetime, timezone
-
         when = datetime.fromtimestamp(os.stat(path).st_mtime, timezone.utc)
-    return Item(path, found, aware(when), path=path)
-
-
-def _box_items(box, place: str):
-    from ..mail.mailboxes import mailbox_messages, message_of
-    from ..mail.mime import aware
-
-    for number, key in enumerate(mailbox_messages(box), 1):
-        label = f"{place} message {number}"
-        try:
-            msg = message_of(box, key)
-            found = _from_message(msg, None, label, None)
-        except TomisError as error:
-            yield Item(label, None, None, error, place)
-            continue
-        except (OSError, KeyError) as exc:      # removed or unreadable meanwhile
-            yield Item(label, None, None, FileError(f"cannot read this message: {exc}"), place)
-            continue
-        # A Message-ID names the message however the mailbox changes; a number otherwise.
-        wanted = _usable_id(found.origin.message_id) if found.origin else None
-        yield Item(label, found, aware(found.origin.date) if found.origin.date else None,
-                   path=place, message=wanted or str(number))
-
-
-_USABLE_ID = re.compile(r"<?([!-;=?-~]{1,250})>?")
-
-
-def _usable_id(message_id: str | None) -> str | None:
-    """A Message-ID without its angle brackets, when it is one plain token."""
-    match = _USABLE_ID.fullmatch(message_id or "")
-    return match[1] if match else None
-
-
-def _from_message(msg, data: bytes | None, name: str, label: str | None) -> Source:
-    from ..mail.mime import body_and_origin
-
-    body, origin = body_and_origin(msg, name, data)
-    if label:
-        body.notes.insert(0, f"read {label} of the mailbox")
-    found = _found(body, data, name, origin)
-    found.mailbox = label is not None
-    return found
-
-
-def _found(body: Body, data: bytes | None, name: str, origin: Origin | None) -> Source:
-    from ..mail.webmail import repair, repair_note
-    from .regions import DifferentGames, ExtractedPlaces, MailPlaces, choose_region, find_regions
-
-    # A record file edited by hand is read literally but for invisible characters (its
-    # typos get the reader's own hints); text that came through mail gets every repair.
-    repaired = repair(body.text, visible=origin is not None)
-    # A message's text holds one game, in as many records as replies quote it.
-    one_game = origin is not None and not body.attachment
-    regions = find_regions(repaired.text, one_game)
-    if origin is None and (len(regions) > 1 or regions[0].extracted.notes):
-        repaired = repair(body.text)
-        regions = find_regions(repaired.text)
-    shift = (body.first_line or 1) - 1
-
-    def locate_body(line, column):
-        if column is not None:
-            column = repaired.original_column(line, column)
-        return line + shift, column
-
-    for region in regions:
-        region.shown_shift = shift
-    raw = body.text
-    if body.first_line is not None and data is not None and origin is not None:
-        raw = data.decode("utf-8", "replace").replace("\r\n", "\n").replace("\r", "\n")
-    try:
-        try:
-            region, choice_notes = choose_region(regions, locate_body)
-        except DifferentGames:
-            # Different games one after the other, nothing between them: games sent in
-            # the text, read together as from a file (the reader checks each).
-            whole = find_regions(repaired.text) if one_game else []
-            if len(whole) != 1:
-                raise
-            regions, region, choice_notes = whole, whole[0], []
-            region.shown_shift = shift
-    except RecordError as error:
-        error.source_text = raw
-        raise
-    repairs = repaired.on_lines(region.first, region.last)
-    # A record file read as before keeps the reader's own messages; mail gets MailPlaces,
-    # which also names debris the reader stumbles on.
-    plain = origin is None and not repaired.repairs and len(regions) == 1
-    text = region.extracted.text
-    if not plain:
-        places = MailPlaces(text, region, repaired, shift + 1)
-    else:
-        places = ExtractedPlaces(region.extracted) if region.extracted.changed else None
-    notes = list(body.notes) + choice_notes
-    if len(regions) == 1 or not choice_notes:
-        notes += list(region.extracted.notes)
-    else:
-        notes += [note for note in region.extracted.notes if note.startswith("removed mail")]
-    note = repair_note(repairs)
-    if note:
-        notes.append(note)
-    return Source(text, raw, notes, origin, places=places)
+    return Item(path, found, when, path=path)

@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from ..errors import FileError, RecordError, TomisError
 from ..mail import quotes
 from ..mail.webmail import Repaired, describe
+from ..notation import record
+from ..rules.position import to_string
 
 
 @dataclass
@@ -137,8 +139,6 @@ def _content_end(text: str) -> int:
 
 
 def _same_game(one, other) -> bool:
-    from ..rules.position import to_string
-
     names = ("White", "Black", "Event", "Site", "Round", "Date")
     return (to_string(one.start) == to_string(other.start)
             and all(one.tags.get(n) == other.tags.get(n) for n in names))
@@ -162,8 +162,6 @@ def choose_region(regions: list[_Region], locate_body) -> tuple[_Region, list[st
 
     ``locate_body(line, column)`` maps a body place to the saved file's (for messages).
     """
-    from ..notation import record
-
     if len(regions) == 1:
         return regions[0], []
     read = [(region, record.read(region.extracted.text)) for region in regions]

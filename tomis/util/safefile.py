@@ -39,6 +39,7 @@ import os
 import re
 import secrets
 import stat
+import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
@@ -454,8 +455,6 @@ def _pause_for_tests() -> None:
     pause = os.environ.get(_PAUSE_ENV)
     if not pause:
         return
-    import time
-
     os.write(2, b"tomis: paused before the rename (" + _PAUSE_ENV.encode() + b")\n")
     time.sleep(float(pause))
 
