@@ -99,11 +99,11 @@ def startup_anchor(count: int) -> float:
 
 
 def in_process(count: int, png: bool) -> float:
-    from tomis.referee import outgoing, service
+    from tomis.referee import composing, service
 
-    saved = outgoing.board_png
+    saved = composing.board_png
     if not png:
-        outgoing.board_png = lambda state, report=None: None
+        composing.board_png = lambda state, report=None: None
     try:
         with tempfile.TemporaryDirectory() as folder:
             lab = Lab(Path(folder))
@@ -119,7 +119,7 @@ def in_process(count: int, png: bool) -> float:
                     elapsed += time.perf_counter() - started
             return len(moves) / elapsed
     finally:
-        outgoing.board_png = saved
+        composing.board_png = saved
 
 
 def main() -> None:

@@ -14,7 +14,6 @@ import re
 from pathlib import Path
 from typing import NamedTuple
 
-import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "tomis"
@@ -72,9 +71,6 @@ def says_why(imported: Imported, lines: list[str]) -> bool:
     return any(WHY_WORDS.search(text) for text in said)
 
 
-@pytest.mark.xfail(strict=False, reason="13 % until the referee, tomis/outgoing/ and game.py "
-                   "move theirs (issue 39); tomis/notation, sources, archive, pictures, mail, "
-                   "engine and util are at 9 %")
 def test_at_most_a_few_imports_sit_inside_functions_outside_the_cli():
     share = share_inside_functions(outside_cli())
     assert share <= MOST_INSIDE_FUNCTIONS, f"{share:.1%} of imports outside tomis/cli/ sit in functions"

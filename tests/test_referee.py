@@ -475,7 +475,7 @@ def test_the_referees_clocks_are_what_tomis_clock_reads_in_the_mailed_record(tmp
 
     import tomis
     from tomis.notation.clock import format_stamp, parse_stamp
-    from tomis.referee.games import Game as Refereed
+    from tomis.referee.games import RefereedGame as Refereed
     from tomis.referee.store import Store
 
     lab = Lab(tmp_path, time_control="10/30d", leave_days=20)

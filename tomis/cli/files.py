@@ -95,7 +95,7 @@ def require_stdin(message: str) -> None:
         raise Failure(error, EXIT_USAGE)
 
 
-class Source:
+class RecordText:
     """A record's text as read (``raw``) and as handed to the reader (``text``).
 
     They differ when the record was dug out of a pasted email; errors are mapped back to
@@ -148,7 +148,7 @@ class Source:
             raise self.failure(error) from None
 
 
-def read_record(path: str, *, extract: bool = True, pinned=None) -> Source:
+def read_record(path: str, *, extract: bool = True, pinned=None) -> RecordText:
     """Read ``path`` (``-`` is stdin); with ``extract``, dig the record out of whatever was
     saved: plain text, a pasted email, a saved message, one message of a mailbox (see
     tomis.mail; ``--message`` picks it). With ``pinned`` the file opened then is read.
@@ -160,7 +160,7 @@ def read_record(path: str, *, extract: bool = True, pinned=None) -> Source:
 
     if not extract:
         raw = read_text(path, pinned)
-        return Source(path, raw, raw)
+        return RecordText(path, raw, raw)
     if path == "-" and pinned is None:
         require_stdin("cannot read: stdin is closed; name a file or pipe the record in")
     stream = pinned.stream if pinned is not None else (sys.stdin if path == "-" else None)
@@ -174,7 +174,7 @@ def read_record(path: str, *, extract: bool = True, pinned=None) -> Source:
                       getattr(error, "source_text", None)) from None
     for note in found.notes:
         click.echo(f"{shown(path)}: note: {visible(note)}", err=True)    # names from the message
-    return Source(path, found.raw, found.text, found.origin, found.mailbox, found)
+    return RecordText(path, found.raw, found.text, found.origin, found.mailbox, found)
 
 
 def imap_password(place) -> str:
@@ -232,7 +232,7 @@ def message_option(command):
     return command
 
 
-def load_game(source: Source):
+def load_game(source: RecordText):
     """The one game of the record as a :class:`tomis.Game`; a problem in it exits 1, located."""
     from ..notation import record
     from ..game import Game
@@ -240,7 +240,7 @@ def load_game(source: Source):
     return Game.from_record(source.read(record.read_game))
 
 
-def load_games(source: Source) -> list:
+def load_games(source: RecordText) -> list:
     """Every game of the record as the reader checked it (``Checked`` items)."""
     from ..notation import record
 
@@ -286,7 +286,7 @@ def finite(_ctx, param, value):
     return value
 
 
-def pick_game(source: Source, number: int):
+def pick_game(source: RecordText, number: int):
     """Game ``number`` (1-based) of the file as a :class:`tomis.Game`, refusing a number
     the file does not have."""
     from ..notation import record
@@ -454,12 +454,12 @@ class Edit:
     """A game file open for change, as :func:`editing` yields it.
 
     ``game`` is the :class:`tomis.Game` to change through its verbs; ``source`` the text
-    read (:meth:`Source.failure` locates an error in it); ``target`` where the new record
+    read (:meth:`RecordText.failure` locates an error in it); ``target`` where the new record
     goes (FILE, another file, ``-`` for stdout, None for a dry run); ``text``, once the
     block has ended cleanly, the new record of the whole file, checked.
     """
 
-    def __init__(self, source: Source, games: list, index: int, target: str | None, pinned=None):
+    def __init__(self, source: RecordText, games: list, index: int, target: str | None, pinned=None):
         self.source = source
         self.games = games          # every game of the file (tomis.Game), written back in order
         self.index = index          # which of them is changed

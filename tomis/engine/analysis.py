@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 from ..rules.board import WHITE
 from ..rules.core import State, apply_unchecked
-from .search import MATE_BOUND, Limits, Line, Search, SearchResult, terminal_score
+from .search import MATE_BOUND, Limits, ScoredLine, Search, SearchResult, terminal_score
 
 # A played action whose drop (:func:`judge`) is more than this many centi-frigates is a
 # mistake ("?") or a blunder ("??"). At analyse's default effort (about three plies in
@@ -55,7 +55,7 @@ def best(state: State, limits: Limits, previous=()) -> SearchResult:
     chosen = odd[-1] if odd else answer
     chosen.nodes, chosen.time = answer.nodes, answer.time
     if not chosen.lines:
-        chosen.lines = [Line(chosen.action, chosen.score, chosen.pv)]
+        chosen.lines = [ScoredLine(chosen.action, chosen.score, chosen.pv)]
     return chosen
 
 
@@ -72,7 +72,7 @@ def hint(state: State, limits: Limits, lines: int = 1, exact=(), previous=()) ->
     others = [line for line in more.lines if line.action != top.action]
     ranked = [line for line in others if line.action not in wanted][:lines - 1]
     asked = [line for line in others if line.action in wanted]
-    top.lines = [Line(top.action, top.score, top.pv), *ranked, *asked]
+    top.lines = [ScoredLine(top.action, top.score, top.pv), *ranked, *asked]
     top.nodes += more.nodes
     top.time += more.time
     return top

@@ -4,7 +4,7 @@ chosen, under ``email.policy.SMTP``.
 
 :func:`build_message` is the one place a message is put together, for ``tomis move
 --mail`` and ``tomis send`` (:func:`tomis.outgoing.reply.compose`) and for the referee
-(:mod:`tomis.referee.outgoing`); each caller says only what its message holds. Every
+(:mod:`tomis.referee.composing`); each caller says only what its message holds. Every
 header value goes through :func:`tomis.outgoing.headers.put_header`, and the bytes through
 :func:`tomis.outgoing.headers.message_bytes`, once, before they leave.
 """

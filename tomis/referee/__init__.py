@@ -7,7 +7,7 @@ connection, every transaction and all the SQL, with a part per stage of the queu
 1. ``deliver`` stores each raw message first (:func:`.service.store_message`) and commits;
 2. one step per stored message (:mod:`.process`) reads it (:mod:`.inbound`), checks who
    sent it (:mod:`.tokens`), applies its commands to the game (:mod:`.games`) and queues
-   the mail this causes (:mod:`.outbound`), all in one transaction;
+   the mail this causes (:mod:`.queueing`), all in one transaction;
 3. the queued mail is sent (:mod:`.sending`), each message marked sent on its own.
 
 Every step can be re-run after a crash with the same result. The rules for players are

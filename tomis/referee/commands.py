@@ -57,7 +57,7 @@ class CommandError(TomisError):
 
 
 @dataclass
-class Leave:
+class LeaveRequest:
     first: date
     last: date
 
@@ -75,7 +75,7 @@ class Commands:
     help: bool = False                   # the commands, to the sender alone
     clear_lines: bool = False
     lines: list[tuple[str, ...]] = field(default_factory=list)
-    leaves: list[Leave] = field(default_factory=list)
+    leaves: list[LeaveRequest] = field(default_factory=list)
     chat: list[str] = field(default_factory=list)
 
     @property
@@ -163,7 +163,7 @@ def _whole_command(words: list[str], commands: Commands) -> bool:
         _conditional(words[1:], commands)
         return True
     if keyword == "leave" and len(words) == 3 and all(_DATE.fullmatch(w) for w in words[1:]):
-        commands.leaves.append(Leave(_day(words[1]), _day(words[2])))
+        commands.leaves.append(LeaveRequest(_day(words[1]), _day(words[2])))
         return True
     offer = len(words) == 2 and words[1].lower() == "draw"
     if (len(words) == 1 or offer) and _lone_action(words[0]):

@@ -25,7 +25,7 @@ from typing import Callable, Iterator
 from ..errors import TomisError, one_line, visible
 from ..mail import imap
 from .inbound import MAX_MESSAGE_BYTES
-from .outbound import Config
+from .queueing import Config
 from .process import process_pending
 from .sending import send_queued
 from .service import connect, store_message
@@ -59,7 +59,7 @@ class Outcome:
 
 
 @dataclass(frozen=True)
-class Incoming:
+class FetchedMessage:
     """A message read from a mailbox, and how to mark it taken once it is stored."""
 
     source: str
@@ -71,7 +71,7 @@ class Incoming:
 Stop = Callable[[], bool]
 
 
-def take_all(store: Store, config: Config, messages: Iterator[Incoming], now: Callable[[], int],
+def take_all(store: Store, config: Config, messages: Iterator[FetchedMessage], now: Callable[[], int],
              stop: Stop, log: Callable[[Outcome], None]) -> int:
     """Store, decide and mark each message in turn, until ``stop()`` says so between two;
     how many were taken."""
@@ -84,7 +84,7 @@ def take_all(store: Store, config: Config, messages: Iterator[Incoming], now: Ca
     return count
 
 
-def take_one(store: Store, config: Config, incoming: Incoming, at: int) -> Outcome:
+def take_one(store: Store, config: Config, incoming: FetchedMessage, at: int) -> Outcome:
     stored = store_message(store, incoming.raw, incoming.oversized, None, at)
     process_pending(store, config)
     incoming.mark_taken()
@@ -102,7 +102,7 @@ def check_maildir(folder: str) -> None:
             raise FetchError(f"{folder} is not a Maildir: it has no {part}/ folder")
 
 
-def maildir_messages(folder: str) -> Iterator[Incoming]:
+def maildir_messages(folder: str) -> Iterator[FetchedMessage]:
     """The messages not yet taken, oldest name first: all of ``new/``, then those of
     ``cur/`` without the ``S`` flag; at most :data:`MAX_PER_ROUND`."""
     check_maildir(folder)
@@ -117,7 +117,7 @@ def maildir_messages(folder: str) -> Iterator[Incoming]:
             continue                       # another reader took it meanwhile
         except OSError as error:
             raise FetchError(f"cannot read {visible(path)}: {error.strerror}") from None
-        yield Incoming(f"{part}/{visible(name)}", raw, oversized,
+        yield FetchedMessage(f"{part}/{visible(name)}", raw, oversized,
                        lambda folder=folder, part=part, name=name: _mark_seen(folder, part, name))
 
 
@@ -153,7 +153,7 @@ def _mark_seen(folder: str, part: str, name: str) -> None:
 
 # --------------------------------------------------------------------------- IMAP
 
-def imap_messages(store: Store, place_text: str, env=None) -> Iterator[Incoming]:
+def imap_messages(store: Store, place_text: str, env=None) -> Iterator[FetchedMessage]:
     """The messages of the IMAP folder above the last UID taken (all of them when the
     folder's ``UIDVALIDITY`` changed), oldest first, at most :data:`MAX_PER_ROUND`."""
     place = imap.parse_place(place_text)
@@ -165,7 +165,7 @@ def imap_messages(store: Store, place_text: str, env=None) -> Iterator[Incoming]
         for uid in folder.uids_after(last)[:MAX_PER_ROUND]:
             raw = folder.fetch_uid(uid, MAX_MESSAGE_BYTES)
             oversized = len(raw) > MAX_MESSAGE_BYTES
-            yield Incoming(f"UID {uid}", raw[:MAX_MESSAGE_BYTES], oversized,
+            yield FetchedMessage(f"UID {uid}", raw[:MAX_MESSAGE_BYTES], oversized,
                            lambda uid=uid: _remember(store, key, validity, uid))
 
 
@@ -183,20 +183,20 @@ class Mailbox:
     maildir: str | None = None
     imap: str | None = None
 
-    def messages(self, store: Store) -> Iterator[Incoming]:
+    def messages(self, store: Store) -> Iterator[FetchedMessage]:
         if self.maildir is not None:
             return maildir_messages(self.maildir)
         return imap_messages(store, self.imap)
 
 
 @dataclass
-class Fetched:
+class FetchReport:
     taken: int = 0
     failures: list | None = None       # messages not sent yet (sending.Unsent)
 
 
 def fetch(path: str, mailbox: Mailbox, clock: Callable[[], int], *,
-          stop: Stop = lambda: False, log: Callable[[Outcome], None] = lambda _o: None) -> Fetched:
+          stop: Stop = lambda: False, log: Callable[[Outcome], None] = lambda _o: None) -> FetchReport:
     """Take the new messages of ``mailbox`` into the store at ``path``, then send what
     they caused; ``clock()`` stamps each as it is stored."""
     store, config = connect(path)
@@ -204,7 +204,7 @@ def fetch(path: str, mailbox: Mailbox, clock: Callable[[], int], *,
         messages = mailbox.messages(store)
         try:
             taken = take_all(store, config, messages, clock, stop, log)
-            return Fetched(taken, send_queued(store, config.settings, now=clock(), retry=False,
+            return FetchReport(taken, send_queued(store, config.settings, now=clock(), retry=False,
                                               stop=stop))
         finally:
             messages.close()             # logs out of an IMAP server at once

@@ -24,7 +24,7 @@ from ..notation import record as _record
 from ..notation.clock import TIME_CONTROL_TAG
 from ..rules.board import SIDE_TITLES
 from ..rules.core import legal_actions
-from .outgoing import Player
+from .composing import Addressee
 from .store import GameChange, LeaveRow, LineRow, Store
 
 MAX_LEAVES = 20                  # periods a player may hold in one game
@@ -38,11 +38,11 @@ class Refusal(TomisError):
 
 
 @dataclass
-class Game:
+class RefereedGame:
     """A game as loaded from the store, changed in memory, saved in the same transaction."""
 
     id: int
-    players: tuple[Player, Player]
+    players: tuple[Addressee, Addressee]
     record: _record.Game
     over: bool
     leave_days: int
@@ -59,13 +59,13 @@ class Game:
 
     # ------------------------------------------------------------------ the store
     @classmethod
-    def load(cls, store: Store, number: int) -> Game | None:
+    def load(cls, store: Store, number: int) -> RefereedGame | None:
         """Game ``number`` from ``store``: its record read (replayed) once, here."""
         row = store.games.row(number)
         if row is None:
             return None
-        game = cls(number, (Player(row.white_name, row.white_address),
-                            Player(row.black_name, row.black_address)),
+        game = cls(number, (Addressee(row.white_name, row.white_address),
+                            Addressee(row.black_name, row.black_address)),
                    _record.read_game(row.record), row.over, row.leave_days,
                    json.loads(row.thread) or {}, row.reminded_ply,
                    keys=(row.white_key, row.black_key), created=row.created)
@@ -76,8 +76,8 @@ class Game:
         return game
 
     @classmethod
-    def insert(cls, store: Store, players: tuple[Player, Player], rec: _record.Game,
-               leave_days: int, created: int) -> Game:
+    def insert(cls, store: Store, players: tuple[Addressee, Addressee], rec: _record.Game,
+               leave_days: int, created: int) -> RefereedGame:
         text = _record.write(rec)
         number = store.games.insert(tuple((player.name, player.address) for player in players),
                                     text, leave_days, created)

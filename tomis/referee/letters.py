@@ -1,5 +1,5 @@
 """The text of the referee's messages: what happened, the board, the clocks, the offer,
-the chat, and how to answer. Pure text from a :class:`~tomis.referee.games.Game`."""
+the chat, and how to answer. Pure text from a :class:`~tomis.referee.games.RefereedGame`."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from ..rules.core import legal_actions
 from ..notation.clock import TIME_CONTROL_TAG
 from ..errors import one_line, visible
 from ..pictures import render, words
-from .outgoing import HELP_LINES
+from .composing import HELP_LINES
 
 
 # The answer to ``help``: the commands, then how the lines of a reply are read

@@ -17,8 +17,8 @@ from ..notation.clock import format_stamp
 from ..notation.tags import TERMINATION_TAG
 from ..rules.board import SIDE_TITLES
 from . import letters
-from .games import Game
-from .outbound import queue_update
+from .games import RefereedGame
+from .queueing import queue_update
 from .sending import Unsent, Waiting, send_queued, unsent_messages
 from .service import RefereeError, connect, parse_player
 from .store import Store
@@ -54,14 +54,14 @@ class Summary:
                 "termination": self.termination}
 
 
-def _load(store: Store, number: int) -> Game:
-    game = Game.load(store, number)
+def _load(store: Store, number: int) -> RefereedGame:
+    game = RefereedGame.load(store, number)
     if game is None:
         raise RefereeError(f"there is no game {number} in this store")
     return game
 
 
-def _load_in_play(store: Store, number: int, ended: str) -> Game:
+def _load_in_play(store: Store, number: int, ended: str) -> RefereedGame:
     """Game ``number``, refused in words (``ended``) when it is over."""
     game = _load(store, number)
     if game.over:
@@ -69,13 +69,13 @@ def _load_in_play(store: Store, number: int, ended: str) -> Game:
     return game
 
 
-def last_change(store: Store, game: Game) -> int:
+def last_change(store: Store, game: RefereedGame) -> int:
     """When ``game`` last changed: its newest message taken, else its creation."""
     taken = store.inbox.last_taken(game.id)
     return max(taken or game.created, game.created)
 
 
-def summarise(store: Store, game: Game, now: int) -> Summary:
+def summarise(store: Store, game: RefereedGame, now: int) -> Summary:
     readings = game.readings(now)
     clocks = None if readings is None else (readings[0].left, readings[1].left)
     last = game.record.nodes[-1].action if game.record.nodes else None
@@ -90,7 +90,7 @@ def games(path: str, now: int, *, every: bool) -> list[Summary]:
     """The games of the store, oldest first: those still played, or ``every`` one."""
     store, _config = connect(path)
     with store:
-        return [summarise(store, Game.load(store, number), now)
+        return [summarise(store, RefereedGame.load(store, number), now)
                 for number in store.games.numbers(in_play=not every)]
 
 
@@ -152,7 +152,7 @@ def change_address(path: str, number: int, side: int, text: str, now: int) -> li
         return _send(store, config, now)
 
 
-def _tell_new_address(store: Store, config, game: Game, side: int, old, player, now: int) -> None:
+def _tell_new_address(store: Store, config, game: RefereedGame, side: int, old, player, now: int) -> None:
     queue_update(store, config, game, side, "your address changed",
                  [f"The organiser changed your address for this game from {old.address} "
                   f"to {player.address}: only mail from {player.address} acts for you now. "
@@ -169,7 +169,7 @@ def adjudicate(path: str, number: int, result: str, reason: str, now: int) -> li
         raise RefereeError(f"{result!r}: an adjudicated result is 1-0, 0-1 or 1/2-1/2")
     reason = reason_text(reason)
 
-    def end(game: Game) -> str:
+    def end(game: RefereedGame) -> str:
         try:
             game.library.adjudicate(result, _organiser_says(reason))
         except TomisError as error:
@@ -183,7 +183,7 @@ def abort(path: str, number: int, reason: str, now: int) -> list[Unsent]:
     """End ``number`` without a result (``*``, ``Termination`` abandoned), both players told."""
     reason = reason_text(reason)
 
-    def end(game: Game) -> str:
+    def end(game: RefereedGame) -> str:
         try:
             game.library.abort(_organiser_says(reason))
         except TomisError as error:

@@ -24,7 +24,7 @@ from ..archive.stats import Stats, StatsProbe
 from ..notation.clock import describe_duration, format_stamp
 from ..pictures import html
 from ..util import safefile
-from .games import Game
+from .games import RefereedGame
 from .organiser import Summary, summarise
 from .service import connect
 
@@ -53,7 +53,7 @@ def write(path: str, folder: str, now: int | None = None) -> list[str]:
     now = int(time.time()) if now is None else now
     store, _config = connect(path)
     with store:
-        games = [Game.load(store, number) for number in store.games.numbers(in_play=False)]
+        games = [RefereedGame.load(store, number) for number in store.games.numbers(in_play=False)]
         summaries = [summarise(store, game, now) for game in games]
     os.makedirs(folder, exist_ok=True)
     written = []
@@ -72,7 +72,7 @@ def _publish(folder: str, name: str, text: str) -> list[str]:
     return [os.path.join(folder, name)]
 
 
-def _standings(games: list[Game]) -> dict:
+def _standings(games: list[RefereedGame]) -> dict:
     stats = Stats()
     probe = StatsProbe()
     for game in games:

@@ -23,9 +23,9 @@ from ..errors import TomisError, visible
 from ..notation.clock import format_stamp
 from . import letters, tokens
 from .commands import CommandError, read_commands
-from .games import Game, Refusal
+from .games import RefereedGame, Refusal
 from .inbound import Incoming, Unreadable, read_message
-from .outbound import (CHAT_LIMIT, RELAY, TELL, Config, chat_passage, queue_letter,
+from .queueing import (CHAT_LIMIT, RELAY, TELL, Config, chat_passage, queue_letter,
                        queue_update, queue_why)
 from .sending import process_alive
 from .store import Busy, Decision, Store, Stored
@@ -136,7 +136,7 @@ def _told_of_error(store: Store, config: Config, stored: Stored, incoming: Incom
     """Queue the word that nothing was played to the seat's player; the game's number, or
     None when the sender is not that player."""
     seat = find_seat(store, config, incoming.recipients)
-    game = Game.load(store, seat.game) if seat is not None else None
+    game = RefereedGame.load(store, seat.game) if seat is not None else None
     if game is None or incoming.sender != game.players[seat.side].address:
         return None
     queue_why(store, config, game, seat.side, stored.stored_at,
@@ -187,7 +187,7 @@ def decide(store: Store, config: Config, stored: Stored,
     if incoming.automatic is not None:
         return Decision(REJECTED, f"written by a machine ({incoming.automatic}): no answer")
     seat = find_seat(store, config, incoming.recipients)
-    game = Game.load(store, seat.game) if seat is not None else None
+    game = RefereedGame.load(store, seat.game) if seat is not None else None
     if game is None:
         return Decision(REJECTED, "not sent to a player's reply address (a stranger): no answer")
     side, at = seat.side, stored.stored_at
@@ -210,14 +210,14 @@ def decide(store: Store, config: Config, stored: Stored,
     except (Refusal, CommandError) as error:
         # A command may fail after others changed the game in memory (an action played,
         # then its conditional line refused): the stored game is the one to keep.
-        game = Game.load(store, game.id)
+        game = RefereedGame.load(store, game.id)
         game.remember(side, incoming.message_id)
         return _refuse(store, config, game, side, at, error.message)
     game.save(store)
     return Decision(DONE, outcome, game.id)
 
 
-def _refuse(store: Store, config: Config, game: Game, side: int, at: int, why: str) -> Decision:
+def _refuse(store: Store, config: Config, game: RefereedGame, side: int, at: int, why: str) -> Decision:
     reason = visible(why)
     queue_why(store, config, game, side, at,
               f"Your message was not taken, and nothing changed: {reason}")
@@ -234,7 +234,7 @@ class Events:
     subject: str | None = None
 
 
-def expire(store: Store, config: Config, game: Game, at: int) -> bool:
+def expire(store: Store, config: Config, game: RefereedGame, at: int) -> bool:
     """End ``game`` when the side to act has run out of time by ``at``; True if it did."""
     readings = game.readings(at)
     side = game.to_move
@@ -251,7 +251,7 @@ def expire(store: Store, config: Config, game: Game, at: int) -> bool:
     return True
 
 
-def _apply(store: Store, config: Config, game: Game, side: int, text: str, at: int) -> str:
+def _apply(store: Store, config: Config, game: RefereedGame, side: int, text: str, at: int) -> str:
     """Carry out the commands of ``text`` for ``side``; what was done, for the store."""
     if game.over:
         raise Refusal(f"game {game.id} has ended ({game.record.result}); this address is no "
@@ -283,7 +283,7 @@ def _apply(store: Store, config: Config, game: Game, side: int, text: str, at: i
     return _send_news(store, config, game, side, commands, events, at)
 
 
-def _take_leave(game: Game, side: int, commands, events: Events, at: int) -> None:
+def _take_leave(game: RefereedGame, side: int, commands, events: Events, at: int) -> None:
     """Leave follows the side's own action in the record, so it is taken after the action
     the message carries (docs/NOTATION.md, "Leave")."""
     if commands.leaves and game.to_move == side:
@@ -295,7 +295,7 @@ def _take_leave(game: Game, side: int, commands, events: Events, at: int) -> Non
                            f"to {leave.last} (UTC, inclusive): that clock stands still then.")
 
 
-def _clear_lines(game: Game, side: int, commands, events: Events) -> None:
+def _clear_lines(game: RefereedGame, side: int, commands, events: Events) -> None:
     if commands.clear_lines:
         game.lines[side] = []
         events.own[side].append("Your conditional lines are cleared.")
@@ -305,7 +305,7 @@ def _stored_words(lines) -> list[str]:
     return [f"Stored your conditional line: if {' '.join(line)}" for line in lines]
 
 
-def _play(game: Game, side: int, commands, events: Events, at: int) -> None:
+def _play(game: RefereedGame, side: int, commands, events: Events, at: int) -> None:
     report = game.play(side, commands.action, at, commands.offer_draw)
     events.both += letters.action_lines(report, game.actions_played)
     if commands.offer_draw and not game.over:
@@ -332,7 +332,7 @@ def _play(game: Game, side: int, commands, events: Events, at: int) -> None:
                       else f"{game.record.result}, action {game.actions_played} ({last.action})")
 
 
-def _send_news(store: Store, config: Config, game: Game, side: int, commands, events: Events,
+def _send_news(store: Store, config: Config, game: RefereedGame, side: int, commands, events: Events,
                at: int) -> str:
     """Queue what the players learn; a summary of what was done."""
     chat = _chat_to_pass(store, game, side, commands.chat, events, at)
@@ -359,7 +359,7 @@ def _send_news(store: Store, config: Config, game: Game, side: int, commands, ev
     return ", ".join(done) or "nothing to do"
 
 
-def _chat_to_pass(store: Store, game: Game, side: int, chat: list[str], events: Events,
+def _chat_to_pass(store: Store, game: RefereedGame, side: int, chat: list[str], events: Events,
                   at: int) -> list[str]:
     """``chat`` when the sender's daily chat limit allows it, else none (the sender told
     the first time)."""
@@ -374,7 +374,7 @@ def _chat_to_pass(store: Store, game: Game, side: int, chat: list[str], events: 
     return chat if passage == RELAY else []
 
 
-def _answers(game: Game, side: int, commands) -> list[str]:
+def _answers(game: RefereedGame, side: int, commands) -> list[str]:
     """What ``moves`` and ``help`` ask for (``status`` is the letter itself)."""
     lines = []
     if commands.moves:

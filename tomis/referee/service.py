@@ -17,10 +17,10 @@ from ..game import Game as LibraryGame
 from ..notation.clock import format_stamp
 from ..outgoing.headers import address_pairs
 from . import letters, tokens
-from .games import Game
+from .games import RefereedGame
 from .inbound import MAX_MESSAGE_BYTES, valid_id
-from .outbound import Config, load_config, queue_letter, queue_update
-from .outgoing import HELP_LINES, Player
+from .queueing import Config, load_config, queue_letter, queue_update
+from .composing import HELP_LINES, Addressee
 from .process import expire, process_pending
 from .sending import Unsent, parse_method, send_queued
 from .store import Store
@@ -69,15 +69,15 @@ def _name(text: str, what: str) -> str:
     return text.strip()
 
 
-def parse_player(text: str, what: str) -> Player:
-    """``NAME <ADDR>`` as a :class:`Player` (the address checked and lowercased)."""
+def parse_player(text: str, what: str) -> Addressee:
+    """``NAME <ADDR>`` as a :class:`Addressee` (the address checked and lowercased)."""
     try:
         ((name, address),) = address_pairs(text, what, single=True)
     except MailError:
         name = address = ""
     if not name:
         raise RefereeError(f"{what} {text!r} must be like \"Ana Lungu <ana@example.org>\"")
-    return Player(_name(name, what), address.lower())
+    return Addressee(_name(name, what), address.lower())
 
 
 def connect(path: str) -> tuple[Store, Config]:
@@ -91,7 +91,7 @@ def connect(path: str) -> tuple[Store, Config]:
         raise
 
 
-def new_game(path: str, white: Player, black: Player, *, time_control: str | None,
+def new_game(path: str, white: Addressee, black: Addressee, *, time_control: str | None,
              leave_days: int, event: str | None, rules: str, now: int) -> tuple[int, list[str]]:
     """Start a game and queue its first messages; the game's number, and the messages that
     could not be sent yet (left queued for tick), in words."""
@@ -111,7 +111,7 @@ def new_game(path: str, white: Player, black: Player, *, time_control: str | Non
             except TomisError as error:
                 raise RefereeError(f"--time-control: {error.message}") from None
         with store.transaction():
-            game = Game.insert(store, (white, black), library.record, leave_days, now)
+            game = RefereedGame.insert(store, (white, black), library.record, leave_days, now)
             what = "the game begins"
             for side, words in ((0, "You have White: your turn."),
                                 (1, "You have Black: White plays first; you will hear of it.")):
@@ -176,7 +176,7 @@ def tick(path: str, now: int, stop: Callable[[], bool] = lambda: False) -> TickR
         report.processed = process_pending(store, config)
         for number in store.games.numbers(in_play=True):
             with store.transaction():
-                game = Game.load(store, number)
+                game = RefereedGame.load(store, number)
                 if game is None or game.over:
                     continue
                 if expire(store, config, game, now):
@@ -190,7 +190,7 @@ def tick(path: str, now: int, stop: Callable[[], bool] = lambda: False) -> TickR
         return report
 
 
-def _remind(store: Store, config: Config, game: Game, now: int) -> bool:
+def _remind(store: Store, config: Config, game: RefereedGame, now: int) -> bool:
     """Once per turn, when the side to act has used half the time it had at its start."""
     readings = game.readings(now)
     side = game.to_move

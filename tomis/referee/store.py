@@ -13,7 +13,7 @@ Tables (the queue of docs/REFEREE.md):
 - ``outbox``: every message to send, queued in the transaction that caused it;
 - ``lines``: the private conditional lines;
 - ``leaves``: a copy of the leave periods the record holds, by side (the record is the
-  source: :meth:`tomis.referee.games.Game.save` rewrites them);
+  source: :meth:`tomis.referee.games.RefereedGame.save` rewrites them);
 - ``replies``: when each address last got an explanation, to limit them;
 - ``relayed``: when each player's chat was last passed on, to limit it;
 - ``attempts``: every try at sending an outbox message, with the server's answer;

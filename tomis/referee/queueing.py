@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from . import letters, outgoing, tokens
+from . import composing, letters, tokens
 from ..outgoing.headers import message_bytes
-from .outgoing import Letter, Referee, compose
+from .composing import Letter, Referee, compose
 from .sending import check_envelope
 from .store import Store
 
@@ -57,7 +57,7 @@ def _board(game) -> bytes | None:
     key = (game.actions_played, game.record.result)
     if game.png_cache is None or game.png_cache[0] != key:
         report = game.record.nodes[-1].report if game.record.nodes else None
-        game.png_cache = (key, outgoing.board_png(game.state, report))
+        game.png_cache = (key, composing.board_png(game.state, report))
     return game.png_cache[1]
 
 

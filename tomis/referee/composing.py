@@ -18,7 +18,7 @@ from email.headerregistry import Address
 from email.message import EmailMessage
 
 from ..outgoing import message as mail_message
-# The bytes of a message are written by the one function every sender uses; outbound
+# The bytes of a message are written by the one function every sender uses; queueing
 # serialises through this name.
 from .inbound import REPLY_MARKER, valid_id
 
@@ -55,7 +55,7 @@ class Referee:
 
 
 @dataclass(frozen=True)
-class Player:
+class Addressee:
     """A player as the organiser registered them."""
 
     name: str
@@ -70,7 +70,7 @@ class Player:
 class Letter:
     """One message to one player, before it is a MIME message."""
 
-    to: Player
+    to: Addressee
     token: str
     subject: str
     body: str
