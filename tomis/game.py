@@ -31,7 +31,8 @@ from .notation import record as _record
 from .notation.tags import ABANDONED, ADJUDICATION, TERMINATION_TAG
 from .rules.actions import Action
 from .rules.board import (
-    DIRECTION_NAMES, DRAW, PIECE_NAMES, SIDE_NAMES, SIDE_TITLES, SQUARE_NAMES, WIN_RESULTS, parse_square,
+    DECIDED_RESULTS, DIRECTION_NAMES, DRAW, GATE_STATE_NAMES, PIECE_NAMES, RESULTS, SIDE_NAMES,
+    SIDE_TITLES, SQUARE_NAMES, WIN_RESULTS, parse_square,
 )
 from .errors import FileError, PositionError, RecordError, TomisError
 from .notation.syntax import GLYPHS, parse_action
@@ -44,9 +45,8 @@ __all__ = [
     "read_games", "read_game", "SIDES", "RESULTS",
 ]
 
-SIDES = ("white", "black")
-RESULTS = ("*", "1-0", "0-1", "1/2-1/2")
-_GATE_STATES = ("inactive", "active", "jump")
+# The names scripts use, defined once in tomis.rules.board (RESULTS is re-exported as is).
+SIDES = SIDE_NAMES
 _RECORD_SUFFIXES = (".tgn", ".pgn", ".txt", ".eml", ".mbox")
 _INPUT = "<input>"                 # how errors name a record that came from no file
 _MOVE_NUMBER = re.compile(r"\d+\.(\.\.)?")     # "12." or "12...", skipped in a line of actions
@@ -254,7 +254,7 @@ class Position:
     def gates(self) -> list[GateInfo]:
         """The gates on the board, by square."""
         gates = sorted((g for g in self._state.gates if g is not None), key=lambda g: g[0])
-        return [GateInfo(SQUARE_NAMES[g[0]], SIDE_NAMES[g[1]], _GATE_STATES[g[2]], g[3],
+        return [GateInfo(SQUARE_NAMES[g[0]], SIDE_NAMES[g[1]], GATE_STATE_NAMES[g[2]], g[3],
                          DIRECTION_NAMES[g[4]] if g[2] == 2 else None) for g in gates]
 
     def reserve(self, side: str) -> dict[str, int]:
@@ -642,7 +642,7 @@ class Game:
         >>> game.result, game.tags["Termination"], game.nodes[-1].comments
         ('1-0', 'adjudication', ('Black left the club',))
         """
-        if result not in RESULTS[1:]:
+        if result not in DECIDED_RESULTS:
             raise RecordError(f"an adjudicated result is 1-0, 0-1 or 1/2-1/2, not {result!r}")
         self._end_by(ADJUDICATION, reason, result)
 

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import click
 
+from ..rules.board import SIDE_NAMES
+
 from .files import editing, load_game, output_option, read_record
 from .output import digest_line
 
-SIDES = ("white", "black")
+SIDES = SIDE_NAMES      # defined once, in tomis.rules.board
 
 
 def now_option(help_text: str):

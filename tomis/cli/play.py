@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Callable, Protocol
 
 import click
 
+from ..rules.board import SIDE_NAMES
+
 from .files import MAX_DELAY, finite, load_game, locked, new_game, read_record, require_stdin, write_new, write_over
 from .output import colour_options, display, legal_action_words, termination
 
@@ -24,7 +26,7 @@ if TYPE_CHECKING:
     from ..rules.actions import Action
     from .turns import Command
 
-SIDES = ("white", "black")
+SIDES = SIDE_NAMES      # defined once, in tomis.rules.board
 KEYS_HELP = """\
 Keys: Tab completes actions and commands, Up and Down recall earlier lines,
 Ctrl-L clears the screen, Ctrl-D quits as quit does, Ctrl-C stops at once."""

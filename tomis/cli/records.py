@@ -7,6 +7,8 @@ from typing import NamedTuple
 
 import click
 
+from ..rules.board import SIDE_NAMES
+
 from ..util.terminal import PLAIN
 from .base import EXIT_INVALID, EXIT_USAGE, Failure
 from .correspondence import after_action, parse_now, parse_then, start_clock
@@ -17,7 +19,7 @@ from .files import (
 )
 from .output import colour_options, digest_line, display, echo_position, echo_record
 
-SIDES = ("white", "black")
+SIDES = SIDE_NAMES      # defined once, in tomis.rules.board
 ACTION_PATH = "<action>"       # where errors in the ACTION argument are located
 THEN_PATH = "<then>"           # ... and in a --then line
 

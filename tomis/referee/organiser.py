@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from ..errors import TomisError, one_line, visible
 from ..notation.clock import format_stamp
 from ..notation.tags import TERMINATION_TAG
-from ..rules.board import SIDE_TITLES
+from ..rules.board import DECIDED_RESULTS, SIDE_NAMES, SIDE_TITLES
 from . import letters
 from .games import RefereedGame
 from .queueing import queue_update
@@ -23,8 +23,6 @@ from .sending import Unsent, Waiting, send_queued, unsent_messages
 from .service import RefereeError, connect, parse_player
 from .store import Store
 
-SIDE_WORDS = ("white", "black")
-RESULTS = ("1-0", "0-1", "1/2-1/2")
 MAX_REASON = 200
 
 
@@ -79,7 +77,7 @@ def summarise(store: Store, game: RefereedGame, now: int) -> Summary:
     readings = game.readings(now)
     clocks = None if readings is None else (readings[0].left, readings[1].left)
     last = game.record.nodes[-1].action if game.record.nodes else None
-    to_act = None if game.to_move is None else SIDE_WORDS[game.to_move]
+    to_act = None if game.to_move is None else SIDE_NAMES[game.to_move]
     return Summary(game.id, game.players[0].name, game.players[1].name, game.record.result,
                    game.over, to_act, clocks, game.actions_played,
                    None if last is None else str(last), last_change(store, game),
@@ -117,7 +115,7 @@ def export(path: str, number: int) -> str:
 
 def side_of(word: str) -> int:
     try:
-        return SIDE_WORDS.index(word.lower())
+        return SIDE_NAMES.index(word.lower())
     except ValueError:
         raise RefereeError(f"{word!r}: the side is white or black") from None
 
@@ -136,7 +134,7 @@ def change_address(path: str, number: int, side: int, text: str, now: int) -> li
     (mail to the old reply address is then a stranger's) and tell the new address its new
     reply address; the messages not sent yet, in words. The old address is not mailed:
     anything sent there would hand the seat back to whoever reads it."""
-    player = parse_player(text, f"the {SIDE_WORDS[side]} player")
+    player = parse_player(text, f"the {SIDE_NAMES[side]} player")
     store, config = connect(path)
     with store:
         with store.transaction():
@@ -165,7 +163,7 @@ def _tell_new_address(store: Store, config, game: RefereedGame, side: int, old, 
 def adjudicate(path: str, number: int, result: str, reason: str, now: int) -> list[Unsent]:
     """End ``number`` with ``result``: ``Termination`` adjudication, the reason as a comment
     on the last action, both players told."""
-    if result not in RESULTS:
+    if result not in DECIDED_RESULTS:
         raise RefereeError(f"{result!r}: an adjudicated result is 1-0, 0-1 or 1/2-1/2")
     reason = reason_text(reason)
 
