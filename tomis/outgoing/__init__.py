@@ -7,8 +7,10 @@ tomis sends (headers, text body, the record and the board attached), the referee
 :mod:`.reply` says what the reply to an action holds (the board, the clocks, a draw offer,
 the record inline and attached); :mod:`.sidecar` keeps
 the opponent's address and the thread beside the record (``RECORD.mail.json``);
-:mod:`.sending` reads the SMTP settings and hands the message over. It sits above
-:mod:`tomis.game`, as it draws boards and clocks; it prints and prompts nothing.
+:mod:`.sending` reads the SMTP settings and hands the message over. It sits just above
+:mod:`tomis.mail` (the settings file) and needs nothing of :mod:`tomis.game`: a message is
+made from a notation record, its board drawn by :mod:`tomis.pictures`; it prints and
+prompts nothing.
 
 ``tomis.mailout`` was the one module these four were; its names answer here, loaded on
 first use.
