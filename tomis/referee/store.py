@@ -270,7 +270,8 @@ class Store:
         vacuum (never a full ``VACUUM``, which would rewrite the whole file); outside any
         transaction. How many pages were free before."""
         (free,) = self._connection.execute("PRAGMA freelist_count").fetchone()
-        self._connection.execute("PRAGMA incremental_vacuum").fetchall()
+        # executescript steps the pragma to its end: execute() frees one page a step.
+        self._connection.executescript("PRAGMA incremental_vacuum;")
         return free
 
     def size(self) -> int:
