@@ -395,15 +395,13 @@ class Inbox:
         one's whole, a refused one's down to ``cut(raw)`` (the few headers ``rejected``
         shows). The row stays, with its de-duplication key, state, reason, game and time:
         the same message delivered again is still known. How many bodies were cut."""
-        old = ("FROM inbox WHERE pruned = 0 AND state != 'new' AND stored_at < ?")
-        refused = self._connection.execute(
-            f"SELECT id, substr(raw, 1, {CUT_HEAD_BYTES}) {old} AND state = 'rejected'",
+        rows = self._connection.execute(
+            f"SELECT id, CASE state WHEN 'rejected' THEN substr(raw, 1, {CUT_HEAD_BYTES}) "
+            "END FROM inbox WHERE pruned = 0 AND state != 'new' AND stored_at < ?",
             (before,)).fetchall()
-        self._connection.executemany("UPDATE inbox SET raw = ?, pruned = 1 WHERE id = ?",
-                                     [(cut(head), number) for number, head in refused])
-        taken = self._connection.execute(
-            f"UPDATE inbox SET raw = X'', pruned = 1 WHERE id IN (SELECT id {old})", (before,))
-        return len(refused) + taken.rowcount
+        _rewrite_bodies(self._connection, "inbox",
+                        {number: b"" if head is None else cut(head) for number, head in rows})
+        return len(rows)
 
     def last_taken(self, game: int) -> int | None:
         """When the newest message taken for ``game`` was stored (None: none was)."""
@@ -704,11 +702,13 @@ class Outbox:
         self._connection.execute(
             "DELETE FROM attempts WHERE at < ? AND message IN (SELECT id FROM outbox "
             "WHERE queued_at < ? AND sent_at IS NOT NULL)", (before, before))
-        return self._connection.execute(
-            "UPDATE outbox SET raw = X'', pruned = 1 WHERE pruned = 0 AND queued_at < ? "
+        numbers = [number for (number,) in self._connection.execute(
+            "SELECT id FROM outbox WHERE pruned = 0 AND queued_at < ? "
             "AND (sent_at IS NOT NULL OR failed_at IS NOT NULL) AND id NOT IN "
             "(SELECT MAX(id) FROM outbox WHERE game IS NOT NULL GROUP BY game, side)",
-            (before,)).rowcount
+            (before,)).fetchall()]
+        _rewrite_bodies(self._connection, "outbox", dict.fromkeys(numbers, b""))
+        return len(numbers)
 
     def newest(self, game: int, side: int) -> bytes | None:
         """The bytes of the newest message queued to ``game``'s ``side`` (by its row,
@@ -717,6 +717,32 @@ class Outbox:
             "SELECT raw FROM outbox WHERE game = ? AND side = ? ORDER BY id DESC LIMIT 1",
             (game, side)).fetchone()
         return None if row is None else row[0]
+
+
+def _rewrite_bodies(connection: sqlite3.Connection, table: str, bodies: dict[int, bytes]) -> None:
+    """Give the rows ``bodies`` names (by id) their new, shorter body, marked pruned.
+
+    Each row is deleted and inserted again, not updated: SQLite merges the pages a delete
+    leaves nearly empty, but not those an update shrinks, so after updates each old row
+    would keep a whole page to itself (a store growing by kilobytes per message for ever).
+    """
+    columns = [name for _cid, name, *_rest in connection.execute(f"PRAGMA table_info({table})")
+               if name not in ("raw", "pruned")]
+    listed = ", ".join(columns)
+    numbers = sorted(bodies)
+    for start in range(0, len(numbers), _CHUNK):
+        chunk = numbers[start:start + _CHUNK]
+        marks = ", ".join("?" * len(chunk))
+        rows = connection.execute(f"SELECT {listed} FROM {table} WHERE id IN ({marks})",
+                                  chunk).fetchall()
+        connection.execute(f"DELETE FROM {table} WHERE id IN ({marks})", chunk)
+        connection.executemany(
+            f"INSERT INTO {table} ({listed}, raw, pruned) VALUES "
+            f"({', '.join('?' * (len(columns) + 2))})",
+            [(*row, bodies[row[0]], 1) for row in rows])
+
+
+_CHUNK = 500            # rows rewritten per statement (SQLite's limit on ? is 32766)
 
 
 # --------------------------------------------------------------------------- rate limits
