@@ -145,6 +145,24 @@ def tick(db, now):
                f"time-outs {report.forfeits}, unsent {len(report.failures or [])}", err=True)
 
 
+@referee.command()
+@click.argument("db", type=click.Path(dir_okay=False))
+@click.option("--keep-days", "keep_days", default=30, show_default=True, metavar="N",
+              type=click.IntRange(0), help="Keep the bodies of messages this many days.")
+@_now_option
+def prune(db, keep_days, now):
+    """Drop old message bodies the referee no longer needs (tick does it once a day).
+
+    Kept: every message's Message-ID or digest and what became of it, the From and
+    Subject of refused ones, the newest message each player got in each game, and
+    everything of the last N days. The space is given back to the file system."""
+    from ..referee import service
+
+    report = service.prune(db, parse_now(now), keep_days)
+    click.echo(f"pruned {report.inbox} message(s) in, {report.outbox} out; "
+               f"{report.freed} page(s) given back", err=True)
+
+
 # --------------------------------------------------------------------------- the organiser
 
 def _db(command):

@@ -13,15 +13,17 @@ record, and fire by the library's rule (:mod:`tomis.notation.conditional`).
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from datetime import date
 
+from ..archive.stats import StatsProbe
 from ..errors import TomisError
 from ..game import SIDES
 from ..game import Game as LibraryGame
 from ..notation import clock, conditional, correspondence
 from ..notation import record as _record
 from ..notation.clock import TIME_CONTROL_TAG
+from ..notation.tags import TERMINATION_TAG
 from ..rules.board import SIDE_TITLES
 from ..rules.core import legal_actions
 from .composing import Addressee
@@ -35,6 +37,25 @@ MAX_LEAVE_AHEAD_DAYS = 2 * 366
 
 class Refusal(TomisError):
     """A command the game cannot take; the message is refused with this reason."""
+
+
+@dataclass(frozen=True)
+class _Checked:
+    """What :class:`StatsProbe` reads of a game: the record, read without error."""
+
+    game: object
+    error: None = None
+
+
+def clocks_left(saved: dict | None, to_move: int | None, now: int) -> tuple[int, int] | None:
+    """Each side's time left at ``now`` from the clocks saved in a game's summary
+    (:meth:`RefereedGame.saved_summary`), without replaying its record: what
+    :meth:`RefereedGame.readings` gives as ``left``."""
+    if saved is None:
+        return None
+    ran = clock.Clock(None, tuple(saved["left"]), saved["since"], (), None,
+                      tuple(clock.Leave(*leave) for leave in saved["leaves"]))
+    return ran.time_left(0, to_move, now), ran.time_left(1, to_move, now)
 
 
 @dataclass
@@ -106,6 +127,8 @@ class RefereedGame:
         self._text = None
 
     def save(self, store: Store) -> None:
+        """Write the game in the caller's transaction, with when tick next has something
+        to do for it and what the status index shows of it (so neither replays it)."""
         store.games.save(self.id, GameChange(
             record=self.record_text(), over=self.over, thread=json.dumps(self.thread),
             reminded_ply=self.reminded_ply,
@@ -114,7 +137,43 @@ class RefereedGame:
             # The leaves table mirrors the record's [%leave] commands, for the organiser.
             leaves=[LeaveRow(leave.side, clock.format_date(leave.begins),
                              clock.format_date(leave.ends - clock.DAY))
-                    for leave in self.leaves()]))
+                    for leave in self.leaves()],
+            due=self.next_due(), summary=json.dumps(self.saved_summary())))
+
+    def next_due(self, now: int | None = None) -> int | None:
+        """The earliest time at which tick may have something to do for this game (a
+        reminder or a time-out), from ``now`` when given; None when nothing can be due
+        until a player acts (no clocks, the clocks not started, the game over). Never
+        later than the reminder or the flag fall, it may come early: tick then looks
+        again later."""
+        ran, side = self.clock(), self.to_move
+        if ran is None or side is None or ran.since is None:
+            return None
+        times = [ran.deadline(side)]
+        had = ran.left[side]
+        if self.reminded_ply != self.actions_played and had > 0:
+            # Half of what it had used: ceil(had / 2) seconds of running time (not leave).
+            times.append(clock.advance(ran.leaves, side, ran.since, (had + 1) // 2))
+        due = min(times)
+        return due if now is None else max(due, now + 1)
+
+    def saved_summary(self) -> dict:
+        """What the status index shows of this game, saved with it: the players, the
+        state, the last action, the clocks as numbers (read at any time by
+        :func:`clocks_left`) and the facts ``tomis stats`` counts."""
+        ran = self.clock()
+        last = self.record.nodes[-1].action if self.record.nodes else None
+        facts = StatsProbe()(_Checked(self.record), None)
+        return {"white": self.players[0].name, "black": self.players[1].name,
+                "result": self.record.result, "over": self.over, "to_move": self.to_move,
+                "actions": self.actions_played,
+                "last_action": None if last is None else str(last),
+                "termination": self.record.tags.get(TERMINATION_TAG),
+                "created": self.created,
+                "clock": None if ran is None else
+                {"left": list(ran.left), "since": ran.since,
+                 "leaves": [list(leave) for leave in ran.leaves]},
+                "facts": None if facts is None else asdict(facts)}
 
     @staticmethod
     def generation(store: Store, number: int, side: int) -> int | None:

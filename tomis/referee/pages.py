@@ -15,18 +15,20 @@ without following a link or opening anything but a regular file at its name
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from dataclasses import dataclass
 from html import escape
 
-from ..archive.stats import Stats, StatsProbe
+from ..archive.stats import GameFacts, Stats
 from ..notation.clock import describe_duration, format_stamp
 from ..pictures import html
 from ..util import safefile
-from .games import RefereedGame
-from .organiser import Summary, summarise
+from .games import RefereedGame, clocks_left
+from .organiser import Summary
 from .service import connect
+from .store import Store
 
 INDEX = "index.html"
 PAGE_MODE = 0o644           # pages are public: the web server reads them
@@ -38,30 +40,65 @@ def game_file(number: int) -> str:
 
 
 @dataclass(frozen=True)
-class _Checked:
-    """What :class:`StatsProbe` reads of a game: the record, read without error."""
+class _Entry:
+    """A game as the index needs it: its saved summary, and the facts stats counts."""
 
-    game: object
-    error: None = None
+    summary: Summary
+    facts: GameFacts | None
 
 
 def write(path: str, folder: str, now: int | None = None) -> list[str]:
-    """Write the index and every game's replay page into ``folder``; the files written
-    (a page whose text is unchanged is left as it was). A link or anything but a regular
-    file at a page's name is a :class:`~tomis.errors.FileError`, and nothing is written
-    there."""
+    """Write the index and the replay page of every game changed since this folder was
+    last written (all of them the first time) into ``folder``; the files written (a page
+    whose text is unchanged is left as it was). The index is built from the summaries
+    saved with the games, no record replayed. A link or anything but a regular file at a
+    page's name is a :class:`~tomis.errors.FileError`, and nothing is written there."""
     now = int(time.time()) if now is None else now
+    place = os.path.abspath(folder)
     store, _config = connect(path)
     with store:
-        games = [RefereedGame.load(store, number) for number in store.games.numbers(in_play=False)]
-        summaries = [summarise(store, game, now) for game in games]
-    os.makedirs(folder, exist_ok=True)
-    written = []
-    for game in games:
-        text = html.page(game.record, name=f"tomis-{game.id}.tgn")
-        written += _publish(folder, game_file(game.id), text)
-    written += _publish(folder, INDEX, index(summaries, _standings(games), now))
+        mark = store.published.mark(place)
+        if mark is not None and not os.path.isfile(os.path.join(folder, INDEX)):
+            mark = None                     # the folder was emptied: write it whole again
+        newest = store.games.last_change_number()
+        changed = [RefereedGame.load(store, number) for number in
+                   (store.games.numbers(in_play=False) if mark is None
+                    else store.games.changed_since(mark))]
+        entries = _entries(store, now)
+        os.makedirs(folder, exist_ok=True)
+        written = []
+        for game in changed:
+            text = html.page(game.record, name=f"tomis-{game.id}.tgn")
+            written += _publish(folder, game_file(game.id), text)
+        summaries = [entry.summary for entry in entries]
+        written += _publish(folder, INDEX, index(summaries, _standings(entries), now))
+        with store.transaction():
+            store.published.remember(place, newest)
     return written
+
+
+def _entries(store: Store, now: int) -> list[_Entry]:
+    """Every game's index entry at ``now``, from its saved summary (a game last saved by
+    an older program has none: its record is read once, here)."""
+    entries = []
+    for listed in store.games.listed():
+        saved = (json.loads(listed.summary) if listed.summary is not None
+                 else RefereedGame.load(store, listed.id).saved_summary())
+        entries.append(_entry(store, listed.id, saved, now))
+    return entries
+
+
+def _entry(store: Store, number: int, saved: dict, now: int) -> _Entry:
+    to_move = saved["to_move"]
+    # Only a game in play shows when it last changed: asked of the store for those alone.
+    last_change = saved["created"] if saved["over"] else max(
+        store.inbox.last_taken(number) or saved["created"], saved["created"])
+    summary = Summary(number, saved["white"], saved["black"], saved["result"], saved["over"],
+                      None if to_move is None else SIDE_NAMES[to_move],
+                      clocks_left(saved["clock"], to_move, now), saved["actions"],
+                      saved["last_action"], last_change, saved["termination"])
+    facts = None if saved["facts"] is None else GameFacts(**saved["facts"])
+    return _Entry(summary, facts)
 
 
 def _publish(folder: str, name: str, text: str) -> list[str]:
@@ -72,13 +109,11 @@ def _publish(folder: str, name: str, text: str) -> list[str]:
     return [os.path.join(folder, name)]
 
 
-def _standings(games: list[RefereedGame]) -> dict:
+def _standings(entries: list[_Entry]) -> dict:
     stats = Stats()
-    probe = StatsProbe()
-    for game in games:
-        facts = probe(_Checked(game.record), None)
-        if facts is not None:
-            stats.add(facts)
+    for entry in entries:
+        if entry.facts is not None:
+            stats.add(entry.facts)
     return stats.as_json()
 
 

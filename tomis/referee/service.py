@@ -19,7 +19,7 @@ from ..outgoing.headers import address_pairs
 from . import letters, tokens
 from .games import RefereedGame
 from .inbound import MAX_MESSAGE_BYTES, valid_id
-from .queueing import Config, load_config, queue_letter, queue_update
+from .queueing import CHAT_WINDOW, WHY_WINDOW, Config, load_config, queue_letter, queue_update
 from .composing import HELP_LINES, Addressee
 from .process import expire, process_pending
 from .sending import Unsent, parse_method, send_queued
@@ -158,6 +158,69 @@ def after_storing(store: Store, config: Config, now: int) -> list[Unsent]:
     return send_queued(store, config.settings, now=now, retry=False)
 
 
+# --------------------------------------------------------------------------- prune
+
+KEEP_DAYS = 30                 # what players sent is kept this long by default
+PRUNE_EVERY = 86_400           # tick prunes once a day (the referee's clock)
+LAST_PRUNE = "last_prune"      # the settings key of when prune last ran
+KEPT_HEADERS = (b"from", b"subject")    # of a refused message: what ``rejected`` shows
+
+
+@dataclass(frozen=True)
+class PruneReport:
+    inbox: int          # bodies of messages in dropped or cut to their headers
+    outbox: int         # bodies of messages out dropped
+    freed: int          # pages given back to the file system
+
+
+def prune(path: str, now: int, keep_days: int = KEEP_DAYS) -> PruneReport:
+    """Drop what the store need not keep (see :func:`prune_store`)."""
+    if keep_days < 0:
+        raise RefereeError(f"--keep-days {keep_days}: a number of days, 0 or more")
+    store, _config = connect(path)
+    with store:
+        return prune_store(store, now, keep_days)
+
+
+def prune_store(store: Store, now: int, keep_days: int) -> PruneReport:
+    """Drop the bodies of messages decided more than ``keep_days`` ago: a taken message's
+    whole, a refused one's but for its From and Subject (``rejected`` lists them); of the
+    messages out, those sent or given up, except the newest each seat got in each game
+    (``resend`` sends it again). Every row stays, with its Message-ID or digest: a message
+    delivered again is still a duplicate. Old tries of sent messages go too; the rate
+    limits keep only their windows. The space is given back by incremental vacuum."""
+    before = now - keep_days * 86_400
+    with store.transaction():
+        cut_in = store.inbox.prune(before, kept_headers)
+        cut_out = store.outbox.prune(before)
+        store.replies.forget_until(now - WHY_WINDOW)
+        store.relayed.forget_until(now - CHAT_WINDOW)
+        store.set_setting(LAST_PRUNE, str(now))
+    return PruneReport(cut_in, cut_out, store.give_back_space())
+
+
+def _prune_due(store: Store, now: int) -> bool:
+    last = store.settings().get(LAST_PRUNE)
+    return last is None or not last.lstrip("-").isdigit() or now - int(last) >= PRUNE_EVERY
+
+
+def kept_headers(head: bytes) -> bytes:
+    """Of a refused message's first bytes, the From and Subject fields as they came
+    (folded lines included), which is all ``rejected`` reads of it."""
+    end = min((at for at in (head.find(b"\r\n\r\n"), head.find(b"\n\n")) if at >= 0),
+              default=len(head))
+    kept, keeping = [], False
+    for line in head[:end].splitlines(keepends=True):
+        if line[:1] in (b" ", b"\t"):
+            if keeping:
+                kept.append(line)
+            continue
+        keeping = line.split(b":", 1)[0].strip().lower() in KEPT_HEADERS
+        if keeping:
+            kept.append(line)
+    return b"".join(kept) + b"\n"
+
+
 # --------------------------------------------------------------------------- tick
 
 @dataclass
@@ -169,25 +232,38 @@ class TickReport:
 
 
 def tick(path: str, now: int, stop: Callable[[], bool] = lambda: False) -> TickReport:
-    """Unprocessed messages, due reminders and time-outs, then every unsent message."""
+    """Unprocessed messages, due reminders and time-outs, then every unsent message; and
+    once a day, :func:`prune`.
+
+    Only the games with something due are read: each game's row keeps when tick next has
+    something to do for it (saved with the game), and an index finds those by ``now``."""
     store, config = connect(path)
     with store:
         report = TickReport()
         report.processed = process_pending(store, config)
-        for number in store.games.numbers(in_play=True):
+        for number in store.games.due(now):
             with store.transaction():
-                game = RefereedGame.load(store, number)
-                if game is None or game.over:
-                    continue
-                if expire(store, config, game, now):
-                    report.forfeits += 1
-                elif _remind(store, config, game, now):
-                    report.reminders += 1
-                else:
-                    continue
-                game.save(store)
+                _tick_game(store, config, number, now, report)
         report.failures = send_queued(store, config.settings, now=now, retry=True, stop=stop)
+        if _prune_due(store, now):
+            prune_store(store, now, KEEP_DAYS)
         return report
+
+
+def _tick_game(store: Store, config: Config, number: int, now: int, report: TickReport) -> None:
+    """A time-out or a reminder for game ``number``; with neither, when to look again."""
+    game = RefereedGame.load(store, number)
+    if game is None or game.over:
+        store.games.set_due(number, None)
+        return
+    if expire(store, config, game, now):
+        report.forfeits += 1
+    elif _remind(store, config, game, now):
+        report.reminders += 1
+    else:
+        store.games.set_due(number, game.next_due(now))
+        return
+    game.save(store)
 
 
 def _remind(store: Store, config: Config, game: RefereedGame, now: int) -> bool:

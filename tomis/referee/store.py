@@ -132,6 +132,27 @@ CREATE TABLE relayed (address TEXT NOT NULL, at INTEGER NOT NULL,
 CREATE INDEX relayed_by_address ON relayed (address, at);
 CREATE TABLE IF NOT EXISTS imap_folders (place TEXT PRIMARY KEY,
     uidvalidity INTEGER NOT NULL, last_uid INTEGER NOT NULL);
+-- What tick and page need without replaying every record, saved with the game: when tick
+-- next has something to do for it (NULL: nothing, e.g. no clocks or the game is over),
+-- what the status index shows of it (JSON), and a number raised by every save, so that
+-- page rewrites only the games changed since it last wrote a folder (``published``).
+ALTER TABLE games ADD COLUMN next_due INTEGER;
+ALTER TABLE games ADD COLUMN summary TEXT;
+ALTER TABLE games ADD COLUMN changed INTEGER NOT NULL DEFAULT 0;
+-- A store from before: the next tick looks at every game in play once and sets its time.
+UPDATE games SET next_due = 0 WHERE over = 0;
+CREATE INDEX games_due ON games (next_due) WHERE next_due IS NOT NULL;
+CREATE INDEX games_changed ON games (changed);
+CREATE TABLE published (folder TEXT PRIMARY KEY, changed INTEGER NOT NULL);
+-- When a game last changed, read per game by an index rather than a scan of the inbox.
+CREATE INDEX inbox_by_game ON inbox (game, state, stored_at);
+-- Prune: a body dropped (or cut to the headers ``rejected`` shows) once it is old and
+-- decided; the row, its de-duplication key and its decision stay.
+ALTER TABLE inbox ADD COLUMN pruned INTEGER NOT NULL DEFAULT 0;
+CREATE INDEX inbox_unpruned ON inbox (stored_at) WHERE pruned = 0 AND state != 'new';
+ALTER TABLE outbox ADD COLUMN pruned INTEGER NOT NULL DEFAULT 0;
+CREATE INDEX outbox_unpruned ON outbox (queued_at) WHERE pruned = 0;
+CREATE INDEX outbox_by_seat ON outbox (game, side, id);
 """,
 }
 
@@ -187,6 +208,7 @@ class Store:
         self.replies = Replies(connection)
         self.relayed = Relayed(connection)
         self.folders = Folders(connection)
+        self.published = Published(connection)
 
     # ------------------------------------------------------------------ open and close
     @classmethod
@@ -237,6 +259,28 @@ class Store:
         """The referee's settings: address, name, how it sends, its secret, ..."""
         return dict(self._connection.execute("SELECT key, value FROM settings"))
 
+    def set_setting(self, key: str, value: str) -> None:
+        """Keep ``value`` under ``key`` in the settings (in the caller's transaction)."""
+        self._connection.execute(
+            "INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) "
+            "DO UPDATE SET value = excluded.value", (key, value))
+
+    def give_back_space(self) -> int:
+        """Return the store's free pages to the file system by SQLite's incremental
+        vacuum (never a full ``VACUUM``, which would rewrite the whole file); outside any
+        transaction. How many pages were free before."""
+        (free,) = self._connection.execute("PRAGMA freelist_count").fetchone()
+        # executescript steps the pragma to its end: execute() frees one page a step.
+        self._connection.executescript("PRAGMA incremental_vacuum;")
+        return free
+
+    def size(self) -> int:
+        """The bytes the store's pages hold, free pages left out."""
+        (pages,) = self._connection.execute("PRAGMA page_count").fetchone()
+        (free,) = self._connection.execute("PRAGMA freelist_count").fetchone()
+        (page_size,) = self._connection.execute("PRAGMA page_size").fetchone()
+        return (pages - free) * page_size
+
 
 def _name(text: str) -> str:
     if not text.isidentifier():
@@ -284,6 +328,9 @@ class RefusedRow:
     game: int | None
     raw: bytes
     reason: str | None
+
+
+CUT_HEAD_BYTES = 64 * 1024     # of a refused body, what prune reads to keep its headers
 
 
 class Inbox:
@@ -342,6 +389,19 @@ class Inbox:
         return [RefusedRow(*row) for row in self._connection.execute(
             "SELECT id, stored_at, game, raw, reason FROM inbox WHERE state = 'rejected' "
             "ORDER BY id").fetchall()]
+
+    def prune(self, before: int, cut) -> int:
+        """Drop the bodies of the messages stored before ``before`` and decided: a taken
+        one's whole, a refused one's down to ``cut(raw)`` (the few headers ``rejected``
+        shows). The row stays, with its de-duplication key, state, reason, game and time:
+        the same message delivered again is still known. How many bodies were cut."""
+        rows = self._connection.execute(
+            f"SELECT id, CASE state WHEN 'rejected' THEN substr(raw, 1, {CUT_HEAD_BYTES}) "
+            "END FROM inbox WHERE pruned = 0 AND state != 'new' AND stored_at < ?",
+            (before,)).fetchall()
+        _rewrite_bodies(self._connection, "inbox",
+                        {number: b"" if head is None else cut(head) for number, head in rows})
+        return len(rows)
 
     def last_taken(self, game: int) -> int | None:
         """When the newest message taken for ``game`` was stored (None: none was)."""
@@ -402,6 +462,21 @@ class GameChange:
     reminded_ply: int
     lines: list[LineRow]
     leaves: list[LeaveRow]
+    # When tick next has something to do (NULL: nothing) and what the index shows (JSON),
+    # computed with the change so that neither tick nor page replays the record.
+    due: int | None = None
+    summary: str | None = None
+
+
+@dataclass(frozen=True)
+class Listed:
+    """A game as the status index sees it: its summary saved with it (None: saved by an
+    older program, so the record must be read) and its change number."""
+
+    id: int
+    over: bool
+    summary: str | None
+    changed: int
 
 
 class Games:
@@ -434,8 +509,11 @@ class Games:
     def save(self, number: int, change: GameChange) -> None:
         """Write ``change`` over game ``number``: its row, and its lines and leave anew."""
         self._connection.execute(
-            "UPDATE games SET record = ?, over = ?, thread = ?, reminded_ply = ? WHERE id = ?",
-            (change.record, int(change.over), change.thread, change.reminded_ply, number))
+            "UPDATE games SET record = ?, over = ?, thread = ?, reminded_ply = ?, next_due = ?, "
+            "summary = ?, changed = (SELECT COALESCE(MAX(changed), 0) + 1 FROM games) "
+            "WHERE id = ?",
+            (change.record, int(change.over), change.thread, change.reminded_ply, change.due,
+             change.summary, number))
         self._connection.execute("DELETE FROM lines WHERE game = ?", (number,))
         self._connection.execute("DELETE FROM leaves WHERE game = ?", (number,))
         self._connection.executemany(
@@ -466,6 +544,33 @@ class Games:
         where = "WHERE over = 0 " if in_play else ""
         return [number for (number,) in self._connection.execute(
             f"SELECT id FROM games {where}ORDER BY id").fetchall()]
+
+    def due(self, now: int) -> list[int]:
+        """The games tick has something to do for by ``now`` (by the index on
+        ``next_due``: the games with nothing due are not read), oldest first."""
+        return [number for (number,) in self._connection.execute(
+            "SELECT id FROM games WHERE next_due IS NOT NULL AND next_due <= ? ORDER BY id",
+            (now,)).fetchall()]
+
+    def set_due(self, number: int, due: int | None) -> None:
+        """When tick next has something to do for game ``number`` (None: nothing)."""
+        self._connection.execute("UPDATE games SET next_due = ? WHERE id = ?", (due, number))
+
+    def listed(self) -> list[Listed]:
+        """Every game's saved summary, oldest first, without its record."""
+        return [Listed(number, bool(over), summary, changed)
+                for number, over, summary, changed in self._connection.execute(
+                    "SELECT id, over, summary, changed FROM games ORDER BY id").fetchall()]
+
+    def changed_since(self, mark: int) -> list[int]:
+        """The games saved after change number ``mark``, oldest first."""
+        return [number for (number,) in self._connection.execute(
+            "SELECT id FROM games WHERE changed > ? ORDER BY id", (mark,)).fetchall()]
+
+    def last_change_number(self) -> int:
+        (number,) = self._connection.execute(
+            "SELECT COALESCE(MAX(changed), 0) FROM games").fetchone()
+        return number
 
 
 # --------------------------------------------------------------------------- the outbox
@@ -589,6 +694,22 @@ class Outbox:
         return tuple(Attempt(int(at), error) for at, error in self._connection.execute(
             "SELECT at, error FROM attempts WHERE message = ? ORDER BY id", (number,)))
 
+    def prune(self, before: int) -> int:
+        """Drop the bodies of the messages queued before ``before`` that were sent or given
+        up, except the newest one of each seat (game and side), which ``resend`` sends
+        again; and the tries of the sent ones among them (a given-up message keeps its
+        tries: ``outbox --every-try`` shows them). How many bodies were dropped."""
+        self._connection.execute(
+            "DELETE FROM attempts WHERE at < ? AND message IN (SELECT id FROM outbox "
+            "WHERE queued_at < ? AND sent_at IS NOT NULL)", (before, before))
+        numbers = [number for (number,) in self._connection.execute(
+            "SELECT id FROM outbox WHERE pruned = 0 AND queued_at < ? "
+            "AND (sent_at IS NOT NULL OR failed_at IS NOT NULL) AND id NOT IN "
+            "(SELECT MAX(id) FROM outbox WHERE game IS NOT NULL GROUP BY game, side)",
+            (before,)).fetchall()]
+        _rewrite_bodies(self._connection, "outbox", dict.fromkeys(numbers, b""))
+        return len(numbers)
+
     def newest(self, game: int, side: int) -> bytes | None:
         """The bytes of the newest message queued to ``game``'s ``side`` (by its row,
         never by what its bytes hold)."""
@@ -596,6 +717,32 @@ class Outbox:
             "SELECT raw FROM outbox WHERE game = ? AND side = ? ORDER BY id DESC LIMIT 1",
             (game, side)).fetchone()
         return None if row is None else row[0]
+
+
+def _rewrite_bodies(connection: sqlite3.Connection, table: str, bodies: dict[int, bytes]) -> None:
+    """Give the rows ``bodies`` names (by id) their new, shorter body, marked pruned.
+
+    Each row is deleted and inserted again, not updated: SQLite merges the pages a delete
+    leaves nearly empty, but not those an update shrinks, so after updates each old row
+    would keep a whole page to itself (a store growing by kilobytes per message for ever).
+    """
+    columns = [name for _cid, name, *_rest in connection.execute(f"PRAGMA table_info({table})")
+               if name not in ("raw", "pruned")]
+    listed = ", ".join(columns)
+    numbers = sorted(bodies)
+    for start in range(0, len(numbers), _CHUNK):
+        chunk = numbers[start:start + _CHUNK]
+        marks = ", ".join("?" * len(chunk))
+        rows = connection.execute(f"SELECT {listed} FROM {table} WHERE id IN ({marks})",
+                                  chunk).fetchall()
+        connection.execute(f"DELETE FROM {table} WHERE id IN ({marks})", chunk)
+        connection.executemany(
+            f"INSERT INTO {table} ({listed}, raw, pruned) VALUES "
+            f"({', '.join('?' * (len(columns) + 2))})",
+            [(*row, bodies[row[0]], 1) for row in rows])
+
+
+_CHUNK = 500            # rows rewritten per statement (SQLite's limit on ? is 32766)
 
 
 # --------------------------------------------------------------------------- rate limits
@@ -646,6 +793,26 @@ class Relayed:
                                  (address, at, int(notice)))
 
 
+# --------------------------------------------------------------------------- status pages
+
+class Published:
+    """For each folder of status pages, the change number of the games it holds: page
+    rewrites the games changed after it."""
+
+    def __init__(self, connection: sqlite3.Connection):
+        self._connection = connection
+
+    def mark(self, folder: str) -> int | None:
+        row = self._connection.execute("SELECT changed FROM published WHERE folder = ?",
+                                       (folder,)).fetchone()
+        return None if row is None else row[0]
+
+    def remember(self, folder: str, changed: int) -> None:
+        self._connection.execute(
+            "INSERT INTO published (folder, changed) VALUES (?, ?) ON CONFLICT (folder) "
+            "DO UPDATE SET changed = excluded.changed", (folder, changed))
+
+
 # --------------------------------------------------------------------------- IMAP folders
 
 @dataclass(frozen=True)
@@ -688,6 +855,8 @@ def _create(path: str, settings: dict[str, str]) -> None:
     connection = None
     try:
         connection = _connect(path, BUSY_TIMEOUT_MS)
+        # Before the first table: prune's freed pages can then be given back bit by bit.
+        connection.execute("PRAGMA auto_vacuum = INCREMENTAL")
         connection.execute("PRAGMA journal_mode = WAL")
         script = _SCHEMA + "".join(UPGRADES[version] for version in sorted(UPGRADES))
         connection.executescript("BEGIN IMMEDIATE;" + script + "COMMIT;")
@@ -759,6 +928,20 @@ def upgrade(connection: sqlite3.Connection, path: str, number: int) -> None:
                 connection.execute("UPDATE settings SET value = ? WHERE key = 'schema'",
                                    (str(number + 1),))
         number += 1
+    _allow_incremental_vacuum(connection)
+
+
+def _allow_incremental_vacuum(connection: sqlite3.Connection) -> None:
+    """Switch a store made before prune to incremental vacuum: the one full ``VACUUM`` a
+    store ever gets, here, once, while it is upgraded (SQLite records the mode only when it
+    rewrites the file)."""
+    ((mode,),) = connection.execute("PRAGMA auto_vacuum").fetchall()
+    if mode != INCREMENTAL:
+        connection.execute("PRAGMA auto_vacuum = INCREMENTAL")
+        connection.execute("VACUUM")
+
+
+INCREMENTAL = 2            # PRAGMA auto_vacuum's value for INCREMENTAL
 
 
 def _copy(connection: sqlite3.Connection, path: str, backup: str) -> None:
