@@ -5,7 +5,7 @@
 
 Each store is built through the library, not one process per game: two template games
 (one finished, one in play with clocks) are played once through the referee's own
-:class:`~tomis.referee.games.Game`, then copied under other players' names into the
+:class:`~tomis.referee.games.RefereedGame`, then copied under other players' names into the
 store's parts (``store.games``, ``store.inbox``, ``store.outbox``) with their saved
 summaries, as the referee saves them. The large store holds ``--games`` games (nine in
 ten finished) between ``--players`` players and ``--messages`` stored messages (half in,
@@ -81,7 +81,7 @@ def template(moves: list[str], start: int) -> Template:
     library = LibraryGame(white=WHITE, black=BLACK, rules="manual", site="club.test",
                           date="2026.12.01")
     library.start_clock(CONTROL, start, 45)
-    game = Game(0, (Addressee(WHITE, "w@t.test"), Addressee(BLACK, "b@t.test")), library.record,
+    game = RefereedGame(0, (Addressee(WHITE, "w@t.test"), Addressee(BLACK, "b@t.test")), library.record,
                 False, 45, {}, -1, created=start)
     for number, move in enumerate(moves):
         if game.over:
@@ -102,7 +102,7 @@ def named(template: Template, white: str, black: str) -> tuple[str, str]:
 
 # --------------------------------------------------------------------------- building
 
-def player(number: int) -> Player:
+def player(number: int) -> Addressee:
     return Addressee(f"Player {number:04d}", f"p{number}@club.test")
 
 
@@ -157,7 +157,7 @@ class Live:
 
     number: int
     first: tuple[email.message.EmailMessage, email.message.EmailMessage]
-    players: tuple[Player, Player]
+    players: tuple[Addressee, Addressee]
     played: int = 0
 
 

@@ -133,7 +133,7 @@ def loads(monkeypatch):
         counted.append(number)
         return original(cls, store, number)
 
-    monkeypatch.setattr(Game, "load", classmethod(load))
+    monkeypatch.setattr(RefereedGame, "load", classmethod(load))
     return counted
 
 

@@ -24,6 +24,7 @@ from html import escape
 from ..archive.stats import GameFacts, Stats
 from ..notation.clock import describe_duration, format_stamp
 from ..pictures import html
+from ..rules.board import SIDE_NAMES
 from ..util import safefile
 from .games import RefereedGame, clocks_left
 from .organiser import Summary
