@@ -96,8 +96,11 @@ def test_the_rate_limits_and_folders_parts(store):
         store.relayed.add("ana@a.test", NOW, notice=True)
         store.folders.remember("imaps://h/INBOX", FolderMark(5, 40))
     assert store.replies.count_since("ana@a.test", NOW - 1) == 1
-    counts = store.relayed.counts_since("ana@a.test", NOW - 1)
+    counts = store.relayed.counts_between("ana@a.test", NOW - 1, NOW)
     assert (counts.relayed, counts.told) == (1, 1)
+    # a message decided late is counted in its own window, not with later ones
+    earlier = store.relayed.counts_between("ana@a.test", NOW - 100, NOW - 1)
+    assert (earlier.relayed, earlier.told) == (0, 0)
     with store.transaction():
         store.replies.forget_until(NOW)
         store.relayed.forget_until(NOW)

@@ -62,7 +62,8 @@ def test_a_whole_game_by_mail_through_real_deliver_processes(tmp_path):
         style = STYLES[number % len(STYLES)]
         last = lab.last_to(side)
         raw = reply_to(last, (ANA, BO)[side], f"{action}\nmove {number}, in {style}", style=style)
-        _deliver(lab, raw, _stamp(number * 30))
+        # Six hours between a player's messages: their chat stays under the daily limit.
+        _deliver(lab, raw, _stamp(number * 180))
         to_ana, to_bo = lab.new_messages()
         assert str(to_ana["To"]) == ANA and str(to_bo["To"]) == BO
         for message in (to_ana, to_bo):
@@ -75,7 +76,7 @@ def test_a_whole_game_by_mail_through_real_deliver_processes(tmp_path):
             nodes = record.read_game(mailed).nodes
             assert [str(n.action) for n in nodes] == actions[:number]
             # stamped by the referee with the time the message was stored; no private line
-            assert f"[%ts {_stamp(number * 30)}]" in nodes[-1].comments
+            assert f"[%ts {_stamp(number * 180)}]" in nodes[-1].comments
             assert "[%if" not in mailed
             assert "Clocks (TimeControl 30d+3d" in body and "   a     b     c" in body
             if images:
@@ -102,6 +103,9 @@ def test_eight_deliver_processes_take_each_of_100_messages_exactly_once(tmp_path
     for number in range(100):
         side = number % 2
         messages.append(reply_to(lab.last_to(side), (ANA, BO)[side], f"chat number {number:03d}"))
+    # Each message stored at its own time, a player's six hours apart, so that their chat
+    # stays under the daily limit (issue 38) in whatever order the processes take them.
+    stamps = {raw: _stamp(number * 180) for number, raw in enumerate(messages)}
     # ten of them come twice, as a mail server retrying after a lost answer would send them
     work = messages + messages[:10]
     shares = [work[index::8] for index in range(8)]
@@ -109,7 +113,7 @@ def test_eight_deliver_processes_take_each_of_100_messages_exactly_once(tmp_path
 
     def worker(share):
         for raw in share:
-            done = process("referee", "deliver", lab.db, "--now", _stamp(1), input=raw,
+            done = process("referee", "deliver", lab.db, "--now", stamps[raw], input=raw,
                            timeout=300)
             codes.append(done.returncode)
 
@@ -146,7 +150,7 @@ main(sys.argv[4:])
 KILL_POINTS = [
     ("tomis.referee.service", "store_message", "before"),      # nothing stored yet
     ("tomis.referee.service", "after_storing", "before"),      # stored, not processed
-    ("tomis.referee.games", "Game.save", "after"),             # inside the transaction
+    ("tomis.referee.games", "RefereedGame.save", "after"),             # inside the transaction
     ("tomis.referee.sending", "_send_one", "before"),          # processed, nothing sent
     ("tomis.referee.sending", "_send_one", "after"),           # sent, not marked sent
 ]

@@ -91,7 +91,7 @@ def chat_passage(store: Store, address: str, at: int) -> str:
     window. Two autoresponders writing to each other through the referee stop here."""
     since = at - CHAT_WINDOW
     store.relayed.forget_until(since)
-    counts = store.relayed.counts_since(address, since)
+    counts = store.relayed.counts_between(address, since, at)
     if counts.relayed < CHAT_LIMIT:
         store.relayed.add(address, at)
         return RELAY

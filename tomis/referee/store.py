@@ -783,10 +783,12 @@ class Relayed:
     def forget_until(self, until: int) -> None:
         self._connection.execute("DELETE FROM relayed WHERE at <= ?", (until,))
 
-    def counts_since(self, address: str, since: int) -> ChatCounts:
+    def counts_between(self, address: str, since: int, until: int) -> ChatCounts:
+        """What ``address`` had relayed (and was told) after ``since`` and up to ``until``:
+        a message decided late, after later ones, is counted in its own window."""
         return ChatCounts(*self._connection.execute(
             "SELECT COALESCE(SUM(notice = 0), 0), COALESCE(SUM(notice), 0) FROM relayed "
-            "WHERE address = ? AND at > ?", (address, since)).fetchone())
+            "WHERE address = ? AND at > ? AND at <= ?", (address, since, until)).fetchone())
 
     def add(self, address: str, at: int, *, notice: bool = False) -> None:
         self._connection.execute("INSERT INTO relayed (address, at, notice) VALUES (?, ?, ?)",
