@@ -1,4 +1,5 @@
-"""The one front door for outside text: files, stdin, saved messages, mailboxes, IMAP.
+"""The front door for records in outside text: files, stdin, saved messages, mailboxes, IMAP
+(the referee reads its players' replies, which are commands, through :mod:`tomis.mail`).
 
 Every command and :func:`tomis.read_games` read a record through :func:`read_source`,
 which gives a :class:`Source` (the text for the reader, the text as saved, how to place
