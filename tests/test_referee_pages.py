@@ -9,6 +9,8 @@ import re
 import pytest
 
 from referee_support import ANA, BO, Lab, reply_to, run
+from tomis.archive.stats import Stats
+from tomis.referee import pages
 
 AMPERSAND = "Eve O'Hara & Co"        # the referee refuses < > " in names
 
@@ -91,6 +93,38 @@ def test_pages_are_rewritten_only_when_they_change(club):
     later = _ok("referee", "page", club.db, "-o", club.pages, "--now", "2026-11-25T12:00Z")
     assert "wrote 2 page(s)" in later.stderr          # game 1 and the index
     assert "G@c2" in (club.pages / "game-1.html").read_text(encoding="utf-8")  # fired: now public
+
+
+class CountedStats(Stats):
+    """Stats that count how often the standings are computed."""
+
+    made = 0
+
+    def __init__(self):
+        super().__init__()
+        CountedStats.made += 1
+
+
+def test_the_finished_games_part_is_drawn_again_only_when_a_game_ends(club, tmp_path,
+                                                                        monkeypatch):
+    monkeypatch.setattr(pages, "Stats", CountedStats)
+    club.deliver(reply_to(last_to_bo(club, 1), BO, "G@g8"), "2026-11-25T11:00Z")
+    _ok("referee", "page", club.db, "-o", club.pages, "--now", "2026-11-25T12:00Z")
+    assert CountedStats.made == 0                   # an action: standings as kept
+    fresh = tmp_path / "fresh"                      # the whole folder, written anew
+    _ok("referee", "page", club.db, "-o", fresh, "--now", "2026-11-25T12:00Z")
+    assert CountedStats.made == 0
+    assert (fresh / "index.html").read_bytes() == (club.pages / "index.html").read_bytes()
+    _ok("referee", "adjudicate", club.db, 1, "1-0", "--reason", "agreed",
+        "--now", "2026-11-25T13:00Z")
+    _ok("referee", "page", club.db, "-o", club.pages, "--now", "2026-11-25T14:00Z")
+    assert CountedStats.made == 1                   # a game ended: drawn once, then kept
+    finished = (club.pages / "index.html").read_text(encoding="utf-8").split(
+        "<h2>Finished</h2>")[1]
+    assert '<a href="game-1.html">#1</a>' in finished
+    _ok("referee", "page", club.db, "-o", fresh, "--now", "2026-11-25T14:00Z")
+    assert CountedStats.made == 1
+    assert (fresh / "index.html").read_bytes() == (club.pages / "index.html").read_bytes()
 
 
 def test_page_refuses_a_missing_store(tmp_path):

@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import os
 import time
+import zlib
 from dataclasses import dataclass
 from html import escape
 
@@ -29,11 +30,15 @@ from ..util import safefile
 from .games import RefereedGame, clocks_left
 from .organiser import Summary
 from .service import connect
-from .store import Store
+from .store import PagePart, Store
 
 INDEX = "index.html"
 PAGE_MODE = 0o644           # pages are public: the web server reads them
 CSP = "default-src 'none'; style-src 'unsafe-inline'"
+FINISHED_PART = "index-finished"    # the kept part of the index (store.page_parts)
+# Raised whenever the HTML of that part changes: a part kept by an older program (same
+# finished games, older drawing) is then drawn again instead of shown.
+PART_FORMAT = 1
 
 
 def game_file(number: int) -> str:
@@ -65,35 +70,62 @@ def write(path: str, folder: str, now: int | None = None) -> list[str]:
         changed = [RefereedGame.load(store, number) for number in
                    (store.games.numbers(in_play=False) if mark is None
                     else store.games.changed_since(mark))]
-        entries = _entries(store, now)
+        playing = [entry.summary for entry in _entries(store, now, over=False)]
+        finished = finished_part(store, now)
         os.makedirs(folder, exist_ok=True)
         written = []
         for game in changed:
             text = html.page(game.record, name=f"tomis-{game.id}.tgn")
-            written += _publish(folder, game_file(game.id), text)
-        summaries = [entry.summary for entry in entries]
-        written += _publish(folder, INDEX, index(summaries, _standings(entries), now))
+            written += _publish(folder, game_file(game.id), text.encode("utf-8"))
+        written += _publish(folder, INDEX,
+                            _index_bytes(playing, zlib.decompress(finished.data), now))
         with store.transaction():
             store.published.remember(place, newest)
     return written
 
 
-def _entries(store: Store, now: int) -> list[_Entry]:
-    """Every game's index entry at ``now``, from its saved summary (a game last saved by
-    an older program has none: its record is read once, here)."""
+def finished_part(store: Store, now: int) -> PagePart:
+    """The index's part drawn from the finished games alone (their list, the standings
+    and the crosstable), as kept in the store when no game has ended or been saved again
+    since it was drawn; else drawn anew from the finished games' summaries. At a
+    thousand players it is megabytes of HTML: drawing it after every action made page's
+    cost grow with the club."""
+    count, newest = store.games.finished_mark()
+    fingerprint = f"{PART_FORMAT}:{count}:{newest}"
+    kept = store.page_parts.get(FINISHED_PART)
+    if kept is not None and kept.fingerprint == fingerprint:
+        return kept
+    entries = _entries(store, now, over=True)
+    drawn = _finished_html([entry.summary for entry in entries], _standings(entries))
+    # Kept as compressed UTF-8: a twentieth of the size, and no text decoded or encoded
+    # again on the runs that only add it to the index.
+    part = PagePart(fingerprint, zlib.compress(drawn.encode("utf-8")))
+    with store.transaction():           # written only when drawn: it is megabytes
+        store.page_parts.keep(FINISHED_PART, part)
+    return part
+
+
+def _entries(store: Store, now: int, over: bool) -> list[_Entry]:
+    """The finished games' (``over``) or those in play's index entries at ``now``, from
+    their saved summaries (a game last saved by an older program has none: its record
+    is read once, here)."""
+    # When each game in play last changed, in one query: one per game cost as much as
+    # the rest of the index at a thousand games in play.
+    taken = {} if over else store.inbox.last_taken_in_play()
     entries = []
-    for listed in store.games.listed():
+    for listed in store.games.listed(over=over):
         saved = (json.loads(listed.summary) if listed.summary is not None
                  else RefereedGame.load(store, listed.id).saved_summary())
-        entries.append(_entry(store, listed.id, saved, now))
+        entries.append(_entry(listed.id, saved, taken.get(listed.id), now))
     return entries
 
 
-def _entry(store: Store, number: int, saved: dict, now: int) -> _Entry:
+def _entry(number: int, saved: dict, taken: int | None, now: int) -> _Entry:
+    """``taken``: when the newest message taken for the game was stored (None: none)."""
     to_move = saved["to_move"]
     # Only a game in play shows when it last changed: asked of the store for those alone.
     last_change = saved["created"] if saved["over"] else max(
-        store.inbox.last_taken(number) or saved["created"], saved["created"])
+        taken or saved["created"], saved["created"])
     summary = Summary(number, saved["white"], saved["black"], saved["result"], saved["over"],
                       None if to_move is None else SIDE_NAMES[to_move],
                       clocks_left(saved["clock"], to_move, now), saved["actions"],
@@ -102,8 +134,7 @@ def _entry(store: Store, number: int, saved: dict, now: int) -> _Entry:
     return _Entry(summary, facts)
 
 
-def _publish(folder: str, name: str, text: str) -> list[str]:
-    data = text.encode("utf-8")
+def _publish(folder: str, name: str, data: bytes) -> list[str]:
     if safefile.read_own(folder, name) == data:
         return []
     safefile.write_own(folder, name, data, PAGE_MODE)
@@ -123,11 +154,26 @@ def _standings(entries: list[_Entry]) -> dict:
 def index(summaries: list[Summary], standings: dict, now: int) -> str:
     playing = [s for s in summaries if not s.over]
     finished = [s for s in summaries if s.over]
-    parts = [f"<h1>Games of the referee</h1>\n<p>As of {escape(format_stamp(now))} (UTC).</p>",
-             _section("In play", playing, _playing_head, _playing_row),
-             _section("Finished", finished, _finished_head, _finished_row),
-             _standings_table(standings), _crosstable(standings)]
+    parts = [_top(playing, now), _finished_html(finished, standings)]
     return _PAGE.format(csp=CSP, style=_STYLE, body="\n".join(parts))
+
+
+def _top(playing: list[Summary], now: int) -> str:
+    return "\n".join([f"<h1>Games of the referee</h1>\n<p>As of {escape(format_stamp(now))} "
+                      f"(UTC).</p>", _section("In play", playing, _playing_head, _playing_row)])
+
+
+def _index_bytes(playing: list[Summary], finished: bytes, now: int) -> bytes:
+    """:func:`index`'s text, encoded, around the finished part already encoded."""
+    head, tail = _PAGE.format(csp=CSP, style=_STYLE, body="\0").split("\0")
+    return b"".join([(head + _top(playing, now) + "\n").encode("utf-8"), finished,
+                     tail.encode("utf-8")])
+
+
+def _finished_html(finished: list[Summary], standings: dict) -> str:
+    """What of the index depends on the finished games alone (:func:`finished_part`)."""
+    return "\n".join([_section("Finished", finished, _finished_head, _finished_row),
+                      _standings_table(standings), _crosstable(standings)])
 
 
 def _section(title: str, rows: list[Summary], head, row) -> str:

@@ -153,6 +153,13 @@ CREATE INDEX inbox_unpruned ON inbox (stored_at) WHERE pruned = 0 AND state != '
 ALTER TABLE outbox ADD COLUMN pruned INTEGER NOT NULL DEFAULT 0;
 CREATE INDEX outbox_unpruned ON outbox (queued_at) WHERE pruned = 0;
 CREATE INDEX outbox_by_seat ON outbox (game, side, id);
+-- The status index's part that only finished games make (their list, the standings and
+-- the crosstable: megabytes at a thousand players), kept with the state of the finished
+-- games it was drawn from, so that page draws it again only when a game has ended; the
+-- index on (over, changed) tells that state and lists the games in play without a scan.
+CREATE INDEX games_by_over ON games (over, changed);
+CREATE TABLE page_parts (name TEXT PRIMARY KEY, fingerprint TEXT NOT NULL,
+    data BLOB NOT NULL);
 """,
 }
 
@@ -209,6 +216,7 @@ class Store:
         self.relayed = Relayed(connection)
         self.folders = Folders(connection)
         self.published = Published(connection)
+        self.page_parts = PageParts(connection)
 
     # ------------------------------------------------------------------ open and close
     @classmethod
@@ -411,6 +419,14 @@ class Inbox:
         return taken
 
 
+    def last_taken_in_play(self) -> dict[int, int]:
+        """:meth:`last_taken` of every game in play that has one, by game, in one query
+        (by the indexes on the games' state and on the inbox's game)."""
+        return dict(self._connection.execute(
+            "SELECT game, MAX(stored_at) FROM inbox WHERE state = 'done' AND game IN "
+            "(SELECT id FROM games WHERE over = 0) GROUP BY game").fetchall())
+
+
 # --------------------------------------------------------------------------- the games
 
 KEY_COLUMNS = ("white_key", "black_key")     # each seat's token generation (tokens.py)
@@ -556,16 +572,27 @@ class Games:
         """When tick next has something to do for game ``number`` (None: nothing)."""
         self._connection.execute("UPDATE games SET next_due = ? WHERE id = ?", (due, number))
 
-    def listed(self) -> list[Listed]:
-        """Every game's saved summary, oldest first, without its record."""
+    def listed(self, *, over: bool | None = None) -> list[Listed]:
+        """The games' saved summaries, oldest first, without their records: every game's,
+        or only the finished (``over``) or those in play (by the index on ``over``)."""
+        where, args = ("", ()) if over is None else ("WHERE over = ? ", (int(over),))
         return [Listed(number, bool(over), summary, changed)
                 for number, over, summary, changed in self._connection.execute(
-                    "SELECT id, over, summary, changed FROM games ORDER BY id").fetchall()]
+                    f"SELECT id, over, summary, changed FROM games {where}ORDER BY id",
+                    args).fetchall()]
+
+    def finished_mark(self) -> tuple[int, int]:
+        """How many games are finished and the newest change number among them: it moves
+        whenever a game ends or a finished game is saved again."""
+        return self._connection.execute(
+            "SELECT COUNT(*), COALESCE(MAX(changed), 0) FROM games WHERE over = 1").fetchone()
 
     def changed_since(self, mark: int) -> list[int]:
         """The games saved after change number ``mark``, oldest first."""
-        return [number for (number,) in self._connection.execute(
-            "SELECT id FROM games WHERE changed > ? ORDER BY id", (mark,)).fetchall()]
+        # Sorted here: with ORDER BY id SQLite scans every game's row (records and all)
+        # instead of taking the few changed ones from the index on ``changed``.
+        return sorted(number for (number,) in self._connection.execute(
+            "SELECT id FROM games WHERE changed > ?", (mark,)).fetchall())
 
     def last_change_number(self) -> int:
         (number,) = self._connection.execute(
@@ -813,6 +840,34 @@ class Published:
         self._connection.execute(
             "INSERT INTO published (folder, changed) VALUES (?, ?) ON CONFLICT (folder) "
             "DO UPDATE SET changed = excluded.changed", (folder, changed))
+
+
+@dataclass(frozen=True)
+class PagePart:
+    """A kept part of a status page: the state it was drawn from, and its bytes (as
+    pages.py keeps them)."""
+
+    fingerprint: str
+    data: bytes
+
+
+class PageParts:
+    """Parts of the status pages kept between runs of page, each with the state of the
+    games it was drawn from (its fingerprint): drawn again only when that state moved."""
+
+    def __init__(self, connection: sqlite3.Connection):
+        self._connection = connection
+
+    def get(self, name: str) -> PagePart | None:
+        row = self._connection.execute(
+            "SELECT fingerprint, data FROM page_parts WHERE name = ?", (name,)).fetchone()
+        return None if row is None else PagePart(*row)
+
+    def keep(self, name: str, part: PagePart) -> None:
+        self._connection.execute(
+            "INSERT INTO page_parts (name, fingerprint, data) VALUES (?, ?, ?) "
+            "ON CONFLICT (name) DO UPDATE SET fingerprint = excluded.fingerprint, "
+            "data = excluded.data", (name, part.fingerprint, part.data))
 
 
 # --------------------------------------------------------------------------- IMAP folders
