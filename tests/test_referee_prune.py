@@ -5,6 +5,7 @@ back by incremental vacuum; and tick and page cost the same whatever the club's 
 
 from __future__ import annotations
 
+import re
 import shutil
 import sqlite3
 from dataclasses import dataclass
@@ -146,6 +147,54 @@ def test_tick_with_nothing_due_reads_no_game(lab, loads):
     loads.clear()
     report = service.tick(str(lab.db), parse_stamp("2026-12-10T13:00Z"))
     assert loads == [] and report.reminders == 0
+
+
+@pytest.fixture
+def statements(monkeypatch):
+    """Every statement the store's connections run, with its values, as SQLite traces it."""
+    seen: list[str] = []
+    connect = sqlite3.connect
+
+    def traced(*args, **kwargs):
+        connection = connect(*args, **kwargs)
+        connection.set_trace_callback(seen.append)
+        return connection
+
+    monkeypatch.setattr(sqlite3, "connect", traced)
+    return seen
+
+
+# A whole table of the queue read: the cost would grow with the club.
+FULL_SCAN = re.compile(r"^SCAN (inbox|outbox|games|attempts)\b")
+
+
+def full_scans(db, seen: list[str]) -> list[tuple[str, str]]:
+    """The statements of ``seen`` whose query plan reads a whole table of the queue."""
+    with sqlite3.connect(db) as connection:
+        connection.set_trace_callback(None)
+        return [(sql, detail) for sql in seen
+                if re.match(r"\s*(SELECT|UPDATE|DELETE|INSERT|WITH)\b", sql, re.IGNORECASE)
+                for *_ids, detail in connection.execute(f"EXPLAIN QUERY PLAN {sql}")
+                if FULL_SCAN.match(detail)]
+
+
+def test_tick_with_nothing_due_reads_every_table_by_an_index(lab, statements):
+    service.tick(str(lab.db), parse_stamp("2026-11-24T12:00Z"))      # today's prune done
+    statements.clear()
+    service.tick(str(lab.db), parse_stamp("2026-11-24T13:00Z"))
+    assert any("FROM outbox" in sql for sql in statements)          # what it asked is traced
+    assert any("FROM inbox" in sql for sql in statements)
+    assert full_scans(lab.db, statements) == []
+
+
+def test_page_after_one_action_reads_every_table_by_an_index(lab, statements, tmp_path):
+    folder = tmp_path / "pages"
+    _ok("referee", "page", lab.db, "-o", folder, "--now", "2026-11-23T13:00Z")
+    lab.deliver(lab.reply(0, "G@b1"), "2026-11-23T14:00Z")
+    statements.clear()
+    _ok("referee", "page", lab.db, "-o", folder, "--now", "2026-11-23T15:00Z")
+    assert any("FROM games" in sql for sql in statements)
+    assert full_scans(lab.db, statements) == []
 
 
 def test_an_old_stores_games_are_read_by_one_tick_then_only_when_due(lab, loads):
