@@ -17,7 +17,10 @@ Tables (the queue of docs/REFEREE.md):
 - ``replies``: when each address last got an explanation, to limit them;
 - ``relayed``: when each player's chat was last passed on, to limit it;
 - ``attempts``: every try at sending an outbox message, with the server's answer;
-- ``imap_folders``: each IMAP folder's ``UIDVALIDITY`` and the last UID taken.
+- ``imap_folders``: each IMAP folder's ``UIDVALIDITY`` and the last UID taken;
+- ``published``: for each folder of status pages, the last change written there;
+- ``page_parts``: parts of the status pages kept between runs of page, with the state
+  of the games they were drawn from.
 
 The schema has a version (:data:`SCHEMA_VERSION`, kept in ``settings``). Opening an older
 store upgrades it in place, one step per version (:data:`UPGRADES`), after copying it to
@@ -199,7 +202,9 @@ class Store:
     - :attr:`games`: each game's row, private lines, leave and seat token generations;
     - :attr:`outbox`: the messages out, from queued to sent or given up, with their tries;
     - :attr:`replies` and :attr:`relayed`: the rate limits of explanations and of chat;
-    - :attr:`folders`: each IMAP folder's ``UIDVALIDITY`` and last UID taken.
+    - :attr:`folders`: each IMAP folder's ``UIDVALIDITY`` and last UID taken;
+    - :attr:`published` and :attr:`page_parts`: what page wrote to each folder, and the
+      parts of the index it keeps between runs.
 
     Opened with :meth:`open` (an older store upgraded first), made with :meth:`create`;
     a context manager that closes the connection on every path, errors included. No SQL
