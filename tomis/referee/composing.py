@@ -33,7 +33,10 @@ HELP_LINES = [
     "  if THEIRS MINE    a private conditional line (more pairs may follow); 'if' alone clears them",
     "  leave FROM TO     leave, dates YYYY-MM-DD (UTC, inclusive): your clock stops",
     "  status            the board and clocks, to you alone",
-    "Any other line is passed to your opponent.",
+    "  moves             the legal actions, to you alone",
+    "  help              how to write each command, to you alone",
+    "A line with other words and no action is passed to your opponent; a line with an",
+    "action and more than four other words, two actions, or a '?' is refused, never passed on.",
 ]
 
 
