@@ -98,7 +98,7 @@ def test_a_server_certificate_from_another_ca_is_refused(server, tmp_path):
     result = move(tmp_path, environment(port, security="tls", cafile=str(stranger)))
     assert result.exit_code == 1
     last = result.stderr.splitlines()[-1]
-    assert (f"the message was NOT sent: the SMTP server 127.0.0.1:{port} has a certificate "
+    assert (f"the message was not sent: the SMTP server 127.0.0.1:{port} has a certificate "
             "tomis cannot trust (") in last
     assert "TOMIS_SMTP_CAFILE" in last
     assert inbox.envelopes == []
@@ -119,7 +119,7 @@ def test_none_refuses_to_send_a_password_to_another_machine_before_connecting(tm
     result = run("move", game, "B@d8", "--to", "bo@example.net", "--send", env=env)
     assert result.exit_code == 1
     assert result.stderr.splitlines()[-1] == (
-        f"{game}: the move is saved, but the message was NOT sent: security = none would send "
+        f"{game}: the move is saved, but the message was not sent: security = none would send "
         f"the password for {USER} to {NEVER_CONTACTED}:25 in clear; use security = starttls "
         f"(port 587) or tls (465) -- once that is fixed: tomis send {game}")
 

@@ -59,7 +59,7 @@ def test_a_refused_connection_leaves_the_move_saved_and_send_sends_it_later(serv
                  env=environment(port))
     assert result.exit_code == 1
     assert result.stderr.splitlines()[-1] == (
-        f"{game}: the move is saved, but the message was NOT sent: nothing answers at "
+        f"{game}: the move is saved, but the message was not sent: nothing answers at "
         f"127.0.0.1:{port} (connection refused) -- once that is fixed: tomis send {out}")
     assert "1. B@e1 B@d8 *" in game.read_text(encoding="utf-8")
     assert out.exists()
@@ -78,7 +78,7 @@ def test_bad_credentials_leave_the_record_saved_with_a_clear_message(server, tmp
                  env=environment(port, USER, "wrong"))
     assert result.exit_code == 1
     last = result.stderr.splitlines()[-1]
-    assert last.startswith(f"{game}: the move is saved, but the message was NOT sent: "
+    assert last.startswith(f"{game}: the move is saved, but the message was not sent: "
                            f"the SMTP server 127.0.0.1:{port} refused the user name or "
                            f"password for ana: 535 ")
     assert last.endswith(f"-- once that is fixed: tomis send {game}")

@@ -98,7 +98,7 @@ class MoveMail:
         if self.send:
             again = self.mail_out if self.mail_out is not None else self.file
             send_now(message, lambda error: _not_sent(
-                self.file, error, "the message was NOT sent", f"tomis send {again}"))
+                self.file, error, "the message was not sent", f"tomis send {again}"))
 
 
 def _same_file(one: str, other: str) -> bool:
