@@ -17,6 +17,8 @@ FIXTURES = ROOT / "tests" / "data" / "referee"
 # store-v1.sqlite: made by tomis at 18dfde2 (schema 1): Ana and Bo, game 1 at action 3,
 # Black to act, Ana's conditional line 'if G@g8 G@f2' stored, one forged message refused.
 V1 = FIXTURES / "store-v1.sqlite"
+# store-v2.sqlite: store-v1.sqlite opened by tomis at e497e79 (schema 2), which upgraded it.
+V2 = FIXTURES / "store-v2.sqlite"
 
 
 def _schema(path) -> str:
@@ -52,6 +54,16 @@ def test_a_version_1_store_is_upgraded_after_a_copy_and_plays_on(tmp_path):
     assert done.returncode == 0, done.stderr
     record = run("referee", "export", db, "1").stdout
     assert "G@g8" in record and "G@f2" in record
+
+
+def test_a_version_2_store_is_upgraded_and_keeps_its_game(tmp_path):
+    db = tmp_path / "referee.db"
+    shutil.copy(V2, db)
+    result = run("referee", "games", db, "--now", "2026-11-23T14:00Z")
+    assert result.exit_code == 0, result.output
+    assert "#1  Ana Lungu - Bo Marin  black to act" in result.stdout
+    assert _schema(db) == str(store.SCHEMA_VERSION)
+    assert _schema(tmp_path / "referee.db.v2.bak") == "2"
 
 
 def _reply_address(db, side: int) -> str:

@@ -37,7 +37,7 @@ from dataclasses import dataclass
 
 from ..errors import FileError
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 BUSY_TIMEOUT_MS = 20_000      # how long a writer waits for another before giving up (exit 75)
 WAIT_ENV = "TOMIS_REFEREE_WAIT"   # seconds, to change that wait (a slow disk, or a test)
 
@@ -163,6 +163,9 @@ CREATE INDEX outbox_by_seat ON outbox (game, side, id);
 CREATE INDEX games_by_over ON games (over, changed);
 CREATE TABLE page_parts (name TEXT PRIMARY KEY, fingerprint TEXT NOT NULL,
     data BLOB NOT NULL);
+""",
+    2: """
+-- The club's first week (issues 40 and 41): each part adds its statements below.
 """,
 }
 
