@@ -202,5 +202,5 @@ def test_a_game_through_dovecot_read_by_run_imap(mail_lab, tmp_path):
     log = log_path.read_text()
     assert "done: action 1 (B@e1)" in log and "stopped (SIGTERM)" in log, log
     sent_all(db)
-    index = (tmp_path / "pages" / "index.html").read_text(encoding="utf-8")
-    assert "1-0" in index and "@tomis.test" not in index
+    finished = (tmp_path / "pages" / "finished.html").read_text(encoding="utf-8")
+    assert "1-0" in finished and "@tomis.test" not in finished

@@ -48,7 +48,8 @@ def club(tmp_path):
 
 def test_pages_hold_the_games_and_never_an_address_token_or_line(club):
     names = sorted(path.name for path in club.pages.iterdir())
-    assert names == ["game-1.html", "game-2.html", "game-3.html", "index.html"]
+    assert names == ["finished.html", "game-1.html", "game-2.html", "game-3.html",
+                     "index.html", "standings.html"]
     secret = club.query("SELECT value FROM settings WHERE key = 'secret'")[0][0]
     tokens = {m["From"].addresses[0].username.split("+")[1] for m in club.messages()}
     everything = "".join(path.read_text(encoding="utf-8") for path in club.pages.iterdir())
@@ -58,14 +59,19 @@ def test_pages_hold_the_games_and_never_an_address_token_or_line(club):
     assert club.query("SELECT COUNT(*) FROM lines")[0][0] == 1
     assert "G@c2" not in everything and "%if" not in everything
     assert AMPERSAND not in everything and "Eve O&#x27;Hara &amp; Co" in everything
-    index = (club.pages / "index.html").read_text(encoding="utf-8")
-    assert "<script" not in index
-    assert 'content="default-src \'none\'; style-src \'unsafe-inline\'"' in index
-    playing = index.split("<h2>In play</h2>")[1].split("<h2>Finished</h2>")[0]
+    for name in ("index.html", "finished.html", "standings.html"):
+        page = (club.pages / name).read_text(encoding="utf-8")
+        assert "<script" not in page
+        assert 'content="default-src \'none\'; style-src \'unsafe-inline\'"' in page
+    top, playing = (club.pages / "index.html").read_text(encoding="utf-8").split(
+        "<h2>In play</h2>")
+    assert "1 in play, 2 finished" in top and '<a href="finished.html">' in top
     assert '<a href="game-1.html">#1</a>' in playing and "black" in playing
-    # Black: 30d, less the hour for B@d8, plus 3d, less 1d 21h waiting since 13:00
-    assert "3. G@b1" in playing and "<td>31d 2h</td>" in playing
-    finished = index.split("<h2>Finished</h2>")[1].split("<h2>Standings</h2>")[0]
+    # Black, to act: 30d, less the hour for B@d8, plus 3d, from 13:00 (G@b1): runs out
+    # 32d 23h later. White, waiting: 30d less the hour for B@e1 and G@b1's, plus 3d twice.
+    assert "3. G@b1" in playing and "<td>until 2026-12-26T12:00Z</td>" in playing
+    assert "<td>35d 22h</td>" in playing and "<td>2026-11-23T13:00Z</td>" in playing
+    finished = (club.pages / "finished.html").read_text(encoding="utf-8")
     assert '<a href="game-2.html">#2</a></td><td>Bo Marin</td><td>Ana Lungu</td><td>0-1</td>' \
         in finished
     assert "<td>1/2-1/2</td><td>adjudication</td>" in finished
@@ -76,8 +82,8 @@ def test_standings_and_crosstable_are_those_of_tomis_stats(club, tmp_path):
     records.write_text("\n".join(_ok("referee", "export", club.db, n).stdout for n in (1, 2, 3)),
                        encoding="utf-8")
     stats = json.loads(_ok("stats", records, "--json", "-q", "-j", "1").stdout)
-    index = (club.pages / "index.html").read_text(encoding="utf-8")
-    standings = index.split("<h2>Standings</h2>")[1].split("<h2>Crosstable</h2>")[0]
+    page = (club.pages / "standings.html").read_text(encoding="utf-8")
+    standings = page.split("<h2>Standings</h2>")[1].split("<h2>Crosstable</h2>")[0]
     rows = re.findall(r"<tr><td>(\d+)</td><td>([^<]*)</td><td>(\d+)</td><td>(\d+)</td>"
                       r"<td>(\d+)</td><td>(\d+)</td><td>([^<]*)</td><td>(\d+)</td></tr>", standings)
     from html import unescape
@@ -115,17 +121,19 @@ def test_the_finished_games_part_is_drawn_again_only_when_a_game_ends(club, tmp_
     fresh = tmp_path / "fresh"                      # the whole folder, written anew
     _ok("referee", "page", club.db, "-o", fresh, "--now", "2026-11-25T12:00Z")
     assert CountedStats.made == 0
-    assert (fresh / "index.html").read_bytes() == (club.pages / "index.html").read_bytes()
+    for name in ("index.html", "finished.html", "standings.html"):
+        assert (fresh / name).read_bytes() == (club.pages / name).read_bytes()
     _ok("referee", "adjudicate", club.db, 1, "1-0", "--reason", "agreed",
         "--now", "2026-11-25T13:00Z")
     _ok("referee", "page", club.db, "-o", club.pages, "--now", "2026-11-25T14:00Z")
     assert CountedStats.made == 1                   # a game ended: drawn once, then kept
-    finished = (club.pages / "index.html").read_text(encoding="utf-8").split(
-        "<h2>Finished</h2>")[1]
+    finished = (club.pages / "finished.html").read_text(encoding="utf-8")
     assert '<a href="game-1.html">#1</a>' in finished
+    assert "<p>None.</p>" in (club.pages / "index.html").read_text(encoding="utf-8")
     _ok("referee", "page", club.db, "-o", fresh, "--now", "2026-11-25T14:00Z")
     assert CountedStats.made == 1
-    assert (fresh / "index.html").read_bytes() == (club.pages / "index.html").read_bytes()
+    for name in ("index.html", "finished.html", "standings.html"):
+        assert (fresh / name).read_bytes() == (club.pages / name).read_bytes()
 
 
 def test_page_refuses_a_missing_store(tmp_path):

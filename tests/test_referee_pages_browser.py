@@ -43,20 +43,24 @@ def test_the_index_leads_to_each_game_by_keyboard_alone(browser, club):
     body.send_keys(Keys.HOME)
     body.send_keys(Keys.ARROW_RIGHT)
     assert browser.execute_script(READ_BOARD)["action"] == 1
-    open_page(browser, index)
+    open_page(browser, index)               # finished games are a page of their own
+    tab_to(browser, "the finished games").send_keys(Keys.ENTER)
+    assert browser.current_url.split("#")[0].endswith("/finished.html")
     tab_to(browser, "#3").send_keys(Keys.ENTER)
     assert browser.current_url.split("#")[0].endswith("/game-3.html")
     assert "1/2-1/2" in browser.find_element(By.CSS_SELECTOR, "p.ending").text
     # nothing in any page names an address: the whole text the browser shows, too
-    for name in ("index.html", "game-1.html", "game-2.html", "game-3.html"):
+    for name in ("index.html", "finished.html", "standings.html", "game-1.html", "game-2.html",
+                 "game-3.html"):
         open_page(browser, club.pages / name)
         shown = browser.find_element(By.TAG_NAME, "body").text
         assert "@a.test" not in shown and "@b.test" not in shown and "@e.test" not in shown
     browser.get("about:blank")
 
 
-def test_the_index_runs_no_script(browser, club):
-    open_page(browser, club.pages / "index.html")
+@pytest.mark.parametrize("name", ["index.html", "finished.html", "standings.html"])
+def test_the_lists_run_no_script(browser, club, name):
+    open_page(browser, club.pages / name)
     assert browser.execute_script("return document.scripts.length") == 0
     with pytest.raises(Exception):
         browser.switch_to.alert.text

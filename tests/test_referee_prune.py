@@ -223,12 +223,18 @@ def test_page_after_one_change_draws_only_that_game_and_the_index(lab, tmp_path,
                      "--now", "2026-11-23T10:00Z").stdout)
     folder = tmp_path / "pages"
     drawn = _drawn(monkeypatch)
+    rows = []
+    original_row = pages.playing_row
+    monkeypatch.setattr(pages, "playing_row",
+                        lambda number, saved: rows.append(number) or original_row(number, saved))
     first = pages.write(str(lab.db), str(folder), parse_stamp("2026-11-24T10:00Z"))
-    assert len(first) == 3 and sorted(drawn) == ["tomis-1.tgn", f"tomis-{second}.tgn"]
+    assert len(first) == 5 and sorted(drawn) == ["tomis-1.tgn", f"tomis-{second}.tgn"]
+    assert rows == [1, second]
     drawn.clear()
+    rows.clear()
     lab.deliver(lab.reply(0, "G@b1"), "2026-11-24T11:00Z")   # game 1 only
     written = pages.write(str(lab.db), str(folder), parse_stamp("2026-11-24T12:00Z"))
-    assert drawn == ["tomis-1.tgn"]
+    assert drawn == ["tomis-1.tgn"] and rows == [1]          # the other row as kept
     assert sorted(p.rsplit("/", 1)[1] for p in written) == ["game-1.html", "index.html"]
     drawn.clear()
     (folder / "index.html").unlink()            # an emptied folder is written whole again
@@ -242,15 +248,12 @@ class _Checked:
     error: None = None
 
 
-def _index_from_records(db, now: int) -> str:
-    """The index as page built it before summaries were saved: every record replayed."""
+def _site_from_records(db, now: int) -> dict[str, str]:
+    """The index, finished games and standings drawn whole from every record replayed."""
     with Store.open(db) as store:
-        games = [RefereedGame.load(store, number) for number in store.games.numbers(in_play=False)]
-        summaries = [summarise(store, game, now) for game in games]
-    stats = Stats()
-    for game in games:
-        stats.add(StatsProbe()(_Checked(game.record), None))
-    return pages.index(summaries, stats.as_json(), now)
+        saved = {number: RefereedGame.load(store, number).saved_summary()
+                 for number in store.games.numbers(in_play=False)}
+    return pages.site(saved, now)
 
 
 @pytest.mark.parametrize("saved_by_an_older_program", [False, True])
@@ -265,5 +268,7 @@ def test_the_index_from_saved_summaries_is_the_one_from_the_records(
         lab.query("UPDATE games SET summary = NULL")
     now = parse_stamp("2026-11-30T10:00Z")
     pages.write(str(lab.db), str(tmp_path / "pages"), now)
-    assert (tmp_path / "pages" / "index.html").read_text(encoding="utf-8") == \
-        _index_from_records(str(lab.db), now)
+    drawn = _site_from_records(str(lab.db), now)
+    assert sorted(drawn) == ["finished.html", "index.html", "standings.html"]
+    for name, text in drawn.items():
+        assert (tmp_path / "pages" / name).read_text(encoding="utf-8") == text, name

@@ -169,11 +169,17 @@ class RefereedGame:
                 "actions": self.actions_played,
                 "last_action": None if last is None else str(last),
                 "termination": self.record.tags.get(TERMINATION_TAG),
-                "created": self.created,
+                "created": self.created, "since": self.waiting_since(),
                 "clock": None if ran is None else
                 {"left": list(ran.left), "since": ran.since,
                  "leaves": [list(leave) for leave in ran.leaves]},
                 "facts": None if facts is None else asdict(facts)}
+
+    def waiting_since(self) -> int:
+        """When the game last moved: its newest stamped action, else when it began. Chat,
+        ``status`` and refused mail do not move it: the side to act waits on an action."""
+        stamps = [at for at in correspondence.read_facts(self.record).stamps if at is not None]
+        return max(stamps[-1], self.created) if stamps else self.created
 
     @staticmethod
     def generation(store: Store, number: int, side: int) -> int | None:

@@ -39,7 +39,7 @@ class Summary:
     clocks: tuple[int, int] | None  # seconds left each side at ``now`` (None: no clocks)
     actions: int
     last_action: str | None
-    last_change: int                # when the game last changed (the referee's clock)
+    last_change: int                # its newest action's stamp, else when it began
     termination: str | None
 
     def to_json(self) -> dict:
@@ -67,20 +67,16 @@ def _load_in_play(store: Store, number: int, ended: str) -> RefereedGame:
     return game
 
 
-def last_change(store: Store, game: RefereedGame) -> int:
-    """When ``game`` last changed: its newest message taken, else its creation."""
-    taken = store.inbox.last_taken(game.id)
-    return max(taken or game.created, game.created)
 
 
-def summarise(store: Store, game: RefereedGame, now: int) -> Summary:
+def summarise(game: RefereedGame, now: int) -> Summary:
     readings = game.readings(now)
     clocks = None if readings is None else (readings[0].left, readings[1].left)
     last = game.record.nodes[-1].action if game.record.nodes else None
     to_act = None if game.to_move is None else SIDE_NAMES[game.to_move]
     return Summary(game.id, game.players[0].name, game.players[1].name, game.record.result,
                    game.over, to_act, clocks, game.actions_played,
-                   None if last is None else str(last), last_change(store, game),
+                   None if last is None else str(last), game.waiting_since(),
                    game.record.tags.get(TERMINATION_TAG))
 
 
@@ -88,7 +84,7 @@ def games(path: str, now: int, *, every: bool) -> list[Summary]:
     """The games of the store, oldest first: those still played, or ``every`` one."""
     store, _config = connect(path)
     with store:
-        return [summarise(store, RefereedGame.load(store, number), now)
+        return [summarise(RefereedGame.load(store, number), now)
                 for number in store.games.numbers(in_play=not every)]
 
 

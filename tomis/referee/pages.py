@@ -1,9 +1,18 @@
 """``tomis referee page``: the club's status pages, static HTML for any web server.
 
-``index.html`` lists the games in play (players, who acts, clocks, last action, waiting
-since) and those finished (result, how it ended), then the standings and the crosstable
-as ``tomis stats`` computes them (:class:`tomis.archive.stats.Stats`). Each game has its
-replay page, ``game-N.html`` (:func:`tomis.pictures.html.page`).
+- ``index.html``: the games in play (players, who acts, each clock, last action, waiting
+  since), with links to the other two;
+- ``finished.html``: the games finished (result, how it ended, actions);
+- ``standings.html``: the standings and the crosstable as ``tomis stats`` computes them
+  (:class:`tomis.archive.stats.Stats`);
+- ``game-N.html``: each game's replay page (:func:`tomis.pictures.html.page`).
+
+The pages are split so that one action costs the same at ten games as at ten thousand:
+after an action page writes that game's page and the index, whose rows are kept in the
+store (``store.page_parts``, drawn again only for a game saved since); the finished games
+and the standings are drawn and written only when a game has ended. A static page cannot
+count down, so the index shows a running clock by when it runs out, and the other by the
+time it has left (both stay true until the next action).
 
 What a page may hold is the public record and the names: never an address, a reply
 token or a private conditional line (those are in other columns and tables, and no code
@@ -23,22 +32,26 @@ from dataclasses import dataclass
 from html import escape
 
 from ..archive.stats import GameFacts, Stats
+from ..notation import clock
 from ..notation.clock import describe_duration, format_stamp
 from ..pictures import html
 from ..rules.board import SIDE_NAMES
 from ..util import safefile
-from .games import RefereedGame, clocks_left
-from .organiser import Summary
+from .games import RefereedGame
 from .service import connect
-from .store import PagePart, Store
+from .store import KeptRow, PagePart, Store
 
 INDEX = "index.html"
+FINISHED = "finished.html"
+STANDINGS = "standings.html"
 PAGE_MODE = 0o644           # pages are public: the web server reads them
 CSP = "default-src 'none'; style-src 'unsafe-inline'"
-FINISHED_PART = "index-finished"    # the kept part of the index (store.page_parts)
-# Raised whenever the HTML of that part changes: a part kept by an older program (same
-# finished games, older drawing) is then drawn again instead of shown.
-PART_FORMAT = 1
+FINISHED_PART = "finished"      # the kept parts (store.page_parts) drawn from finished games
+STANDINGS_PART = "standings"
+ROW_PART = "row-"               # + a game's number: its kept row of the index
+# Raised whenever the HTML of a kept part or row changes: one kept by an older program
+# (same games, older drawing) is then drawn again instead of shown.
+PART_FORMAT = 2
 
 
 def game_file(number: int) -> str:
@@ -46,92 +59,100 @@ def game_file(number: int) -> str:
 
 
 @dataclass(frozen=True)
-class _Entry:
-    """A game as the index needs it: its saved summary, and the facts stats counts."""
+class Finished:
+    """The finished games' kept parts: their list and the standings with the crosstable."""
 
-    summary: Summary
-    facts: GameFacts | None
+    count: int
+    games: PagePart
+    standings: PagePart
 
 
 def write(path: str, folder: str, now: int | None = None) -> list[str]:
-    """Write the index and the replay page of every game changed since this folder was
-    last written (all of them the first time) into ``folder``; the files written (a page
-    whose text is unchanged is left as it was). The index is built from the summaries
-    saved with the games, no record replayed. A link or anything but a regular file at a
-    page's name is a :class:`~tomis.errors.FileError`, and nothing is written there."""
+    """Write into ``folder`` the replay page of every game changed since this folder was
+    last written (all of them the first time), the index, and the finished games and
+    standings when a game has ended since; the files written (a page whose text is
+    unchanged is left as it was). Nothing is replayed but the changed games' records. A
+    link or anything but a regular file at a page's name is a
+    :class:`~tomis.errors.FileError`, and nothing is written there."""
     now = int(time.time()) if now is None else now
     place = os.path.abspath(folder)
     store, _config = connect(path)
     with store:
         mark = store.published.mark(place)
-        if mark is not None and not os.path.isfile(os.path.join(folder, INDEX)):
+        if mark is not None and not all(os.path.isfile(os.path.join(folder, name))
+                                        for name in (INDEX, FINISHED, STANDINGS)):
             mark = None                     # the folder was emptied: write it whole again
         newest = store.games.last_change_number()
         changed = [RefereedGame.load(store, number) for number in
                    (store.games.numbers(in_play=False) if mark is None
                     else store.games.changed_since(mark))]
-        playing = [entry.summary for entry in _entries(store, now, over=False)]
-        finished = finished_part(store, now)
+        rows = rows_in_play(store)
+        finished = finished_parts(store)
         os.makedirs(folder, exist_ok=True)
         written = []
         for game in changed:
             text = html.page(game.record, name=f"tomis-{game.id}.tgn")
             written += _publish(folder, game_file(game.id), text.encode("utf-8"))
-        written += _publish(folder, INDEX,
-                            _index_bytes(playing, zlib.decompress(finished.data), now))
+        if mark is None or any(game.over for game in changed):     # a game ended
+            written += _publish(folder, FINISHED, _page_bytes("Finished games",
+                                                              finished.games.data))
+            written += _publish(folder, STANDINGS, _page_bytes("Standings and crosstable",
+                                                               finished.standings.data))
+        written += _publish(folder, INDEX, _index_bytes(rows, finished.count, now))
         with store.transaction():
             store.published.remember(place, newest)
     return written
 
 
-def finished_part(store: Store, now: int) -> PagePart:
-    """The index's part drawn from the finished games alone (their list, the standings
-    and the crosstable), as kept in the store when no game has ended or been saved again
-    since it was drawn; else drawn anew from the finished games' summaries. At a
-    thousand players it is megabytes of HTML: drawing it after every action made page's
-    cost grow with the club."""
+def rows_in_play(store: Store) -> list[bytes]:
+    """The index's row of each game in play, oldest first: as kept, or drawn from the
+    game's saved summary (and kept) when it was saved since. A game last saved by an
+    older program has no summary: its record is read, here."""
+    kept = store.page_parts.rows_in_play(ROW_PART, PART_FORMAT)
+    drawn = {row.game: _drawn_row(store, row) for row in kept if row.row is None}
+    if drawn:
+        with store.transaction():
+            for row in kept:
+                if row.game in drawn:
+                    store.page_parts.keep(f"{ROW_PART}{row.game}",
+                                          PagePart(row.fingerprint, drawn[row.game]))
+    return [drawn.get(row.game, row.row) for row in kept]
+
+
+def _drawn_row(store: Store, row: KeptRow) -> bytes:
+    saved = (json.loads(row.summary) if row.summary is not None
+             else RefereedGame.load(store, row.game).saved_summary())
+    return playing_row(row.game, saved).encode("utf-8")
+
+
+def finished_parts(store: Store) -> Finished:
+    """The finished games' list and the standings, as kept in the store when no game has
+    ended or been saved again since they were drawn; else drawn anew from the finished
+    games' summaries, and kept. At a thousand players they are megabytes of HTML."""
     count, newest = store.games.finished_mark()
     fingerprint = f"{PART_FORMAT}:{count}:{newest}"
-    kept = store.page_parts.get(FINISHED_PART)
-    if kept is not None and kept.fingerprint == fingerprint:
-        return kept
-    entries = _entries(store, now, over=True)
-    drawn = _finished_html([entry.summary for entry in entries], _standings(entries))
-    # Kept as compressed UTF-8: a twentieth of the size, and no text decoded or encoded
-    # again on the runs that only add it to the index.
-    part = PagePart(fingerprint, zlib.compress(drawn.encode("utf-8")))
-    with store.transaction():           # written only when drawn: it is megabytes
-        store.page_parts.keep(FINISHED_PART, part)
-    return part
+    games, standings = (store.page_parts.get(FINISHED_PART),
+                        store.page_parts.get(STANDINGS_PART))
+    if (games is None or standings is None or games.fingerprint != fingerprint
+            or standings.fingerprint != fingerprint):
+        saved = _finished_summaries(store)
+        # Kept as compressed UTF-8: a twentieth of the size.
+        games = PagePart(fingerprint, zlib.compress(finished_html(saved).encode("utf-8")))
+        standings = PagePart(fingerprint, zlib.compress(
+            standings_html(_standings(saved)).encode("utf-8")))
+        with store.transaction():           # written only when drawn: it is megabytes
+            store.page_parts.keep(FINISHED_PART, games)
+            store.page_parts.keep(STANDINGS_PART, standings)
+            store.page_parts.forget_finished_rows(ROW_PART)
+    return Finished(count, games, standings)
 
 
-def _entries(store: Store, now: int, over: bool) -> list[_Entry]:
-    """The finished games' (``over``) or those in play's index entries at ``now``, from
-    their saved summaries (a game last saved by an older program has none: its record
-    is read once, here)."""
-    # When each game in play last changed, in one query: one per game cost as much as
-    # the rest of the index at a thousand games in play.
-    taken = {} if over else store.inbox.last_taken_in_play()
-    entries = []
-    for listed in store.games.listed(over=over):
-        saved = (json.loads(listed.summary) if listed.summary is not None
-                 else RefereedGame.load(store, listed.id).saved_summary())
-        entries.append(_entry(listed.id, saved, taken.get(listed.id), now))
-    return entries
-
-
-def _entry(number: int, saved: dict, taken: int | None, now: int) -> _Entry:
-    """``taken``: when the newest message taken for the game was stored (None: none)."""
-    to_move = saved["to_move"]
-    # Only a game in play shows when it last changed: asked of the store for those alone.
-    last_change = saved["created"] if saved["over"] else max(
-        taken or saved["created"], saved["created"])
-    summary = Summary(number, saved["white"], saved["black"], saved["result"], saved["over"],
-                      None if to_move is None else SIDE_NAMES[to_move],
-                      clocks_left(saved["clock"], to_move, now), saved["actions"],
-                      saved["last_action"], last_change, saved["termination"])
-    facts = None if saved["facts"] is None else GameFacts(**saved["facts"])
-    return _Entry(summary, facts)
+def _finished_summaries(store: Store) -> dict[int, dict]:
+    """The finished games' saved summaries by number, oldest first (a game saved by an
+    older program has none: its record is read once, here)."""
+    return {listed.id: (json.loads(listed.summary) if listed.summary is not None
+                        else RefereedGame.load(store, listed.id).saved_summary())
+            for listed in store.games.listed(over=True)}
 
 
 def _publish(folder: str, name: str, data: bytes) -> list[str]:
@@ -141,47 +162,61 @@ def _publish(folder: str, name: str, data: bytes) -> list[str]:
     return [os.path.join(folder, name)]
 
 
-def _standings(entries: list[_Entry]) -> dict:
+def _standings(saved: dict[int, dict]) -> dict:
     stats = Stats()
-    for entry in entries:
-        if entry.facts is not None:
-            stats.add(entry.facts)
+    for summary in saved.values():
+        if summary["facts"] is not None:
+            stats.add(GameFacts(**summary["facts"]))
     return stats.as_json()
 
 
 # --------------------------------------------------------------------------- the index
 
-def index(summaries: list[Summary], standings: dict, now: int) -> str:
-    playing = [s for s in summaries if not s.over]
-    finished = [s for s in summaries if s.over]
-    parts = [_top(playing, now), _finished_html(finished, standings)]
-    return _PAGE.format(csp=CSP, style=_STYLE, body="\n".join(parts))
+def site(saved: dict[int, dict], now: int) -> dict[str, str]:
+    """The index, the finished games and the standings drawn whole from the games' saved
+    summaries by number (:meth:`RefereedGame.saved_summary`): what :func:`write` puts
+    together from its kept rows and parts."""
+    finished = {number: summary for number, summary in saved.items() if summary["over"]}
+    rows = [playing_row(number, summary).encode("utf-8")
+            for number, summary in sorted(saved.items()) if not summary["over"]]
+    return {INDEX: _index_bytes(rows, len(finished), now).decode("utf-8"),
+            FINISHED: _page("Finished games", finished_html(finished)),
+            STANDINGS: _page("Standings and crosstable", standings_html(_standings(finished)))}
 
 
-def _top(playing: list[Summary], now: int) -> str:
-    return "\n".join([f"<h1>Games of the referee</h1>\n<p>As of {escape(format_stamp(now))} "
-                      f"(UTC).</p>", _section("In play", playing, _playing_head, _playing_row)])
-
-
-def _index_bytes(playing: list[Summary], finished: bytes, now: int) -> bytes:
-    """:func:`index`'s text, encoded, around the finished part already encoded."""
-    head, tail = _PAGE.format(csp=CSP, style=_STYLE, body="\0").split("\0")
-    return b"".join([(head + _top(playing, now) + "\n").encode("utf-8"), finished,
-                     tail.encode("utf-8")])
-
-
-def _finished_html(finished: list[Summary], standings: dict) -> str:
-    """What of the index depends on the finished games alone (:func:`finished_part`)."""
-    return "\n".join([_section("Finished", finished, _finished_head, _finished_row),
-                      _standings_table(standings), _crosstable(standings)])
-
-
-def _section(title: str, rows: list[Summary], head, row) -> str:
+def _index_bytes(rows: list[bytes], finished: int, now: int) -> bytes:
+    """The index around its rows, already encoded."""
+    top = (f"<h1>Games of the referee</h1>\n<p>As of {escape(format_stamp(now))} (UTC): "
+           f"{len(rows)} in play, {finished} finished (<a href=\"{FINISHED}\">the finished "
+           f"games</a>, <a href=\"{STANDINGS}\">the standings</a>).</p>\n<h2>In play</h2>\n")
     if not rows:
-        return f"<h2>{title}</h2>\n<p>None.</p>"
-    body = "\n".join(row(summary) for summary in rows)
-    return (f"<h2>{title}</h2>\n<table>\n<thead><tr>{head()}</tr></thead>\n"
-            f"<tbody>\n{body}\n</tbody>\n</table>")
+        body = (top + "<p>None.</p>").encode("utf-8")
+    else:
+        body = b"".join([(top + "<p>A running clock shows when it runs out; the other, the "
+                          "time it has left.</p>\n<table>\n<thead><tr>" + _playing_head()
+                          + "</tr></thead>\n<tbody>\n").encode("utf-8"), b"\n".join(rows),
+                         b"\n</tbody>\n</table>"])
+    head, tail = _PAGE.format(csp=CSP, style=_STYLE, title="Games of the referee",
+                              body="\0").split("\0")
+    return b"".join([head.encode("utf-8"), body, tail.encode("utf-8")])
+
+
+def _page(title: str, body: str) -> str:
+    back = f'<p><a href="{INDEX}">The games in play</a></p>\n<h1>{title}</h1>\n'
+    return _PAGE.format(csp=CSP, style=_STYLE, title=title, body=back + body)
+
+
+def _page_bytes(title: str, compressed: bytes) -> bytes:
+    """:func:`_page` around a kept part (compressed UTF-8)."""
+    head, tail = _page(title, "\0").split("\0")
+    return b"".join([head.encode("utf-8"), zlib.decompress(compressed), tail.encode("utf-8")])
+
+
+def _table(rows: list[str], head: str) -> str:
+    if not rows:
+        return "<p>None.</p>"
+    body = "\n".join(rows)
+    return f"<table>\n<thead><tr>{head}</tr></thead>\n<tbody>\n{body}\n</tbody>\n</table>"
 
 
 def _cells(*values: str, header: bool = False) -> str:
@@ -189,12 +224,12 @@ def _cells(*values: str, header: bool = False) -> str:
     return "".join(f"<{tag}>{value}</{tag}>" for value in values)
 
 
-def _game_link(summary: Summary) -> str:
-    return f'<a href="{game_file(summary.number)}">#{summary.number}</a>'
+def _game_link(number: int) -> str:
+    return f'<a href="{game_file(number)}">#{number}</a>'
 
 
-def _players(summary: Summary) -> tuple[str, str]:
-    return escape(summary.white), escape(summary.black)
+def _players(saved: dict) -> tuple[str, str]:
+    return escape(saved["white"]), escape(saved["black"])
 
 
 def _playing_head() -> str:
@@ -202,29 +237,49 @@ def _playing_head() -> str:
                   "Last action", "Waiting since", header=True)
 
 
-def _clock(seconds: int | None) -> str:
-    if seconds is None:
-        return "none"
-    return describe_duration(seconds) if seconds >= 0 else "none left"
+def _clock_cells(saved: dict) -> tuple[str, str]:
+    """Each side's clock as a page can show it until the next action: the side to act's
+    by when it runs out (its leave counted), the other's by the time it has left."""
+    kept = saved["clock"]
+    if kept is None:
+        return "none", "none"
+    ran = clock.Clock(None, tuple(kept["left"]), kept["since"], (), None,
+                      tuple(clock.Leave(*leave) for leave in kept["leaves"]))
+    cells = []
+    for side in (0, 1):
+        deadline = ran.deadline(side) if side == saved["to_move"] else None
+        if deadline is not None:
+            cells.append(f"until {escape(format_stamp(deadline))}")
+        else:
+            left = ran.left[side]
+            cells.append(describe_duration(left) if left >= 0 else "none left")
+    return cells[0], cells[1]
 
 
-def _playing_row(summary: Summary) -> str:
-    clocks = summary.clocks or (None, None)
-    last = (f"{summary.actions}. {escape(summary.last_action)}" if summary.last_action
+def playing_row(number: int, saved: dict) -> str:
+    """A game in play's row of the index, from its saved summary alone: the same until
+    the game is saved again, so it is kept."""
+    last = (f"{saved['actions']}. {escape(saved['last_action'])}" if saved["last_action"]
             else "none yet")
-    return "<tr>" + _cells(_game_link(summary), *_players(summary), escape(summary.to_act or ""),
-                           _clock(clocks[0]), _clock(clocks[1]), last,
-                           escape(format_stamp(summary.last_change))) + "</tr>"
+    since = saved.get("since", saved["created"])    # saved before "since" was: when it began
+    return "<tr>" + _cells(_game_link(number), *_players(saved),
+                           escape(SIDE_NAMES[saved["to_move"]]), *_clock_cells(saved), last,
+                           escape(format_stamp(since))) + "</tr>"
 
 
-def _finished_head() -> str:
-    return _cells("Game", "White", "Black", "Result", "Ended", "Actions", header=True)
+def finished_html(finished: dict[int, dict]) -> str:
+    head = _cells("Game", "White", "Black", "Result", "Ended", "Actions", header=True)
+    return _table([_finished_row(number, saved) for number, saved in finished.items()], head)
 
 
-def _finished_row(summary: Summary) -> str:
-    return "<tr>" + _cells(_game_link(summary), *_players(summary), escape(summary.result),
-                           escape(summary.termination or "on the board"), str(summary.actions),
-                           ) + "</tr>"
+def _finished_row(number: int, saved: dict) -> str:
+    return "<tr>" + _cells(_game_link(number), *_players(saved), escape(saved["result"]),
+                           escape(saved["termination"] or "on the board"),
+                           str(saved["actions"])) + "</tr>"
+
+
+def standings_html(standings: dict) -> str:
+    return "\n".join([_standings_table(standings), _crosstable(standings)])
 
 
 def _score(value: float) -> str:
@@ -278,7 +333,7 @@ _PAGE = """<!DOCTYPE html>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta http-equiv="Content-Security-Policy" content="{csp}">
-<title>Games of the referee (Tomis)</title>
+<title>{title} (Tomis)</title>
 <style>{style}</style>
 </head>
 <body>

@@ -19,8 +19,9 @@ Tables (the queue of docs/REFEREE.md):
 - ``attempts``: every try at sending an outbox message, with the server's answer;
 - ``imap_folders``: each IMAP folder's ``UIDVALIDITY`` and the last UID taken;
 - ``published``: for each folder of status pages, the last change written there;
-- ``page_parts``: parts of the status pages kept between runs of page, with the state
-  of the games they were drawn from.
+- ``page_parts``: parts of the status pages kept between runs of page (the finished
+  games, the standings, each game in play's row of the index), with the state of the
+  games they were drawn from.
 
 The schema has a version (:data:`SCHEMA_VERSION`, kept in ``settings``). Opening an older
 store upgrades it in place, one step per version (:data:`UPGRADES`), after copying it to
@@ -426,13 +427,6 @@ class Inbox:
             (game,)).fetchone()
         return taken
 
-
-    def last_taken_in_play(self) -> dict[int, int]:
-        """:meth:`last_taken` of every game in play that has one, by game, in one query
-        (by the indexes on the games' state and on the inbox's game)."""
-        return dict(self._connection.execute(
-            "SELECT game, MAX(stored_at) FROM inbox WHERE state = 'done' AND game IN "
-            "(SELECT id FROM games WHERE over = 0) GROUP BY game").fetchall())
 
 
 # --------------------------------------------------------------------------- the games
@@ -859,12 +853,44 @@ class PagePart:
     data: bytes
 
 
+@dataclass(frozen=True)
+class KeptRow:
+    """A game in play as the status index lists it: its row as kept when it was drawn from
+    the game as saved now (``fingerprint``), else None and the saved summary to draw it
+    from (None too when an older program saved the game: its record must be read)."""
+
+    game: int
+    fingerprint: str
+    row: bytes | None
+    summary: str | None
+
+
 class PageParts:
     """Parts of the status pages kept between runs of page, each with the state of the
     games it was drawn from (its fingerprint): drawn again only when that state moved."""
 
     def __init__(self, connection: sqlite3.Connection):
         self._connection = connection
+
+    def rows_in_play(self, prefix: str, version: int) -> list[KeptRow]:
+        """Each game in play's kept row (part ``PREFIX`` + its number), oldest game first;
+        a row is current when its fingerprint is ``VERSION:CHANGED``, the game's change
+        number. Only the stale rows' summaries are read: the rest is the rows' bytes."""
+        wanted = "? || ':' || games.changed"
+        rows = self._connection.execute(
+            f"SELECT games.id, {wanted}, "
+            f"CASE WHEN page_parts.fingerprint = {wanted} THEN page_parts.data END, "
+            f"CASE WHEN page_parts.fingerprint IS NOT {wanted} THEN games.summary END "
+            "FROM games LEFT JOIN page_parts ON page_parts.name = ? || games.id "
+            "WHERE games.over = 0", (version, version, version, prefix)).fetchall()
+        # Sorted here: ORDER BY id would read the games by their rows, records and all.
+        return sorted((KeptRow(*row) for row in rows), key=lambda kept: kept.game)
+
+    def forget_finished_rows(self, prefix: str) -> None:
+        """Drop the kept rows (``PREFIX`` + number) of the games no longer in play."""
+        self._connection.execute(
+            "DELETE FROM page_parts WHERE name IN (SELECT ? || id FROM games WHERE over = 1)",
+            (prefix,))
 
     def get(self, name: str) -> PagePart | None:
         row = self._connection.execute(
