@@ -249,7 +249,8 @@ def _published(db: str, site: Path) -> None:
     """The folder as an earlier ``page`` run left it: writing every game's page once is
     not what is measured (and would take long for 10,000 games)."""
     site.mkdir()
-    (site / pages.INDEX).write_text("", encoding="utf-8")
+    for name in (pages.INDEX, pages.FINISHED, pages.STANDINGS):
+        (site / name).write_text("", encoding="utf-8")
     with Store.open(db) as store:
         with store.transaction():
             store.published.remember(os.path.abspath(site), store.games.last_change_number())

@@ -140,3 +140,11 @@ def test_page_refuses_a_missing_store(tmp_path):
     result = run("referee", "page", tmp_path / "none.db", "-o", tmp_path / "out")
     assert result.exit_code == 1 and "no such store" in result.output
     assert not (tmp_path / "out").exists()
+
+
+def test_a_new_name_for_a_seat_reaches_the_index_row_kept_for_its_game(club):
+    _ok("referee", "address", club.db, 1, "white", "Ana Lungu-Pop <ana@a.test>",
+        "--now", "2026-11-25T11:00Z")
+    _ok("referee", "page", club.db, "-o", club.pages, "--now", "2026-11-25T12:00Z")
+    index = (club.pages / "index.html").read_text(encoding="utf-8")
+    assert "<td>Ana Lungu-Pop</td>" in index

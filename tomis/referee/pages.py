@@ -62,7 +62,6 @@ def game_file(number: int) -> str:
 class Finished:
     """The finished games' kept parts: their list and the standings with the crosstable."""
 
-    count: int
     games: PagePart
     standings: PagePart
 
@@ -87,18 +86,19 @@ def write(path: str, folder: str, now: int | None = None) -> list[str]:
                    (store.games.numbers(in_play=False) if mark is None
                     else store.games.changed_since(mark))]
         rows = rows_in_play(store)
-        finished = finished_parts(store)
         os.makedirs(folder, exist_ok=True)
         written = []
         for game in changed:
             text = html.page(game.record, name=f"tomis-{game.id}.tgn")
             written += _publish(folder, game_file(game.id), text.encode("utf-8"))
         if mark is None or any(game.over for game in changed):     # a game ended
+            finished = finished_parts(store)
             written += _publish(folder, FINISHED, _page_bytes("Finished games",
                                                               finished.games.data))
             written += _publish(folder, STANDINGS, _page_bytes("Standings and crosstable",
                                                                finished.standings.data))
-        written += _publish(folder, INDEX, _index_bytes(rows, finished.count, now))
+        count, _newest = store.games.finished_mark()
+        written += _publish(folder, INDEX, _index_bytes(rows, count, now))
         with store.transaction():
             store.published.remember(place, newest)
     return written
@@ -144,7 +144,7 @@ def finished_parts(store: Store) -> Finished:
             store.page_parts.keep(FINISHED_PART, games)
             store.page_parts.keep(STANDINGS_PART, standings)
             store.page_parts.forget_finished_rows(ROW_PART)
-    return Finished(count, games, standings)
+    return Finished(games, standings)
 
 
 def _finished_summaries(store: Store) -> dict[int, dict]:
