@@ -328,3 +328,16 @@ def test_no_organiser_no_report(lab):
     _ok("referee", "tick", lab.db, "--now", "2026-11-24T12:00Z")
     assert all(ORGANISER not in str(message["To"]) for message in lab.messages())
     assert os.path.exists(lab.db)
+
+
+def test_a_bounces_words_are_one_bounded_visible_line(lab):
+    """A server's reason is outside text: control characters shown, cut to 200."""
+    bounce = dsn_bounce(_sent_raw(lab, 1), ADDRESSES[1]).replace(
+        b"Recipient address rejected: User",
+        b"\x1b]0;owned\x07 " + b"x" * 500)
+    lab.deliver(bounce, BOUNCED_AT)
+    [item] = _alerts(lab, "2026-11-23T13:00Z")["bounced"]
+    assert "\x1b" not in item["reason"] and "\\x1b]0;owned\\x07" in item["reason"]
+    assert len(item["reason"]) <= 200
+    text = _ok("referee", "alerts", lab.db, "--now", "2026-11-23T13:00Z").stdout
+    assert "\x1b" not in text and "\x07" not in text

@@ -24,6 +24,7 @@ from ..errors import FileError, visible
 from ..mail import mime
 
 MAX_REASON = 200            # characters of the server's words kept
+MAX_ADDRESS = 254           # characters of a failed address kept (RFC 5321's path limit)
 MAX_SCANNED = 100_000       # characters of the report's text searched for a reply address
 READERS = ("flufl.bounce", "RFC 3464")
 # Who writes bounces: the mail system's own names (RFC 5321 section 4.5.5: an empty
@@ -67,6 +68,7 @@ def _read(message, referee_address: str) -> Bounce | None:
     if not statuses and report and _dsn_blocks(message):
         return None          # a report of a delay or a delivery: nothing failed
     failed.update(dict.fromkeys(_flufl_failures(message)))
+    failed = {visible(address)[:MAX_ADDRESS]: None for address in failed}
     returned = _returned_addresses(message, referee_address)
     if not failed and not returned:
         return None

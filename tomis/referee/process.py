@@ -66,13 +66,25 @@ def process_next(store: Store, config: Config) -> bool:
         incoming = read_message(claim.stored.raw, claim.stored.recipient)
     except Unreadable as error:
         incoming = error
-    bounce = read_bounce(claim.stored.raw, config.referee.address)
+    bounce = (read_bounce(claim.stored.raw, config.referee.address)
+              if _may_be_bounce(claim.stored.raw, incoming) else None)
     try:
         _decide_claimed(store, config, claim.stored, incoming, bounce)
     except Busy:
         _release(store, claim.stored)
         raise
     return True
+
+
+def _may_be_bounce(raw: bytes, incoming: Incoming | Unreadable) -> bool:
+    """Whether ``raw`` is worth reading as a bounce: a mail system's message is a
+    machine's (an empty envelope sender, MAILER-DAEMON) or a delivery report; a player's
+    reply, neither, is not parsed twice."""
+    return (isinstance(incoming, Unreadable) or incoming.automatic is not None
+            or b"report-type" in raw[:READ_HEAD].lower())
+
+
+READ_HEAD = 64 * 1024         # of a message's bytes, where its top headers are looked for
 
 
 def _claim(store: Store) -> Claim | None:
