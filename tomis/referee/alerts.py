@@ -169,7 +169,7 @@ def gather(store: Store, now: int) -> Alerts:
     found = Alerts(bounced=_bounced(store, now), stalled=_stalled(store, now),
                    stuck=_stuck(store, now))
     for row in store.inbox.refused_since(now - WINDOW):
-        reason = row.reason or ""
+        reason = visible(" ".join((row.reason or "").split()))
         if reason.startswith(BOUNCE):
             continue
         sender = _sender(row.raw)
@@ -198,8 +198,9 @@ def _stalled(store: Store, now: int) -> list[StalledItem]:
     taken = store.inbox.last_taken_in_play()
     stalled = []
     for listed in store.games.listed(over=False):
-        saved = (json.loads(listed.summary) if listed.summary is not None
-                 else RefereedGame.load(store, listed.id).saved_summary())
+        saved = json.loads(listed.summary) if listed.summary is not None else None
+        if saved is None or "created" not in saved:      # saved by an older program
+            saved = RefereedGame.load(store, listed.id).saved_summary()
         side = saved["to_move"]
         if side is None:
             continue
