@@ -9,7 +9,6 @@ server would."""
 from __future__ import annotations
 
 import json
-import os
 import sys
 from pathlib import Path
 
@@ -323,11 +322,15 @@ def test_tick_mails_the_organiser_once_a_day_and_only_what_is_new(lab):
     assert _reports(lab) == []                       # nothing new since: no mail
 
 
-def test_no_organiser_no_report(lab):
+def test_no_organiser_no_report_until_one_is_set(lab):
     lab.deliver(dsn_bounce(_sent_raw(lab, 1), ADDRESSES[1]), BOUNCED_AT)
+    lab.new_messages()
     _ok("referee", "tick", lab.db, "--now", "2026-11-24T12:00Z")
-    assert all(ORGANISER not in str(message["To"]) for message in lab.messages())
-    assert os.path.exists(lab.db)
+    assert lab.new_messages() == []
+    _ok("referee", "settings", lab.db, "--organiser", ORGANISER)
+    _ok("referee", "tick", lab.db, "--now", "2026-11-24T12:01Z")
+    [report] = lab.new_messages()
+    assert str(report["To"]) == ORGANISER and "bo@b.test (Bo Marin" in body_of(report)
 
 
 def test_a_bounces_words_are_one_bounded_visible_line(lab):
