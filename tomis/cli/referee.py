@@ -9,9 +9,19 @@ import sys
 
 import click
 
+from ..referee.club import SETTINGS
 from .correspondence import parse_now
 
 EX_TEMPFAIL = 75
+
+
+def _club_options(command):
+    """An option per club setting (``tomis.referee.club.SETTINGS``): init and settings
+    take the same ones."""
+    for setting in reversed(SETTINGS):
+        command = click.option(setting.option, setting.key, metavar=setting.metavar,
+                               help=setting.help)(command)
+    return command
 
 
 def _now_option(command):
@@ -39,13 +49,14 @@ def referee():
                    "or one .eml file each in DIR.")
 @click.option("--config", "config_file", type=click.Path(dir_okay=False, exists=True),
               help="The mail settings file (as TOMIS_MAIL_CONFIG), for --send-by smtp.")
-def init(db, address, name, send_by, config_file):
+@_club_options
+def init(db, address, name, send_by, config_file, **club_settings):
     """Create the referee's store DB (refuses an existing file)."""
     from ..referee import service
 
     if send_by == "smtp" and config_file is None:
         raise click.UsageError("--send-by smtp needs --config FILE, the mail settings file")
-    service.init(db, address, name, send_by, config_file)
+    service.init(db, address, name, send_by, config_file, club_settings)
     click.echo(f"created {db}: the referee {address}, sending by {send_by}", err=True)
 
 
@@ -142,7 +153,8 @@ def tick(db, now):
     report = service.tick(db, parse_now(now))
     _say_unsent(report.failures or [])
     click.echo(f"processed {report.processed}, reminders {report.reminders}, "
-               f"time-outs {report.forfeits}, unsent {len(report.failures or [])}", err=True)
+               f"time-outs {report.forfeits}, unsent {len(report.failures or [])}"
+               + (", the organiser's report queued" if report.organiser else ""), err=True)
 
 
 @referee.command()
@@ -347,6 +359,35 @@ def rejected(db):
                    f"  {item.subject!s}  -- {item.reason}")
     if not refused:
         click.echo("no message was refused", err=True)
+
+
+@referee.command()
+@_db
+@_club_options
+def settings(db, **values):
+    """Change the club's settings; with no option, print them."""
+    from ..errors import visible
+    from ..referee import organiser
+
+    for shown in organiser.settings(db, values):
+        click.echo(f"{shown.name}: {visible(shown.value) if shown.value else '(not set)'}")
+
+
+@referee.command()
+@_db
+@click.option("--json", "as_json", is_flag=True, help="One JSON object, a list for each kind.")
+@_now_option
+def alerts(db, as_json, now):
+    """What needs a person: bounces, stalled games, stuck, refused and dropped messages."""
+    import json
+
+    from ..referee import organiser
+
+    found = organiser.alerts(db, _clock(now))
+    if as_json:
+        click.echo(json.dumps(found.to_json()))
+    else:
+        click.echo("\n".join(found.lines()))
 
 
 # --------------------------------------------------------------------------- mailboxes

@@ -16,7 +16,8 @@ from ..errors import TomisError, one_line, visible
 from ..notation.clock import format_stamp
 from ..notation.tags import TERMINATION_TAG
 from ..rules.board import DECIDED_RESULTS, SIDE_NAMES, SIDE_TITLES
-from . import letters
+from . import club, letters
+from .alerts import Alerts, gather
 from .games import RefereedGame
 from .queueing import queue_update
 from .sending import Unsent, Waiting, send_queued, unsent_messages
@@ -266,3 +267,21 @@ def _from_and_subject(raw: bytes) -> tuple[str, str]:
     except Exception:             # noqa: BLE001 -- a header nobody can read is shown as none
         values = ["", ""]
     return tuple(visible(one_line(" ".join(value.split())))[:120] for value in values)
+
+
+def alerts(path: str, now: int) -> Alerts:
+    """What needs a person at ``now`` (docs/REFEREE.md, "What needs a person")."""
+    store, _config = connect(path)
+    with store:
+        return gather(store, now)
+
+
+def settings(path: str, values: dict[str, str | None]) -> list[club.Shown]:
+    """Change the club's settings given (None: not given), each checked; every setting
+    as it now is."""
+    store, _config = connect(path)
+    with store:
+        try:
+            return club.change(store, values)
+        except club.SettingError as error:
+            raise RefereeError(str(error)) from None

@@ -22,13 +22,14 @@ from ..rules.board import SIDE_TITLES
 from ..errors import TomisError, visible
 from ..notation.clock import format_stamp
 from . import letters, tokens
+from .bounces import Bounce, read_bounce
 from .commands import CommandError, read_commands
 from .games import RefereedGame, Refusal
 from .inbound import Incoming, Unreadable, read_message
 from .queueing import (CHAT_LIMIT, RELAY, TELL, Config, chat_passage, queue_letter,
                        queue_update, queue_why)
 from .sending import process_alive
-from .store import Busy, Decision, Store, Stored
+from .store import BounceRow, Busy, Decision, Store, Stored
 
 DONE, REJECTED = "done", "rejected"
 MAX_READINGS = 2              # readings cut off (the process killed) before a message is refused
@@ -65,12 +66,25 @@ def process_next(store: Store, config: Config) -> bool:
         incoming = read_message(claim.stored.raw, claim.stored.recipient)
     except Unreadable as error:
         incoming = error
+    bounce = (read_bounce(claim.stored.raw, config.referee.address)
+              if _may_be_bounce(claim.stored.raw, incoming) else None)
     try:
-        _decide_claimed(store, config, claim.stored, incoming)
+        _decide_claimed(store, config, claim.stored, incoming, bounce)
     except Busy:
         _release(store, claim.stored)
         raise
     return True
+
+
+def _may_be_bounce(raw: bytes, incoming: Incoming | Unreadable) -> bool:
+    """Whether ``raw`` is worth reading as a bounce: a mail system's message is a
+    machine's (an empty envelope sender, MAILER-DAEMON) or a delivery report; a player's
+    reply, neither, is not parsed twice."""
+    return (isinstance(incoming, Unreadable) or incoming.automatic is not None
+            or b"report-type" in raw[:READ_HEAD].lower())
+
+
+READ_HEAD = 64 * 1024         # of a message's bytes, where its top headers are looked for
 
 
 def _claim(store: Store) -> Claim | None:
@@ -101,14 +115,15 @@ def _release(store: Store, stored: Stored) -> None:
 
 
 def _decide_claimed(store: Store, config: Config, stored: Stored,
-                    incoming: Incoming | Unreadable) -> None:
+                    incoming: Incoming | Unreadable, bounce: Bounce | None = None) -> None:
     """Decide ``stored`` as read, unless another process decided it meanwhile."""
     with store.transaction():
         if store.inbox.decision(stored.id).state != "new":
             return
         store.savepoint("deciding")
         try:
-            verdict = decide(store, config, stored, incoming)
+            verdict = (decide(store, config, stored, incoming) if bounce is None
+                       else file_bounce(store, config, stored, bounce))
         except _INTERNAL as error:
             store.rollback_to("deciding")
             verdict = _internal_error(store, config, stored, incoming, error)
@@ -171,6 +186,25 @@ def find_seat(store: Store, config: Config, recipients: list[str]) -> tokens.Sea
             if seat is not None:
                 return seat
     return None
+
+
+def file_bounce(store: Store, config: Config, stored: Stored, bounce: Bounce) -> Decision:
+    """Keep a delivery report for the organiser, matched to the seat whose reply token
+    the returned message (or the envelope recipient) carries, else to the newest game of
+    the address that failed; never answered, never passed on."""
+    seat = find_seat(store, config, [*bounce.returned, *([stored.recipient.lower()]
+                                                          if stored.recipient else [])])
+    row = store.games.row(seat.game) if seat is not None else None
+    if row is not None:
+        address = (row.white_address, row.black_address)[seat.side]
+        game, side = seat.game, seat.side
+    else:
+        address = bounce.failed[0] if bounce.failed else "unknown"
+        found = store.games.seat_of(address)
+        game, side = found if found is not None else (None, None)
+    store.bounces.add(BounceRow(stored.id, stored.stored_at, address, game, side, bounce.reason))
+    return Decision(REJECTED, f"a bounce: mail to {address} failed ({bounce.reason}); kept for "
+                              f"the organiser, no answer"[:500], game)
 
 
 def decide(store: Store, config: Config, stored: Stored,

@@ -16,7 +16,8 @@ from ..errors import MailError, TomisError
 from ..game import Game as LibraryGame
 from ..notation.clock import format_stamp
 from ..outgoing.headers import address_pairs
-from . import letters, tokens
+from . import club, letters, tokens
+from .alerts import report_if_due
 from .games import RefereedGame
 from .inbound import MAX_MESSAGE_BYTES, valid_id
 from .queueing import CHAT_WINDOW, WHY_WINDOW, Config, load_config, queue_letter, queue_update
@@ -35,8 +36,10 @@ class RefereeError(TomisError):
 
 # --------------------------------------------------------------------------- init, new
 
-def init(path: str, address: str, name: str | None, send_by: str, config_file: str | None) -> None:
-    """Create the store at ``path``: the referee's address and name, how it sends, its secret."""
+def init(path: str, address: str, name: str | None, send_by: str, config_file: str | None,
+         club_settings: dict[str, str | None] | None = None) -> None:
+    """Create the store at ``path``: the referee's address and name, how it sends, its
+    secret, and the club's settings given (:data:`tomis.referee.club.SETTINGS`)."""
     local, _, domain = address.rpartition("@")
     try:
         Address(username=local, domain=domain)
@@ -58,6 +61,10 @@ def init(path: str, address: str, name: str | None, send_by: str, config_file: s
               "send_by": send_by, "secret": tokens.new_secret()}
     if config_file:
         values["config"] = os.path.abspath(config_file)
+    try:
+        values.update(club.checked(club_settings or {}, values))
+    except club.SettingError as error:
+        raise RefereeError(str(error)) from None
     Store.create(path, values)
 
 
@@ -229,10 +236,12 @@ class TickReport:
     reminders: int = 0
     forfeits: int = 0
     failures: list[Unsent] | None = None
+    organiser: bool = False          # the organiser's report was queued
 
 
 def tick(path: str, now: int, stop: Callable[[], bool] = lambda: False) -> TickReport:
-    """Unprocessed messages, due reminders and time-outs, then every unsent message; and
+    """Unprocessed messages, due reminders and time-outs, the organiser's report when one
+    is due (:func:`tomis.referee.alerts.report_if_due`), then every unsent message; and
     once a day, :func:`prune`.
 
     Only the games with something due are read: each game's row keeps when tick next has
@@ -244,6 +253,7 @@ def tick(path: str, now: int, stop: Callable[[], bool] = lambda: False) -> TickR
         for number in store.games.due(now):
             with store.transaction():
                 _tick_game(store, config, number, now, report)
+        report.organiser = report_if_due(store, config, now)
         report.failures = send_queued(store, config.settings, now=now, retry=True, stop=stop)
         if _prune_due(store, now):
             prune_store(store, now, KEEP_DAYS)

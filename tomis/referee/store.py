@@ -21,7 +21,8 @@ Tables (the queue of docs/REFEREE.md):
 - ``published``: for each folder of status pages, the last change written there;
 - ``page_parts``: parts of the status pages kept between runs of page (the finished
   games, the standings, each game in play's row of the index), with the state of the
-  games they were drawn from.
+  games they were drawn from;
+- ``bounces``: each delivery report of a message sent, with the player and game it names.
 
 The schema has a version (:data:`SCHEMA_VERSION`, kept in ``settings``). Opening an older
 store upgrades it in place, one step per version (:data:`UPGRADES`), after copying it to
@@ -167,6 +168,13 @@ CREATE TABLE page_parts (name TEXT PRIMARY KEY, fingerprint TEXT NOT NULL,
 """,
     2: """
 -- The club's first week (issues 40 and 41): each part adds its statements below.
+-- report: each bounce of a message the referee sent, matched to the player and game
+-- whose token the returned message carries, for the organiser's alerts (never answered).
+CREATE TABLE bounces (id INTEGER PRIMARY KEY, message INTEGER NOT NULL, at INTEGER NOT NULL,
+    address TEXT NOT NULL, game INTEGER, side INTEGER, reason TEXT NOT NULL);
+CREATE INDEX bounces_by_time ON bounces (at);
+-- report: what is refused is looked at by time for the alerts (the last days only).
+CREATE INDEX inbox_refused ON inbox (state, stored_at);
 """,
 }
 
@@ -208,7 +216,8 @@ class Store:
     - :attr:`replies` and :attr:`relayed`: the rate limits of explanations and of chat;
     - :attr:`folders`: each IMAP folder's ``UIDVALIDITY`` and last UID taken;
     - :attr:`published` and :attr:`page_parts`: what page wrote to each folder, and the
-      parts of the index it keeps between runs.
+      parts of the index it keeps between runs;
+    - :attr:`bounces`: the delivery reports of messages sent, for the organiser.
 
     Opened with :meth:`open` (an older store upgraded first), made with :meth:`create`;
     a context manager that closes the connection on every path, errors included. No SQL
@@ -226,6 +235,7 @@ class Store:
         self.folders = Folders(connection)
         self.published = Published(connection)
         self.page_parts = PageParts(connection)
+        self.bounces = Bounces(connection)
 
     # ------------------------------------------------------------------ open and close
     @classmethod
@@ -407,6 +417,13 @@ class Inbox:
             "SELECT id, stored_at, game, raw, reason FROM inbox WHERE state = 'rejected' "
             "ORDER BY id").fetchall()]
 
+    def refused_since(self, since: int) -> list[RefusedRow]:
+        """The messages refused that were stored at ``since`` or later, oldest first, each
+        body cut to its first :data:`CUT_HEAD_BYTES` (their headers are what is read)."""
+        return [RefusedRow(*row) for row in self._connection.execute(
+            f"SELECT id, stored_at, game, substr(raw, 1, {CUT_HEAD_BYTES}), reason FROM inbox "
+            "WHERE state = 'rejected' AND stored_at >= ? ORDER BY id", (since,)).fetchall()]
+
     def prune(self, before: int, cut) -> int:
         """Drop the bodies of the messages stored before ``before`` and decided: a taken
         one's whole, a refused one's down to ``cut(raw)`` (the few headers ``rejected``
@@ -556,6 +573,15 @@ class Games:
         row = self._connection.execute(f"SELECT {KEY_COLUMNS[side]} FROM games WHERE id = ?",
                                        (number,)).fetchone()
         return None if row is None else row[0]
+
+    def seat_of(self, address: str) -> tuple[int, int] | None:
+        """The newest game (and side) ``address`` plays or played in; None when it is no
+        player's."""
+        row = self._connection.execute(
+            "SELECT id, CASE WHEN white_address = ? THEN 0 ELSE 1 END FROM games "
+            "WHERE white_address = ? OR black_address = ? ORDER BY over, id DESC LIMIT 1",
+            (address, address, address)).fetchone()
+        return None if row is None else (row[0], row[1])
 
     def numbers(self, *, in_play: bool) -> list[int]:
         """The games' numbers, oldest first: those still played, or all."""
@@ -719,6 +745,16 @@ class Outbox:
         return [Waiting(*row[:6], _whole(row[6]), _whole(row[7]), self.attempts(row[0]))
                 for row in rows]
 
+    def stuck(self, failing_before: int, given_up_since: int) -> list[Waiting]:
+        """The messages not sent that a person should look at, oldest first: those given
+        up at ``given_up_since`` or later, and those still tried that were queued before
+        ``failing_before`` and failed at least once."""
+        rows = self._connection.execute(
+            _WAITING + " AND ((failed_at IS NOT NULL AND failed_at >= ?) OR (failed_at IS NULL "
+            "AND attempts > 0 AND queued_at < ?)) ORDER BY id",
+            (given_up_since, failing_before)).fetchall()
+        return [Waiting(*row[:6], _whole(row[6]), _whole(row[7])) for row in rows]
+
     def attempts(self, number: int) -> tuple[Attempt, ...]:
         return tuple(Attempt(int(at), error) for at, error in self._connection.execute(
             "SELECT at, error FROM attempts WHERE message = ? ORDER BY id", (number,)))
@@ -822,6 +858,54 @@ class Relayed:
     def add(self, address: str, at: int, *, notice: bool = False) -> None:
         self._connection.execute("INSERT INTO relayed (address, at, notice) VALUES (?, ?, ?)",
                                  (address, at, int(notice)))
+
+
+# --------------------------------------------------------------------------- bounces
+
+@dataclass(frozen=True)
+class BounceRow:
+    """A delivery report of a message the referee sent: the inbox message it came in,
+    when, the address that failed, the game and side it names (None: none), and why."""
+
+    message: int
+    at: int
+    address: str
+    game: int | None
+    side: int | None
+    reason: str
+
+
+@dataclass(frozen=True)
+class Bounced:
+    """A kept bounce, with the name and the address its seat has now (None without one)."""
+
+    row: BounceRow
+    player: str | None
+    seat_address: str | None
+
+
+class Bounces:
+    """The delivery reports of messages sent: never answered, kept for the organiser."""
+
+    def __init__(self, connection: sqlite3.Connection):
+        self._connection = connection
+
+    def add(self, bounce: BounceRow) -> None:
+        self._connection.execute(
+            "INSERT INTO bounces (message, at, address, game, side, reason) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            (bounce.message, bounce.at, bounce.address, bounce.game, bounce.side, bounce.reason))
+
+    def since(self, since: int) -> list[Bounced]:
+        """The bounces that came at ``since`` or later, oldest first, each with its seat's
+        player as the game's row holds them now."""
+        rows = self._connection.execute(
+            "SELECT b.message, b.at, b.address, b.game, b.side, b.reason, "
+            "CASE b.side WHEN 0 THEN g.white_name WHEN 1 THEN g.black_name END, "
+            "CASE b.side WHEN 0 THEN g.white_address WHEN 1 THEN g.black_address END "
+            "FROM bounces AS b LEFT JOIN games AS g ON g.id = b.game "
+            "WHERE b.at >= ? ORDER BY b.id", (since,)).fetchall()
+        return [Bounced(BounceRow(*row[:6]), row[6], row[7]) for row in rows]
 
 
 # --------------------------------------------------------------------------- status pages

@@ -1,0 +1,86 @@
+"""The club's settings the organiser changes after ``init``: one table, :data:`SETTINGS`,
+each with its check. ``tomis referee settings DB --NAME VALUE`` changes one, ``init``
+takes the same ones, and a later setting is one more entry here (its option follows)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable
+
+if TYPE_CHECKING:          # the CLI reads this table to build its options: no sqlite3 for it
+    from .store import Store
+
+_LOCAL = re.compile(r"[A-Za-z0-9._+-]{1,64}")
+_DOMAIN = re.compile(r"(?=.{4,253}$)[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+")
+# What settings prints of the values init fixed, beside the table's (never the secret).
+SHOWN_FIXED = (("address", "address"), ("name", "name"), ("send_by", "send-by"),
+               ("config", "config"))
+
+
+class SettingError(ValueError):
+    """A value a setting refuses, in words."""
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One setting: its key in the store (and option ``--KEY``), the word for its value,
+    what it does, and its check, which gives the value as kept or raises
+    :class:`SettingError` (it sees the store's other settings)."""
+
+    key: str
+    metavar: str
+    help: str
+    check: Callable[[str, dict[str, str]], str]
+
+    @property
+    def option(self) -> str:
+        return f"--{self.key}"
+
+
+def check_organiser(value: str, settings: dict[str, str]) -> str:
+    """A plain address, lowercased, that is not one of the referee's own (its reports
+    would come back to it as mail to read)."""
+    text = value.strip()
+    local, at, domain = text.rpartition("@")
+    if not at or not _LOCAL.fullmatch(local) or not _DOMAIN.fullmatch(domain):
+        raise SettingError(f"{value!r} is not a plain mail address like organiser@club.example")
+    referee_local, _, referee_domain = settings.get("address", "").lower().rpartition("@")
+    if domain.lower() == referee_domain and local.lower().partition("+")[0] == referee_local:
+        raise SettingError(f"{value!r} is the referee's own address: the organiser's report "
+                           f"must go to a person")
+    return text.lower()
+
+
+SETTINGS: tuple[Setting, ...] = (
+    Setting("organiser", "ADDR", "The organiser's address: mailed once a day at most what "
+            "needs a person (tomis referee alerts).", check_organiser),
+)
+BY_KEY = {setting.key: setting for setting in SETTINGS}
+
+
+def checked(values: dict[str, str | None], settings: dict[str, str]) -> dict[str, str]:
+    """The given ``values`` (None: not given) each checked by its setting."""
+    return {key: BY_KEY[key].check(value, settings)
+            for key, value in values.items() if value is not None}
+
+
+@dataclass(frozen=True)
+class Shown:
+    """A setting as ``settings`` prints it: its name and value (None: not set)."""
+
+    name: str
+    value: str | None
+
+
+def change(store: Store, values: dict[str, str | None]) -> list[Shown]:
+    """Keep the given ``values`` (checked) in one transaction; every setting as it now is."""
+    with store.transaction():
+        for key, value in checked(values, store.settings()).items():
+            store.set_setting(key, value)
+    return shown(store.settings())
+
+
+def shown(settings: dict[str, str]) -> list[Shown]:
+    return ([Shown(name, settings.get(key)) for key, name in SHOWN_FIXED]
+            + [Shown(setting.key, settings.get(setting.key)) for setting in SETTINGS])
