@@ -12,6 +12,9 @@ import click
 from .correspondence import parse_now
 
 EX_TEMPFAIL = 75
+# The store's path: whether it may be read is the store's to say, in one line naming
+# whose it is (click's own check would say only "not readable", as a usage error).
+STORE_PATH = click.Path(dir_okay=False, readable=False)
 
 
 def _now_option(command):
@@ -20,7 +23,26 @@ def _now_option(command):
                              "(default: the host's clock).")(command)
 
 
-@click.group()
+class StoreCommand(click.Command):
+    """A referee command: its errors name the store (``club.db: there is no game 3``),
+    not ``<input>``, unless they are about a file of their own."""
+
+    def invoke(self, ctx):
+        from ..errors import TomisError     # start-up time: the library loads when it runs
+
+        try:
+            return super().invoke(ctx)
+        except TomisError as error:
+            if error.path is None and ctx.params.get("db"):
+                error.path = ctx.params["db"]
+            raise
+
+
+class RefereeGroup(click.Group):
+    command_class = StoreCommand
+
+
+@click.group(cls=RefereeGroup)
 def referee():
     """A play-by-email server: keeps games, stamps the clocks, mails both players.
 
@@ -29,7 +51,7 @@ def referee():
 
 
 @referee.command()
-@click.argument("db", type=click.Path(dir_okay=False))
+@click.argument("db", type=STORE_PATH)
 @click.option("--address", required=True, metavar="ADDR",
               help="The referee's own address; players reply to ADDR's LOCAL+TOKEN form.")
 @click.option("--name", metavar="NAME", help="The name on the referee's messages.")
@@ -50,7 +72,7 @@ def init(db, address, name, send_by, config_file):
 
 
 @referee.command()
-@click.argument("db", type=click.Path(dir_okay=False))
+@click.argument("db", type=STORE_PATH)
 @click.option("--white", required=True, metavar='"NAME <ADDR>"', help="White's name and address.")
 @click.option("--black", required=True, metavar='"NAME <ADDR>"', help="Black's name and address.")
 @click.option("--time-control", "time_control", metavar="TC",
@@ -146,7 +168,7 @@ def tick(db, now):
 
 
 @referee.command()
-@click.argument("db", type=click.Path(dir_okay=False))
+@click.argument("db", type=STORE_PATH)
 @click.option("--keep-days", "keep_days", default=30, show_default=True, metavar="N",
               type=click.IntRange(0), help="Keep the bodies of messages this many days.")
 @_now_option
@@ -166,7 +188,7 @@ def prune(db, keep_days, now):
 # --------------------------------------------------------------------------- the organiser
 
 def _db(command):
-    return click.argument("db", type=click.Path(dir_okay=False))(command)
+    return click.argument("db", type=STORE_PATH)(command)
 
 
 def _number(command):
