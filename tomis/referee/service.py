@@ -4,6 +4,7 @@ prints; everything it does is here."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import re
@@ -22,7 +23,7 @@ from .inbound import MAX_MESSAGE_BYTES, valid_id
 from .queueing import CHAT_WINDOW, WHY_WINDOW, Config, load_config, queue_letter, queue_update
 from .composing import HELP_LINES, Addressee
 from .process import expire, process_pending
-from .sending import Unsent, parse_method, send_queued
+from .sending import Unsent, absolute_method, parse_method, send_queued
 from .store import Store
 
 MAX_NAME = 64
@@ -54,8 +55,10 @@ def init(path: str, address: str, name: str | None, send_by: str, config_file: s
         parse_method(send_by)
     except ValueError as error:
         raise RefereeError(f"--send-by {send_by!r}: {error}") from None
+    # Paths are kept absolute, taken in the folder init runs in: later commands run
+    # elsewhere (deliver in the mail server's folder).
     values = {"address": address.lower(), "name": _name(name or "Tomis referee", "--name"),
-              "send_by": send_by, "secret": tokens.new_secret()}
+              "send_by": absolute_method(send_by), "secret": tokens.new_secret()}
     if config_file:
         values["config"] = os.path.abspath(config_file)
     Store.create(path, values)
@@ -85,10 +88,23 @@ def connect(path: str) -> tuple[Store, Config]:
     ``with`` block does)."""
     store = Store.open(path)
     try:
-        return store, load_config(store.settings())
+        return store, load_config(settled_paths(store.settings(), path))
     except BaseException:
         store.close()
         raise
+
+
+def settled_paths(settings: dict[str, str], path: str) -> dict[str, str]:
+    """``settings`` with the paths they name absolute. ``init`` stores them so; a store
+    made before it did may hold a relative one, which is taken in the store's own folder
+    (the one place that does not change with the folder a command runs in)."""
+    folder = os.path.dirname(os.path.abspath(path))
+    settled = dict(settings)
+    with contextlib.suppress(KeyError, ValueError):    # a bad one is told when sending
+        settled["send_by"] = absolute_method(settled["send_by"], folder)
+    if settled.get("config"):
+        settled["config"] = os.path.join(folder, settled["config"])
+    return settled
 
 
 def new_game(path: str, white: Addressee, black: Addressee, *, time_control: str | None,
