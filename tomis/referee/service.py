@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from email.headerregistry import Address
-from typing import Callable
+from typing import Callable, Sequence
 
 from ..errors import MailError, TomisError
 from ..game import Game as LibraryGame
@@ -19,10 +19,11 @@ from ..notation.clock import format_stamp
 from ..outgoing.headers import address_pairs
 from . import letters, tokens
 from .games import RefereedGame
-from .inbound import MAX_MESSAGE_BYTES, valid_id
+from .inbound import (MAX_ENVELOPE, MAX_MESSAGE_BYTES, envelope_addresses, envelope_text,
+                      stored_envelope, valid_id)
 from .queueing import CHAT_WINDOW, WHY_WINDOW, Config, load_config, queue_letter, queue_update
 from .composing import HELP_LINES, Addressee
-from .process import expire, process_pending
+from .process import STRANGER, expire, process_pending
 from .sending import Unsent, absolute_method, parse_method, send_queued
 from .store import Store
 
@@ -158,14 +159,40 @@ def dedupe_key(raw: bytes) -> str:
     return "sha256:" + hashlib.sha256(raw).hexdigest()
 
 
-def store_message(store: Store, raw: bytes, oversized: bool, recipient: str | None,
-                  now: int) -> StoredResult:
-    """Step 1: keep the message (before anything is decided) and commit."""
+def store_message(store: Store, raw: bytes, oversized: bool,
+                  recipients: str | Sequence[str] | None, now: int) -> StoredResult:
+    """Step 1: keep the message (before anything is decided) and commit.
+
+    ``recipients`` are the envelope recipients the mail server gave (one string is one
+    recipient). A copy of a message already stored (a reply-all reaches two of the
+    referee's addresses, each its own delivery) is a duplicate; what it adds is its
+    envelope recipients, so that whichever copy came first, the message is the game's
+    when any of them is the game's reply address (:func:`_another_copy`)."""
+    envelope = envelope_addresses([recipients] if isinstance(recipients, str)
+                                  else recipients or [])
     rejected = f"larger than {MAX_MESSAGE_BYTES // 2**20} MiB: kept in part" if oversized else None
+    key = dedupe_key(raw)
     with store.transaction():
-        new_id = store.inbox.add(dedupe_key(raw), raw, now, (recipient or "")[:320] or None,
-                                 rejected)
+        new_id = store.inbox.add(key, raw, now, envelope_text(envelope), rejected)
+        if new_id is None and envelope:
+            _another_copy(store, key, envelope)
     return StoredResult(new_id, rejected)
+
+
+def _another_copy(store: Store, key: str, envelope: list[str]) -> None:
+    """Another copy of the message stored under ``key`` came, to ``envelope``: those
+    recipients are added to the stored ones; and when the first copy was refused only
+    for naming no reply address (refused with no answer, so nothing was played or said),
+    it is decided again, now that it may name one. Anything else it did stands: nothing
+    is played or answered twice."""
+    known = store.inbox.known(key)
+    kept = stored_envelope(known.recipient)
+    added = [address for address in envelope if address not in kept]
+    if not added:
+        return
+    store.inbox.set_recipient(known.id, envelope_text((kept + added)[:MAX_ENVELOPE]))
+    if known.state == "rejected" and known.reason == STRANGER and not known.pruned:
+        store.inbox.reopen(known.id)
 
 
 def after_storing(store: Store, config: Config, now: int) -> list[Unsent]:

@@ -353,6 +353,18 @@ class RefusedRow:
     reason: str | None
 
 
+@dataclass(frozen=True)
+class KnownCopy:
+    """The stored message a copy delivered again is a duplicate of: its envelope
+    recipients (as kept) and what became of it."""
+
+    id: int
+    recipient: str | None
+    state: str
+    reason: str | None
+    pruned: bool
+
+
 CUT_HEAD_BYTES = 64 * 1024     # of a refused body, what prune reads to keep its headers
 
 
@@ -372,6 +384,28 @@ class Inbox:
             (key, stored_at, recipient, raw, len(raw),
              "new" if refused is None else "rejected", refused))
         return cursor.lastrowid if cursor.rowcount else None
+
+    def known(self, key: str) -> KnownCopy | None:
+        """The message stored under ``key``, without its body."""
+        row = self._connection.execute(
+            "SELECT id, recipient, state, reason, pruned FROM inbox WHERE dedupe_key = ?",
+            (key,)).fetchone()
+        return None if row is None else KnownCopy(row[0], row[1], row[2], row[3], bool(row[4]))
+
+    def recipient(self, number: int) -> str | None:
+        """Message ``number``'s envelope recipients as kept now."""
+        (text,) = self._connection.execute(
+            "SELECT recipient FROM inbox WHERE id = ?", (number,)).fetchone()
+        return text
+
+    def set_recipient(self, number: int, text: str | None) -> None:
+        self._connection.execute("UPDATE inbox SET recipient = ? WHERE id = ?", (text, number))
+
+    def reopen(self, number: int) -> None:
+        """Message ``number``, refused, undecided again: to be decided anew."""
+        self._connection.execute(
+            "UPDATE inbox SET state = 'new', reason = NULL, game = NULL, readings = 0, "
+            "reading_until = NULL WHERE id = ?", (number,))
 
     def undecided(self) -> list[Undecided]:
         """The undecided messages, oldest first, without their bodies: a long queue is
