@@ -302,6 +302,23 @@ def test_a_store_in_a_folder_its_user_may_not_enter_names_that_folder(open_folde
     assert "no such store" not in said
 
 
+@pytest.mark.skipif(os.getuid() != 0, reason="needs another user to be shut out of a folder")
+def test_a_store_in_a_folder_its_user_may_not_write_names_that_folder(open_folder):
+    """The store may be read and written, but SQLite's -wal and -shm files beside it may
+    not be made: the folder is named, with its owner and mode."""
+    db = open_folder / "club.db"
+    assert run("referee", "init", db, "--address", REFEREE, "--send-by",
+               f"outbox:{open_folder}").exit_code == 0
+    db.chmod(0o666)
+    user = another_user(open_folder)
+    listed = subprocess.run(tomis_command(["referee", "games", db], user), capture_output=True,
+                            timeout=60, cwd="/tmp", env=_environment(user))
+    said = listed.stderr.decode()
+    assert listed.returncode == 1 and said.count("\n") == 1, said
+    assert said.startswith(f"{db}: cannot open the store")
+    assert f"its folder {open_folder} belongs to root (mode 0755)" in said
+
+
 @pytest.mark.parametrize("args", [
     ["show", "DB", "7"], ["export", "DB", "7"], ["resend", "DB", "7"],
     ["abort", "DB", "7", "--reason", "gone"], ["adjudicate", "DB", "7", "1-0", "--reason", "x"],
