@@ -13,6 +13,9 @@ from ..referee.club import SETTINGS
 from .correspondence import parse_now
 
 EX_TEMPFAIL = 75
+# The store's path: whether it may be read is the store's to say, in one line naming
+# whose it is (click's own check would say only "not readable", as a usage error).
+STORE_PATH = click.Path(dir_okay=False, readable=False)
 
 
 def _club_options(command):
@@ -30,7 +33,26 @@ def _now_option(command):
                              "(default: the host's clock).")(command)
 
 
-@click.group()
+class StoreCommand(click.Command):
+    """A referee command: its errors name the store (``club.db: there is no game 3``),
+    not ``<input>``, unless they are about a file of their own."""
+
+    def invoke(self, ctx):
+        from ..errors import TomisError     # start-up time: the library loads when it runs
+
+        try:
+            return super().invoke(ctx)
+        except TomisError as error:
+            if error.path is None and ctx.params.get("db"):
+                error.path = ctx.params["db"]
+            raise
+
+
+class RefereeGroup(click.Group):
+    command_class = StoreCommand
+
+
+@click.group(cls=RefereeGroup)
 def referee():
     """A play-by-email server: keeps games, stamps the clocks, mails both players.
 
@@ -39,7 +61,7 @@ def referee():
 
 
 @referee.command()
-@click.argument("db", type=click.Path(dir_okay=False))
+@click.argument("db", type=STORE_PATH)
 @click.option("--address", required=True, metavar="ADDR",
               help="The referee's own address; players reply to ADDR's LOCAL+TOKEN form.")
 @click.option("--name", metavar="NAME", help="The name on the referee's messages.")
@@ -61,7 +83,7 @@ def init(db, address, name, send_by, config_file, **club_settings):
 
 
 @referee.command()
-@click.argument("db", type=click.Path(dir_okay=False))
+@click.argument("db", type=STORE_PATH)
 @click.option("--white", required=True, metavar='"NAME <ADDR>"', help="White's name and address.")
 @click.option("--black", required=True, metavar='"NAME <ADDR>"', help="Black's name and address.")
 @click.option("--time-control", "time_control", metavar="TC",
@@ -93,58 +115,124 @@ def _say_unsent(failures) -> None:
         click.echo(visible(failure.report()), err=True)
 
 
-@referee.command()
-@click.argument("db", type=click.Path(dir_okay=False))
-@click.option("--recipient", metavar="ADDR", help="The envelope recipient the mail server gives.")
+class MailServerCommand(StoreCommand):
+    """``deliver``'s command line is written by the mail server, not typed by a person.
+
+    Postfix's pipe passes every recipient of a delivery after ``--recipient`` (``${recipient}``
+    becomes one argument each), so ``--recipient A B`` is two recipients, as is
+    ``--recipient A --recipient B``. A command line that still cannot be read (an unknown
+    option, no DB, a bad ``--now``) is not click's usage text and exit 2, which the mail
+    server would bounce to the player with the command line in it: it is one line on
+    standard error (the mail server's log) and exit 75, before the message is read, so
+    it stays whole in the mail server's queue."""
+
+    def parse_args(self, ctx, args):
+        try:
+            return super().parse_args(ctx, spread_recipients(args))
+        except click.UsageError as error:
+            ctx.meta[UNREAD_COMMAND_LINE] = error.format_message()
+            return []
+
+    def invoke(self, ctx):
+        problem = ctx.meta.get(UNREAD_COMMAND_LINE)
+        if problem is None:
+            try:
+                return super().invoke(ctx)
+            except click.UsageError as error:
+                problem = error.format_message()
+        from ..errors import visible        # start-up time: the library loads when it runs
+
+        click.echo(f"tomis referee deliver: not stored, try again later: the command line: "
+                   f"{visible(' '.join(problem.split()))}", err=True)
+        ctx.exit(EX_TEMPFAIL)
+
+
+UNREAD_COMMAND_LINE = "tomis.referee.unread_command_line"   # ctx.meta: why it was not read
+
+
+def spread_recipients(args: list[str]) -> list[str]:
+    """``--recipient A B C`` as ``--recipient A --recipient B --recipient C``: after a
+    ``--recipient`` option, every argument holding an ``@`` (and not beginning with
+    ``-``) is one more recipient, up to the next option or ``--``. The store comes first,
+    as the recipe writes it (``deliver DB --recipient ${recipient}``)."""
+    spread, following, value_next = [], False, False
+    for arg in args:
+        if value_next:                      # the value of the --recipient just before
+            value_next = False
+        elif following and arg != "--" and not arg.startswith("-") and "@" in arg:
+            spread.append("--recipient")
+        else:
+            value_next = arg == "--recipient"
+            following = value_next or arg.startswith("--recipient=")
+        spread.append(arg)
+    return spread
+
+
+@referee.command(cls=MailServerCommand)
+@click.argument("db", type=STORE_PATH)
+@click.option("--recipient", "recipients", metavar="ADDR", multiple=True,
+              help="The envelope recipients the mail server gives (Postfix's ${recipient}); "
+                   "--recipient A B and --recipient A --recipient B alike.")
 @_now_option
 @click.pass_context
-def deliver(ctx, db, recipient, now):
+def deliver(ctx, db, recipients, now):
     """Take one message on stdin (from a mail server's pipe, procmail or .forward).
 
     Exit 0 once the message is stored, whatever it held (refused ones are kept with the
-    reason); 75 when it could not be stored, so that the mail server tries again.
+    reason); 75 when it could not be stored, or the command line could not be read, so
+    that the mail server keeps it and tries again.
     """
     at = parse_now(now) if now is not None else None
-    code = run_deliver(db, recipient, at)
+    code = run_deliver(db, list(recipients), at)
     ctx.exit(code)
 
 
-def run_deliver(db: str, recipient: str | None, at: int | None) -> int:
+def run_deliver(db: str, recipients: list[str], at: int | None) -> int:
     import time
 
-    from ..errors import visible
     from ..referee import inbound, service
 
     try:
-        raw = sys.stdin.buffer.read(inbound.MAX_MESSAGE_BYTES + 1)
-        oversized = len(raw) > inbound.MAX_MESSAGE_BYTES
-        if oversized:
-            raw = raw[:inbound.MAX_MESSAGE_BYTES]
-            while sys.stdin.buffer.read(1 << 20):       # let the mail server finish writing
-                pass
+        # The store first: one that cannot be opened leaves the message unread, whole in
+        # the mail server's queue.
         store, config = service.connect(db)
     except Exception as error:  # noqa: BLE001 -- anything before the commit: try again later
-        click.echo(f"tomis referee deliver: not stored, try again later: {visible(str(error))}",
-                   err=True)
+        _say_not_stored(error)
         return EX_TEMPFAIL
     with store:                 # closed on every path below, errors included
         try:
+            raw = sys.stdin.buffer.read(inbound.MAX_MESSAGE_BYTES + 1)
+            oversized = len(raw) > inbound.MAX_MESSAGE_BYTES
+            if oversized:
+                raw = raw[:inbound.MAX_MESSAGE_BYTES]
+                while sys.stdin.buffer.read(1 << 20):       # let the mail server finish writing
+                    pass
             at = int(time.time()) if at is None else at
-            service.store_message(store, raw, oversized, recipient, at)
+            service.store_message(store, raw, oversized, recipients, at)
         except Exception as error:  # noqa: BLE001 -- anything before the commit: try again later
-            click.echo(f"tomis referee deliver: not stored, try again later: "
-                       f"{visible(str(error))}", err=True)
+            _say_not_stored(error)
             return EX_TEMPFAIL
         try:
             _say_unsent(service.after_storing(store, config, at))
         except Exception as error:  # noqa: BLE001 -- stored: tick finishes the rest
             click.echo(f"tomis referee deliver: stored; the rest is left to tick: "
-                       f"{visible(str(error))}", err=True)
+                       f"{_said(error)}", err=True)
     return 0
 
 
+def _say_not_stored(error: Exception) -> None:
+    click.echo(f"tomis referee deliver: not stored, try again later: {_said(error)}", err=True)
+
+
+def _said(error: Exception) -> str:
+    """An error in one visible line; a project error with its place (the store's path)."""
+    from ..errors import TomisError, visible
+
+    return error.located() if isinstance(error, TomisError) else visible(str(error))
+
+
 @referee.command()
-@click.argument("db", type=click.Path(dir_okay=False))
+@click.argument("db", type=STORE_PATH)
 @_now_option
 def tick(db, now):
     """Send due reminders, end games whose time ran out, retry mail not yet sent."""
@@ -158,7 +246,7 @@ def tick(db, now):
 
 
 @referee.command()
-@click.argument("db", type=click.Path(dir_okay=False))
+@click.argument("db", type=STORE_PATH)
 @click.option("--keep-days", "keep_days", default=30, show_default=True, metavar="N",
               type=click.IntRange(0), help="Keep the bodies of messages this many days.")
 @_now_option
@@ -178,7 +266,7 @@ def prune(db, keep_days, now):
 # --------------------------------------------------------------------------- the organiser
 
 def _db(command):
-    return click.argument("db", type=click.Path(dir_okay=False))(command)
+    return click.argument("db", type=STORE_PATH)(command)
 
 
 def _number(command):

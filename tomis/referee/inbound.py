@@ -15,7 +15,7 @@ import contextlib
 import re
 import signal
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ..errors import FileError, MailError
 from ..mail import mime
@@ -27,6 +27,8 @@ MAX_REFERENCES = 20
 READ_SECONDS = 5                  # the most one message's reading may take (docs/SECURITY.md)
 REPLY_MARKER = "-- reply above this line --"
 RECIPIENT_HEADERS = ("Delivered-To", "X-Original-To", "To", "Cc")
+MAX_ENVELOPE = 100                # envelope recipients kept of one message (postfix's limit is 50)
+MAX_ADDRESS = 320                 # characters of one address (64 before the @, 255 after)
 
 _BULK = frozenset({"bulk", "list", "junk", "auto_reply"})
 # Headers only machines write: autoresponders (Exchange's X-Auto-Response-Suppress, the
@@ -161,6 +163,36 @@ def _addresses(value: str | None) -> list[str]:
         except MailError:
             continue
     return found
+
+
+def envelope_addresses(values) -> list[str]:
+    """The envelope recipients the mail server gave (each value one address), as plain
+    lowercased addresses, duplicates dropped: a value that is not exactly one address is
+    left out (the headers still name the message's recipients), and at most
+    :data:`MAX_ENVELOPE` are kept."""
+    found = []
+    for value in list(values)[:MAX_ENVELOPE]:
+        if isinstance(value, str) and len(value) <= MAX_ADDRESS:
+            one = _addresses(value)
+            found += one if len(one) == 1 else []
+    return list(dict.fromkeys(found))
+
+
+def stored_envelope(text: str | None) -> list[str]:
+    """The envelope recipients as the store keeps them (:func:`envelope_text`)."""
+    return _addresses(text)
+
+
+def envelope_text(addresses: list[str]) -> str | None:
+    """``addresses`` as the store keeps them: one address list, as in a To field."""
+    return ", ".join(addresses) or None
+
+
+def with_envelope(incoming: Incoming, text: str | None) -> Incoming:
+    """``incoming`` with the envelope recipients ``text`` (as stored) among its
+    recipients: a copy of the same message reached another of the referee's addresses."""
+    return replace(incoming, recipients=list(dict.fromkeys(
+        [*stored_envelope(text), *incoming.recipients])))
 
 
 def _single_address(value: str | None) -> str | None:

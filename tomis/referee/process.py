@@ -25,7 +25,7 @@ from . import letters, tokens
 from .bounces import Bounce, read_bounce
 from .commands import CommandError, read_commands
 from .games import RefereedGame, Refusal
-from .inbound import Incoming, Unreadable, read_message
+from .inbound import Incoming, Unreadable, read_message, with_envelope
 from .queueing import (CHAT_LIMIT, RELAY, TELL, Config, chat_passage, queue_letter,
                        queue_update, queue_why)
 from .sending import process_alive
@@ -36,6 +36,9 @@ MAX_READINGS = 2              # readings cut off (the process killed) before a m
 READING_SECONDS = 60          # how long a living process's claim to read a message lasts
 CUT_OFF = (f"unreadable: reading it was begun {MAX_READINGS} times and never finished "
            f"(the process was killed or crashed); not tried again")
+# The refusal of a message that reached none of the players' reply addresses: nothing
+# is answered, so another copy of it that names one may have it decided again.
+STRANGER = "not sent to a player's reply address (a stranger): no answer"
 
 # What a bug of ours raises while a message is decided: the message is set aside, never lost.
 _INTERNAL = (TomisError, ArithmeticError, LookupError, ValueError, TypeError)
@@ -120,6 +123,7 @@ def _decide_claimed(store: Store, config: Config, stored: Stored,
     with store.transaction():
         if store.inbox.decision(stored.id).state != "new":
             return
+        incoming = _with_later_copies(store, stored, incoming)
         store.savepoint("deciding")
         try:
             verdict = (decide(store, config, stored, incoming) if bounce is None
@@ -129,6 +133,15 @@ def _decide_claimed(store: Store, config: Config, stored: Stored,
             verdict = _internal_error(store, config, stored, incoming, error)
         store.release("deciding")
         store.inbox.decide(stored.id, verdict)
+
+
+def _with_later_copies(store: Store, stored: Stored, incoming: Incoming | Unreadable):
+    """``incoming`` with the envelope recipients another copy of it added while it was
+    read (:func:`tomis.referee.service.store_message`), which may name the reply address."""
+    now_kept = store.inbox.recipient(stored.id)
+    if now_kept == stored.recipient or not isinstance(incoming, Incoming):
+        return incoming
+    return with_envelope(incoming, now_kept)
 
 
 def _internal_error(store: Store, config: Config, stored: Stored, incoming, error) -> Decision:
@@ -223,7 +236,7 @@ def decide(store: Store, config: Config, stored: Stored,
     seat = find_seat(store, config, incoming.recipients)
     game = RefereedGame.load(store, seat.game) if seat is not None else None
     if game is None:
-        return Decision(REJECTED, "not sent to a player's reply address (a stranger): no answer")
+        return Decision(REJECTED, STRANGER)
     side, at = seat.side, stored.stored_at
     player = game.players[side]
     if incoming.sender != player.address:

@@ -57,16 +57,30 @@ class Method:
         return self.kind if self.where is None else f"{self.kind}:{self.where}"
 
 
-def parse_method(text: str) -> Method:
-    """``smtp``, ``sendmail``, ``sendmail:PATH`` or ``outbox:DIR``; ValueError otherwise."""
+def parse_method(text: str, base: str | None = None) -> Method:
+    """``smtp``, ``sendmail``, ``sendmail:PATH`` or ``outbox:DIR``; ValueError otherwise.
+    A relative PATH or DIR is taken in the folder ``base`` (default: this process's)."""
     kind, _, where = text.partition(":")
     if kind == "smtp" and not where:
         return Method("smtp")
     if kind == "sendmail":
-        return Method("sendmail", os.path.abspath(where) if where else SENDMAIL)
+        return Method("sendmail", _absolute(where, base) if where else SENDMAIL)
     if kind == "outbox" and where:
-        return Method("outbox", os.path.abspath(where))
+        return Method("outbox", _absolute(where, base))
     raise ValueError("expected smtp, sendmail, sendmail:PATH or outbox:DIR")
+
+
+def absolute_method(text: str, base: str | None = None) -> str:
+    """``text`` with its PATH or DIR made absolute (taken in ``base``, default this
+    process's folder), as the store keeps it: the mail server runs ``deliver`` in a folder
+    of its own, where a relative path would name another place. ``smtp`` and a bare
+    ``sendmail`` stay as they are."""
+    kind, colon, where = text.partition(":")
+    return str(parse_method(text, base)) if colon and where else text
+
+
+def _absolute(where: str, base: str | None) -> str:
+    return os.path.abspath(os.path.join(base, where) if base is not None else where)
 
 
 @dataclass(frozen=True)

@@ -4,13 +4,14 @@ prints; everything it does is here."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import re
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from email.headerregistry import Address
-from typing import Callable
+from typing import Callable, Sequence
 
 from ..errors import MailError, TomisError
 from ..game import Game as LibraryGame
@@ -19,11 +20,12 @@ from ..outgoing.headers import address_pairs
 from . import club, letters, tokens
 from .alerts import report_if_due
 from .games import RefereedGame
-from .inbound import MAX_MESSAGE_BYTES, valid_id
+from .inbound import (MAX_ENVELOPE, MAX_MESSAGE_BYTES, envelope_addresses, envelope_text,
+                      stored_envelope, valid_id)
 from .queueing import CHAT_WINDOW, WHY_WINDOW, Config, load_config, queue_letter, queue_update
 from .composing import HELP_LINES, Addressee
-from .process import expire, process_pending
-from .sending import Unsent, parse_method, send_queued
+from .process import STRANGER, expire, process_pending
+from .sending import Unsent, absolute_method, parse_method, send_queued
 from .store import Store
 
 MAX_NAME = 64
@@ -57,8 +59,10 @@ def init(path: str, address: str, name: str | None, send_by: str, config_file: s
         parse_method(send_by)
     except ValueError as error:
         raise RefereeError(f"--send-by {send_by!r}: {error}") from None
+    # Paths are kept absolute, taken in the folder init runs in: later commands run
+    # elsewhere (deliver in the mail server's folder).
     values = {"address": address.lower(), "name": _name(name or "Tomis referee", "--name"),
-              "send_by": send_by, "secret": tokens.new_secret()}
+              "send_by": absolute_method(send_by), "secret": tokens.new_secret()}
     if config_file:
         values["config"] = os.path.abspath(config_file)
     try:
@@ -92,10 +96,23 @@ def connect(path: str) -> tuple[Store, Config]:
     ``with`` block does)."""
     store = Store.open(path)
     try:
-        return store, load_config(store.settings())
+        return store, load_config(settled_paths(store.settings(), path))
     except BaseException:
         store.close()
         raise
+
+
+def settled_paths(settings: dict[str, str], path: str) -> dict[str, str]:
+    """``settings`` with the paths they name absolute. ``init`` stores them so; a store
+    made before it did may hold a relative one, which is taken in the store's own folder
+    (the one place that does not change with the folder a command runs in)."""
+    folder = os.path.dirname(os.path.abspath(path))
+    settled = dict(settings)
+    with contextlib.suppress(KeyError, ValueError):    # a bad one is told when sending
+        settled["send_by"] = absolute_method(settled["send_by"], folder)
+    if settled.get("config"):
+        settled["config"] = os.path.join(folder, settled["config"])
+    return settled
 
 
 def new_game(path: str, white: Addressee, black: Addressee, *, time_control: str | None,
@@ -149,14 +166,40 @@ def dedupe_key(raw: bytes) -> str:
     return "sha256:" + hashlib.sha256(raw).hexdigest()
 
 
-def store_message(store: Store, raw: bytes, oversized: bool, recipient: str | None,
-                  now: int) -> StoredResult:
-    """Step 1: keep the message (before anything is decided) and commit."""
+def store_message(store: Store, raw: bytes, oversized: bool,
+                  recipients: str | Sequence[str] | None, now: int) -> StoredResult:
+    """Step 1: keep the message (before anything is decided) and commit.
+
+    ``recipients`` are the envelope recipients the mail server gave (one string is one
+    recipient). A copy of a message already stored (a reply-all reaches two of the
+    referee's addresses, each its own delivery) is a duplicate; what it adds is its
+    envelope recipients, so that whichever copy came first, the message is the game's
+    when any of them is the game's reply address (:func:`_another_copy`)."""
+    envelope = envelope_addresses([recipients] if isinstance(recipients, str)
+                                  else recipients or [])
     rejected = f"larger than {MAX_MESSAGE_BYTES // 2**20} MiB: kept in part" if oversized else None
+    key = dedupe_key(raw)
     with store.transaction():
-        new_id = store.inbox.add(dedupe_key(raw), raw, now, (recipient or "")[:320] or None,
-                                 rejected)
+        new_id = store.inbox.add(key, raw, now, envelope_text(envelope), rejected)
+        if new_id is None and envelope:
+            _another_copy(store, key, envelope)
     return StoredResult(new_id, rejected)
+
+
+def _another_copy(store: Store, key: str, envelope: list[str]) -> None:
+    """Another copy of the message stored under ``key`` came, to ``envelope``: those
+    recipients are added to the stored ones; and when the first copy was refused only
+    for naming no reply address (refused with no answer, so nothing was played or said),
+    it is decided again, now that it may name one. Anything else it did stands: nothing
+    is played or answered twice."""
+    known = store.inbox.known(key)
+    kept = stored_envelope(known.recipient)
+    added = [address for address in envelope if address not in kept]
+    if not added:
+        return
+    store.inbox.set_recipient(known.id, envelope_text((kept + added)[:MAX_ENVELOPE]))
+    if known.state == "rejected" and known.reason == STRANGER and not known.pruned:
+        store.inbox.reopen(known.id)
 
 
 def after_storing(store: Store, config: Config, now: int) -> list[Unsent]:

@@ -34,7 +34,9 @@ from __future__ import annotations
 
 import contextlib
 import os
+import pwd
 import sqlite3
+import stat
 from dataclasses import dataclass
 
 from ..errors import FileError
@@ -180,7 +182,12 @@ CREATE INDEX inbox_refused ON inbox (state, stored_at);
 
 
 class StoreError(FileError):
-    """The store cannot be created, opened or written."""
+    """The store cannot be created, opened or written; ``path`` names the store, so the
+    CLI's one line reads ``PATH: message`` (never ``<input>``)."""
+
+    def __init__(self, message: str, path: str | os.PathLike | None = None):
+        super().__init__(message)
+        self.path = None if path is None else os.fspath(path)
 
 
 class Busy(StoreError):
@@ -357,6 +364,18 @@ class RefusedRow:
     reason: str | None
 
 
+@dataclass(frozen=True)
+class KnownCopy:
+    """The stored message a copy delivered again is a duplicate of: its envelope
+    recipients (as kept) and what became of it."""
+
+    id: int
+    recipient: str | None
+    state: str
+    reason: str | None
+    pruned: bool
+
+
 CUT_HEAD_BYTES = 64 * 1024     # of a refused body, what prune reads to keep its headers
 
 
@@ -376,6 +395,28 @@ class Inbox:
             (key, stored_at, recipient, raw, len(raw),
              "new" if refused is None else "rejected", refused))
         return cursor.lastrowid if cursor.rowcount else None
+
+    def known(self, key: str) -> KnownCopy | None:
+        """The message stored under ``key``, without its body."""
+        row = self._connection.execute(
+            "SELECT id, recipient, state, reason, pruned FROM inbox WHERE dedupe_key = ?",
+            (key,)).fetchone()
+        return None if row is None else KnownCopy(row[0], row[1], row[2], row[3], bool(row[4]))
+
+    def recipient(self, number: int) -> str | None:
+        """Message ``number``'s envelope recipients as kept now."""
+        (text,) = self._connection.execute(
+            "SELECT recipient FROM inbox WHERE id = ?", (number,)).fetchone()
+        return text
+
+    def set_recipient(self, number: int, text: str | None) -> None:
+        self._connection.execute("UPDATE inbox SET recipient = ? WHERE id = ?", (text, number))
+
+    def reopen(self, number: int) -> None:
+        """Message ``number``, refused, undecided again: to be decided anew."""
+        self._connection.execute(
+            "UPDATE inbox SET state = 'new', reason = NULL, game = NULL, readings = 0, "
+            "reading_until = NULL WHERE id = ?", (number,))
 
     def undecided(self) -> list[Undecided]:
         """The undecided messages, oldest first, without their bodies: a long queue is
@@ -1023,9 +1064,9 @@ def _create(path: str, settings: dict[str, str]) -> None:
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except FileExistsError:
-        raise StoreError(f"{path} already exists; the referee never overwrites a store") from None
+        raise StoreError("already exists; the referee never overwrites a store", path) from None
     except OSError as error:
-        raise StoreError(f"cannot create {path}: {error.strerror}") from None
+        raise StoreError(f"cannot create the store: {error.strerror}", path) from None
     os.close(fd)
     connection = None
     try:
@@ -1041,15 +1082,14 @@ def _create(path: str, settings: dict[str, str]) -> None:
     except sqlite3.Error as error:
         with contextlib.suppress(OSError):
             os.remove(path)
-        raise StoreError(f"cannot create the store {path}: {error}") from None
+        raise StoreError(f"cannot create the store: {error}", path) from None
     finally:
         if connection is not None:
             connection.close()
 
 
 def _open_connection(path: str, timeout_ms: int) -> sqlite3.Connection:
-    if not os.path.isfile(path):
-        raise StoreError(f"{path}: no such store (create one with tomis referee init)")
+    check_reachable(path)
     connection = None
     try:
         connection = _connect(path, timeout_ms)
@@ -1057,10 +1097,10 @@ def _open_connection(path: str, timeout_ms: int) -> sqlite3.Connection:
         rows = connection.execute("SELECT value FROM settings WHERE key = 'schema'").fetchall()
         number = _version(rows[0] if rows else None)
         if number is None:
-            raise StoreError(f"{path} is not a referee store (no schema version)")
+            raise StoreError("not a referee store (no schema version)", path)
         if number > SCHEMA_VERSION:
-            raise StoreError(f"{path} is a referee store of version {number}, newer than this "
-                             f"tomis reads ({SCHEMA_VERSION}): upgrade tomis")
+            raise StoreError(f"a referee store of version {number}, newer than this tomis "
+                             f"reads ({SCHEMA_VERSION}): upgrade tomis", path)
         if number < SCHEMA_VERSION:
             upgrade(connection, path, number)
     except BaseException as error:
@@ -1068,10 +1108,82 @@ def _open_connection(path: str, timeout_ms: int) -> sqlite3.Connection:
             connection.close()
         if isinstance(error, sqlite3.OperationalError) and _is_busy(error):
             raise Busy(f"the store {path} is busy: {error}") from None
+        if isinstance(error, sqlite3.OperationalError) and _cannot_open(error):
+            raise StoreError(_folder_refused(path, error), path) from None
         if isinstance(error, sqlite3.DatabaseError):
-            raise StoreError(f"{path} is not a referee store ({error})") from None
+            raise StoreError(f"not a referee store ({error})", path) from None
         raise
     return connection
+
+
+# --------------------------------------------------------------------------- who may open it
+
+def check_reachable(path: str) -> None:
+    """A StoreError in one line when the store at ``path`` is missing, is no file, or
+    exists but this user may not read and write it (or reach its folder), naming whose
+    it is and its mode: a store its user cannot read is not "no such store"."""
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        raise StoreError("no such store (create one with tomis referee init)", path) from None
+    except PermissionError as error:
+        blocked = _blocked_folder(path)
+        if blocked is None:
+            raise StoreError(f"cannot reach the store: {error.strerror}", path) from None
+        raise StoreError(f"cannot reach the store: its folder {blocked} {_whose(blocked)}, "
+                         f"which {_this_user()} may not enter", path) from None
+    except OSError as error:
+        raise StoreError(f"cannot reach the store: {error.strerror}", path) from None
+    if not stat.S_ISREG(info.st_mode):
+        raise StoreError("no such store: not a regular file", path)
+    if not os.access(path, os.R_OK | os.W_OK):
+        raise StoreError(f"cannot read and write the store: it {_whose(path)}, and this "
+                         f"command runs as {_this_user()}", path)
+
+
+def _blocked_folder(path: str) -> str | None:
+    """The first folder on the way to ``path`` this user may not enter, or None."""
+    folder = os.path.dirname(os.path.abspath(path))
+    chain = [folder]
+    while os.path.dirname(chain[-1]) != chain[-1]:
+        chain.append(os.path.dirname(chain[-1]))
+    for folder in reversed(chain):
+        if not os.access(folder, os.X_OK):
+            return folder
+    return None
+
+
+def _folder_refused(path: str, error: sqlite3.Error) -> str:
+    """Why SQLite could not open a store this user may read and write: its folder, where
+    the -wal and -shm files live, refused them."""
+    folder = os.path.dirname(os.path.abspath(path))
+    return (f"cannot open the store ({error}): its folder {folder} {_whose(folder)}; "
+            f"the referee writes its -wal and -shm files there as {_this_user()}")
+
+
+def _cannot_open(error: sqlite3.Error) -> bool:
+    text = str(error).lower()
+    return "unable to open" in text or "readonly" in text
+
+
+def _whose(path: str) -> str:
+    """``belongs to USER (mode 0600)``; the number when the owner has no name here."""
+    try:
+        info = os.stat(path)
+    except OSError as error:
+        return f"cannot be looked at ({error.strerror})"
+    return f"belongs to {_user_name(info.st_uid)} (mode {stat.S_IMODE(info.st_mode):04o})"
+
+
+def _this_user() -> str:
+    return _user_name(os.getuid())
+
+
+def _user_name(uid: int) -> str:
+    try:
+        return pwd.getpwuid(uid).pw_name
+    except KeyError:
+        return f"user {uid}"
 
 
 def open_store(path: str, timeout_ms: int | None = None) -> Store:
