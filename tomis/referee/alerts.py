@@ -195,16 +195,15 @@ def _stalled(store: Store, now: int) -> list[StalledItem]:
     no time-out ever comes) where nobody acted for :data:`STALLED_AFTER`; one with
     clocks whose player to act has run out of time while the game goes on (the time-out
     tick makes did not come: tick is not running)."""
-    taken = store.inbox.last_taken_in_play()
     stalled = []
     for listed in store.games.listed(over=False):
         saved = json.loads(listed.summary) if listed.summary is not None else None
-        if saved is None or "created" not in saved:      # saved by an older program
+        if saved is None or "since" not in saved:        # saved by an older program
             saved = RefereedGame.load(store, listed.id).saved_summary()
         side = saved["to_move"]
         if side is None:
             continue
-        since = max(taken.get(listed.id) or saved["created"], saved["created"])
+        since = saved["since"]          # the newest action (chat does not move a game)
         left = clocks_left(saved["clock"], side, now)
         quiet = now - since > STALLED_AFTER if left is None else left[side] <= 0
         if quiet:

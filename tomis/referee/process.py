@@ -25,7 +25,7 @@ from . import letters, tokens
 from .bounces import Bounce, read_bounce
 from .commands import CommandError, read_commands
 from .games import RefereedGame, Refusal
-from .inbound import Incoming, Unreadable, read_message, with_envelope
+from .inbound import Incoming, Unreadable, read_message, stored_envelope, with_envelope
 from .queueing import (CHAT_LIMIT, RELAY, TELL, Config, chat_passage, queue_letter,
                        queue_update, queue_why)
 from .sending import process_alive
@@ -205,8 +205,9 @@ def file_bounce(store: Store, config: Config, stored: Stored, bounce: Bounce) ->
     """Keep a delivery report for the organiser, matched to the seat whose reply token
     the returned message (or the envelope recipient) carries, else to the newest game of
     the address that failed; never answered, never passed on."""
-    seat = find_seat(store, config, [*bounce.returned, *([stored.recipient.lower()]
-                                                          if stored.recipient else [])])
+    # Every envelope recipient a copy of the report reached (a list since reply-all).
+    seat = find_seat(store, config, [*bounce.returned, *(address.lower() for address in
+                                                         stored_envelope(stored.recipient))])
     row = store.games.row(seat.game) if seat is not None else None
     if row is not None:
         address = (row.white_address, row.black_address)[seat.side]
