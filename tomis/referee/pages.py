@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from html import escape
 
 from ..archive.stats import GameFacts, Stats
+from ..errors import visible
 from ..notation.clock import describe_duration, format_stamp
 from ..pictures import html
 from ..rules.board import SIDE_NAMES
@@ -223,7 +224,7 @@ def _finished_head() -> str:
 
 def _finished_row(summary: Summary) -> str:
     return "<tr>" + _cells(_game_link(summary), *_players(summary), escape(summary.result),
-                           escape(summary.termination or "on the board"), str(summary.actions),
+                           escape(visible(summary.ended or "unknown")), str(summary.actions),
                            ) + "</tr>"
 
 

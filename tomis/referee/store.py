@@ -166,6 +166,11 @@ CREATE TABLE page_parts (name TEXT PRIMARY KEY, fingerprint TEXT NOT NULL,
 """,
     2: """
 -- The club's first week (issues 40 and 41): each part adds its statements below.
+-- endings: a finished game's saved summary named no ending for a resignation or an
+-- agreed draw (the pages said "on the board"). Page reads each finished record once more
+-- (pages._entries), which says how it ended, and draws the kept finished part anew.
+UPDATE games SET summary = NULL WHERE over = 1;
+DELETE FROM page_parts;
 """,
 }
 
