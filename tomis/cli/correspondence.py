@@ -226,6 +226,26 @@ def parse_then(lines: tuple[str, ...]) -> list[tuple[str, ...]]:
     return parsed
 
 
+def stamp_now(game) -> int:
+    """The stamp of an action played now, when no time is given: this minute, or the
+    record's last stamp when that lies later in this same minute (a referee stamps to
+    the second, and stamps never go backwards). A record stamped after this minute is a
+    :class:`~tomis.errors.RecordError` that names this computer's clock, not an option."""
+    from ..notation import clock, correspondence
+    from ..errors import RecordError
+
+    now = parse_now(None)
+    facts = correspondence.read_facts(game.record)
+    last = max((at for at in (facts.start, *facts.stamps) if at is not None), default=None)
+    if last is None or last <= now:
+        return now
+    if last < now + clock.MINUTE:
+        return last
+    raise RecordError(f"the record's last timestamp, {clock.format_stamp(last)}, is later than "
+                      f"this computer's clock says it is ({clock.format_stamp(now)}, UTC): "
+                      f"give the time the action was played with --time, or set the clock")
+
+
 def after_action(game, at: int | None, offer: bool, lines: list[tuple[str, ...]]) -> list[str]:
     """What ``tomis move`` adds after the action it played (docs/NOTATION.md): the stamp
     ``at`` (None: none), the draw offer, the conditional lines, then every reply they

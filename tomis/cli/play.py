@@ -446,9 +446,9 @@ class PlaySession:
 
     def correspond(self) -> list[str]:
         """Under a TimeControl the action is stamped, and stored lines fire, as in ``move``."""
-        from .correspondence import after_action, parse_now
+        from .correspondence import after_action, stamp_now
 
-        at = parse_now(None) if self.game.stamps_actions() else None
+        at = stamp_now(self.game) if self.game.stamps_actions() else None
         return after_action(self.game, at, False, [])
 
     def do_help(self, _command) -> None:
