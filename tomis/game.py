@@ -28,7 +28,7 @@ from collections.abc import Iterator, Sequence
 from typing import IO, NamedTuple, Union
 
 from .notation import record as _record
-from .notation.ending import NORMAL, Ending, ending_of, note_of
+from .notation.ending import NORMAL, GameEnding, ending_of, note_of
 from .notation.tags import ABANDONED, ADJUDICATION, TERMINATION_TAG
 from .rules.actions import Action
 from .rules.board import (
@@ -451,9 +451,9 @@ class Game:
         return self._record.result != "*" or self._record.final.is_over
 
     @property
-    def ending(self) -> Ending | None:
-        """How the game ended, or None while it goes on: an :class:`Ending` whose ``word``
-        is ``resignation``, ``agreement``, ``base destroyed``, ``no action``,
+    def ending(self) -> GameEnding | None:
+        """How the game ended, or None while it goes on: a :class:`GameEnding` whose
+        ``word`` is ``resignation``, ``agreement``, ``base destroyed``, ``no action``,
         ``repetition``, ``quiet actions``, ``time forfeit``, ``adjudication`` or
         ``abandoned`` (or another Termination tag's value, as written), and whose
         ``words`` read ``Black resigned`` (docs/NOTATION.md, "How a game ended").

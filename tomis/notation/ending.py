@@ -10,7 +10,7 @@ as one written after.
 
 :func:`note_of` is the comment the record keeps after its last action for the endings PGN
 has no Termination value of its own for (``{Black resigned}``, ``{draw agreed}``); it is
-the same text every reader shows (:attr:`Ending.words`).
+the same text every reader shows (:attr:`GameEnding.words`).
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ _RULED = (("(R21)", BASE_DESTROYED), ("no legal action", NO_ACTION),
           ("third time", REPETITION), ("without destruction or deployment", QUIET_ACTIONS))
 
 
-class Ending(Plain):
+class GameEnding(Plain):
     """How a game ended: ``word`` (one of :data:`ENDINGS`, or a Termination value tomis
     does not know, as written) and the ``result`` it ended with."""
 
@@ -62,7 +62,7 @@ class Ending(Plain):
 
 
 def ending_words(word: str, result: str) -> str:
-    """The words for an ending ``word`` with ``result`` (see :attr:`Ending.words`)."""
+    """The words for an ending ``word`` with ``result`` (see :attr:`GameEnding.words`)."""
     loser = _loser(result)
     if word == RESIGNATION and loser is not None:
         return f"{loser} resigned"
@@ -84,7 +84,7 @@ def _loser(result: str) -> str | None:
     return SIDE_TITLES[1 - WIN_RESULTS.index(result)] if result in WIN_RESULTS else None
 
 
-def ending_of(record) -> Ending | None:
+def ending_of(record) -> GameEnding | None:
     """How ``record`` (a :class:`tomis.notation.record.Record`) ended, or None while it
     goes on (or when it stops with ``*`` and no Termination tag says why)."""
     final = record.final
@@ -92,16 +92,16 @@ def ending_of(record) -> Ending | None:
         reason = final.reason or ""
         for words, word in _RULED:
             if words in reason:
-                return Ending(word, final.result)
+                return GameEnding(word, final.result)
     tag = record.tags.get(TERMINATION_TAG, "").strip().lower()
     if tag and tag != NORMAL:
-        return Ending(tag, record.result)
+        return GameEnding(tag, record.result)
     if record.result == UNDECIDED:
         return None
-    return Ending(AGREEMENT if record.result == DRAW else RESIGNATION, record.result)
+    return GameEnding(AGREEMENT if record.result == DRAW else RESIGNATION, record.result)
 
 
-def note_of(ending: Ending) -> str | None:
+def note_of(ending: GameEnding) -> str | None:
     """The comment the record keeps after its last action to say how it ended, with
     ``[Termination "normal"]``; None where the Termination tag itself says it."""
     return None if ending.word in BY_TAG else ending.words
