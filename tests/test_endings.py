@@ -159,3 +159,11 @@ def test_an_explicit_time_before_the_last_stamp_names_time(tmp_path):
     assert result.exit_code == 2
     assert (f"Invalid value for --time: 2026-11-02T10:00Z is earlier than the record's last "
             f"timestamp, {stamp}") in result.stderr
+
+
+def test_play_stamps_an_action_in_the_minute_of_a_referees_stamp(tmp_path):
+    path, stamp = _stamped_this_minute(tmp_path)
+    result = invoke("play", path, input="B@d8\nquit\n")
+    assert result.exit_code == 0, result.stderr
+    assert "--time" not in result.stderr
+    assert tomis.read_game(path).nodes[-1].comments == (f"[%ts {stamp}]",)

@@ -243,7 +243,7 @@ def stamp_now(game) -> int:
         return last
     raise RecordError(f"the record's last timestamp, {clock.format_stamp(last)}, is later than "
                       f"this computer's clock says it is ({clock.format_stamp(now)}, UTC): "
-                      f"give the time the action was played with --time, or set the clock")
+                      f"set the clock, or give the time the action was played (tomis move --time)")
 
 
 def after_action(game, at: int | None, offer: bool, lines: list[tuple[str, ...]]) -> list[str]:
