@@ -171,5 +171,8 @@ def test_an_old_stores_finished_games_are_read_again_once_and_say_how_they_ended
     _ok("referee", "page", db, "-o", folder, "--now", "2026-11-25T10:00Z")
     index = (folder / pages.INDEX).read_text(encoding="utf-8")
     assert "<td>Black resigned</td>" in index and "on the board" not in index
+    with sqlite3.connect(db) as connection:      # read once: kept for the next runs
+        (kept,) = connection.execute("SELECT summary FROM games WHERE id = 1").fetchone()
+    assert json.loads(kept)["termination"] == "resignation"
     line = _ok("referee", "games", db, "--all", "--json").stdout
     assert json.loads(line)["termination"] == "resignation"

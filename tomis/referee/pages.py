@@ -113,11 +113,16 @@ def _entries(store: Store, now: int, over: bool) -> list[_Entry]:
     # When each game in play last changed, in one query: one per game cost as much as
     # the rest of the index at a thousand games in play.
     taken = {} if over else store.inbox.last_taken_in_play()
-    entries = []
+    entries, read = [], {}
     for listed in store.games.listed(over=over):
-        saved = (json.loads(listed.summary) if listed.summary is not None
-                 else RefereedGame.load(store, listed.id).saved_summary())
+        if listed.summary is not None:
+            saved = json.loads(listed.summary)
+        else:
+            saved = read[listed.id] = RefereedGame.load(store, listed.id).saved_summary()
         entries.append(_entry(listed.id, saved, taken.get(listed.id), now))
+    if read:                    # kept, so that each record is read once, not at every run
+        with store.transaction():
+            store.games.keep_summaries({number: json.dumps(saved) for number, saved in read.items()})
     return entries
 
 

@@ -168,7 +168,8 @@ CREATE TABLE page_parts (name TEXT PRIMARY KEY, fingerprint TEXT NOT NULL,
 -- The club's first week (issues 40 and 41): each part adds its statements below.
 -- endings: a finished game's saved summary named no ending for a resignation or an
 -- agreed draw (the pages said "on the board"). Page reads each finished record once more
--- (pages._entries), which says how it ended, and draws the kept finished part anew.
+-- (pages._entries), which says how it ended, keeps the summary it made, and draws the
+-- kept finished part anew.
 UPDATE games SET summary = NULL WHERE over = 1;
 DELETE FROM page_parts;
 """,
@@ -593,6 +594,14 @@ class Games:
                 for number, over, summary, changed in self._connection.execute(
                     f"SELECT id, over, summary, changed FROM games {where}ORDER BY id",
                     args).fetchall()]
+
+    def keep_summaries(self, summaries: dict[int, str]) -> None:
+        """Save summaries read afresh from the games' records (number -> JSON) for games
+        that had none, in the caller's transaction. Their change number stays: the games
+        did not change, only what the index knows of them."""
+        self._connection.executemany(
+            "UPDATE games SET summary = ? WHERE id = ? AND summary IS NULL",
+            [(summary, number) for number, summary in summaries.items()])
 
     def finished_mark(self) -> tuple[int, int]:
         """How many games are finished and the newest change number among them: it moves
