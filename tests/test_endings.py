@@ -89,6 +89,19 @@ def test_note_ending_leaves_pgns_own_values_alone_and_refuses_a_game_in_play():
     assert str(playing) == str(tomis.read_game(TIMED))
 
 
+def test_a_noted_resignation_still_reads_by_resignation_on_the_board_and_the_page(tmp_path):
+    game = tomis.read_game(SAMPLES / "resignation.tgn")
+    game.note_ending()
+    path = tmp_path / "noted.tgn"
+    path.write_text(str(game), encoding="utf-8")
+    shown = invoke("show", path).stdout
+    assert "Game over: 1-0, by resignation (R23)" in shown and "normal" not in shown
+    page = invoke("export", path, "--html", "-o", tmp_path / "noted.html")
+    assert page.exit_code == 0, page.stderr
+    html = (tmp_path / "noted.html").read_text(encoding="utf-8")
+    assert "by resignation (R23)" in html and "normal (R23)" not in html
+
+
 def test_undo_takes_the_note_back_with_the_ending():
     game = tomis.read_game(TIMED)
     before = str(game)

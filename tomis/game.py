@@ -28,8 +28,8 @@ from collections.abc import Iterator, Sequence
 from typing import IO, NamedTuple, Union
 
 from .notation import record as _record
-from .notation.ending import NORMAL, GameEnding, ending_of, note_of
-from .notation.tags import ABANDONED, ADJUDICATION, TERMINATION_TAG
+from .notation.ending import GameEnding, ending_of, note_of
+from .notation.tags import ABANDONED, ADJUDICATION, NORMAL, TERMINATION_TAG
 from .rules.actions import Action
 from .rules.board import (
     DECIDED_RESULTS, DIRECTION_NAMES, DRAW, GATE_STATE_NAMES, PIECE_NAMES, RESULTS, SIDE_NAMES,

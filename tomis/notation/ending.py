@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from ..rules.board import DRAW, SIDE_TITLES, UNDECIDED, WIN_RESULTS
 from ..util.plain import Plain
-from .tags import ABANDONED, ADJUDICATION, RULES_INFRACTION, TERMINATION_TAG, TIME_FORFEIT
+from .tags import ABANDONED, ADJUDICATION, NORMAL, RULES_INFRACTION, TERMINATION_TAG, TIME_FORFEIT
 
 RESIGNATION = "resignation"
 AGREEMENT = "agreement"
@@ -25,8 +25,6 @@ BASE_DESTROYED = "base destroyed"
 NO_ACTION = "no action"
 REPETITION = "repetition"              # R22 (3): the same position the third time
 QUIET_ACTIONS = "quiet actions"        # R22 (4): 100 actions without destruction or deployment
-# PGN's Termination value for a game that ended by the rules or by the players.
-NORMAL = "normal"
 
 ENDINGS = (RESIGNATION, AGREEMENT, BASE_DESTROYED, NO_ACTION, REPETITION, QUIET_ACTIONS,
            TIME_FORFEIT, ADJUDICATION, ABANDONED)
