@@ -180,3 +180,14 @@ def test_play_stamps_an_action_in_the_minute_of_a_referees_stamp(tmp_path):
     assert result.exit_code == 0, result.stderr
     assert "--time" not in result.stderr
     assert tomis.read_game(path).nodes[-1].comments == (f"[%ts {stamp}]",)
+
+
+def test_claim_works_in_the_minute_of_a_late_action_a_referee_stamped(tmp_path):
+    path, stamp = _stamped_this_minute(tmp_path)          # Black's B@d8, days late for 1d
+    path.write_text(path.read_text(encoding="utf-8").replace(
+        '"30d+3d"', '"1d"').replace("1. B@e1 ", "1. B@e1 {[%ts 2026-11-01T10:00Z]} B@d8 "),
+        encoding="utf-8")
+    assert tomis.read_game(path).flag_falls[0].side == "black"
+    result = invoke("claim", path, "--as", "white")
+    assert result.exit_code == 0, result.stderr
+    assert tomis.read_game(path).nodes[-1].comments[-1] == f"[%claim {stamp}]"

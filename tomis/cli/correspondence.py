@@ -139,16 +139,17 @@ def claim(file, as_side, now, output):
 
     Writes the result, [Termination "time forfeit"] and {[%claim TIME]}.
     """
-    at = parse_now(now)
+    at = None if now is None else parse_now(now)
     Ending(file, output).run(lambda game: claim_words(game, as_side, at))
 
 
-def claim_words(game, side: str, at: int) -> str:
-    """Claim for ``side`` (the library refuses a claim too early); the summary."""
+def claim_words(game, side: str, at: int | None) -> str:
+    """Claim for ``side`` at ``at`` (None: now, as :func:`stamp_now` says it; the library
+    refuses a claim too early); the summary."""
     from ..notation.clock import format_stamp
     from ..rules.board import SIDE_TITLES
 
-    fall = game.claim_time(side, at)
+    fall = game.claim_time(side, stamp_now(game) if at is None else at)
     claimant = SIDES.index(side)
     return (f"{SIDE_TITLES[claimant]} claims: {SIDE_TITLES[1 - claimant]}'s time ran out at "
             f"{format_stamp(fall.deadline)}. Result {game.result} (time forfeit)")
