@@ -28,7 +28,8 @@ from collections.abc import Iterator, Sequence
 from typing import IO, NamedTuple, Union
 
 from .notation import record as _record
-from .notation.tags import ABANDONED, ADJUDICATION, TERMINATION_TAG
+from .notation.ending import GameEnding, ending_of, note_of
+from .notation.tags import ABANDONED, ADJUDICATION, NORMAL, TERMINATION_TAG
 from .rules.actions import Action
 from .rules.board import (
     DECIDED_RESULTS, DIRECTION_NAMES, DRAW, GATE_STATE_NAMES, PIECE_NAMES, RESULTS, SIDE_NAMES,
@@ -450,6 +451,20 @@ class Game:
         return self._record.result != "*" or self._record.final.is_over
 
     @property
+    def ending(self) -> GameEnding | None:
+        """How the game ended, or None while it goes on: a :class:`GameEnding` whose
+        ``word`` is ``resignation``, ``agreement``, ``base destroyed``, ``no action``,
+        ``repetition``, ``quiet actions``, ``time forfeit``, ``adjudication`` or
+        ``abandoned`` (or another Termination tag's value, as written), and whose
+        ``words`` read ``Black resigned`` (docs/NOTATION.md, "How a game ended").
+
+        >>> game = Game(); _ = game.play("B@e1"); game.resign("white")
+        >>> game.ending.word, game.ending.words
+        ('resignation', 'White resigned')
+        """
+        return ending_of(self._record)
+
+    @property
     def line(self) -> int:
         """The line of its source where the game starts (1 for a game built in code)."""
         return self._record.line
@@ -675,6 +690,31 @@ class Game:
         if reason is not None:
             self._last_comments().append(reason)
 
+    def note_ending(self) -> None:
+        """Write into the record how the game ended: ``[Termination "normal"]`` and a
+        comment after the last action naming it (``{Black resigned}``, ``{draw agreed}``,
+        ``{White's base destroyed}``), for the endings PGN's Termination tag has no value
+        of its own for; nothing for those it has (``time forfeit``, ``adjudication``,
+        ``abandoned``: their verbs write the tag), and nothing twice.
+
+        Raises :class:`RecordError` for a game that has not ended.
+
+        >>> game = Game(); _ = game.play("B@e1"); game.resign("black"); game.note_ending()
+        >>> game.tags["Termination"], game.nodes[-1].comments
+        ('normal', ('Black resigned',))
+        """
+        self._refuse_if_broken()
+        ending = self.ending
+        if ending is None:
+            raise RecordError("the game has not ended, so there is no ending to write", 1, 1)
+        note = note_of(ending)
+        comments = self._last_comments()
+        if note is None or (self._record.tags.get(TERMINATION_TAG) == NORMAL
+                            and comments[-1:] == [note]):
+            return
+        self._record.tags[TERMINATION_TAG] = NORMAL
+        comments.append(note)
+
     def _index_of(self, number: int) -> int:
         """The index in the record's nodes of action ``number``, or a RecordError."""
         rec = self._record
@@ -692,6 +732,7 @@ class Game:
         """
         self._refuse_if_broken()
         rec = self._record
+        _drop_ending_note(rec)
         if rec.result != "*" and not rec.final.is_over:      # resigned or agreed (R23)
             _reopen(rec)
             _drop_ending_commands(rec)
@@ -1077,6 +1118,18 @@ def _drop_ending_commands(rec: _record.Game) -> None:
         comments.pop()
         if rec.tags.get(TERMINATION_TAG) == TIME_FORFEIT:
             del rec.tags[TERMINATION_TAG]
+
+
+def _drop_ending_note(rec: _record.Game) -> None:
+    """Take back what :meth:`Game.note_ending` wrote: the game it described goes on."""
+    if rec.tags.get(TERMINATION_TAG) != NORMAL:
+        return
+    ending = ending_of(rec)
+    note = None if ending is None else note_of(ending)
+    comments = rec.nodes[-1].comments if rec.nodes else rec.comments
+    if note is not None and comments[-1:] == [note]:
+        comments.pop()
+    del rec.tags[TERMINATION_TAG]
 
 
 def _check_tag(name: str, value) -> None:

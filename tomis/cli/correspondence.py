@@ -139,16 +139,17 @@ def claim(file, as_side, now, output):
 
     Writes the result, [Termination "time forfeit"] and {[%claim TIME]}.
     """
-    at = parse_now(now)
+    at = None if now is None else parse_now(now)
     Ending(file, output).run(lambda game: claim_words(game, as_side, at))
 
 
-def claim_words(game, side: str, at: int) -> str:
-    """Claim for ``side`` (the library refuses a claim too early); the summary."""
+def claim_words(game, side: str, at: int | None) -> str:
+    """Claim for ``side`` at ``at`` (None: now, as :func:`stamp_now` says it; the library
+    refuses a claim too early); the summary."""
     from ..notation.clock import format_stamp
     from ..rules.board import SIDE_TITLES
 
-    fall = game.claim_time(side, at)
+    fall = game.claim_time(side, stamp_now(game) if at is None else at)
     claimant = SIDES.index(side)
     return (f"{SIDE_TITLES[claimant]} claims: {SIDE_TITLES[1 - claimant]}'s time ran out at "
             f"{format_stamp(fall.deadline)}. Result {game.result} (time forfeit)")
@@ -224,6 +225,26 @@ def parse_then(lines: tuple[str, ...]) -> list[tuple[str, ...]]:
             raise click.BadParameter(f"{error.message} (at column {error.column} of '{text}')",
                                      param_hint="--then") from None
     return parsed
+
+
+def stamp_now(game) -> int:
+    """The stamp of an action played now, when no time is given: this minute, or the
+    record's last stamp when that lies later in this same minute (a referee stamps to
+    the second, and stamps never go backwards). A record stamped after this minute is a
+    :class:`~tomis.errors.RecordError` that names this computer's clock, not an option."""
+    from ..notation import clock, correspondence
+    from ..errors import RecordError
+
+    now = parse_now(None)
+    facts = correspondence.read_facts(game.record)
+    last = max((at for at in (facts.start, *facts.stamps) if at is not None), default=None)
+    if last is None or last <= now:
+        return now
+    if last < now + clock.MINUTE:
+        return last
+    raise RecordError(f"the record's last timestamp, {clock.format_stamp(last)}, is later than "
+                      f"this computer's clock says it is ({clock.format_stamp(now)}, UTC): "
+                      f"set the clock, or give the time the action was played (tomis move --time)")
 
 
 def after_action(game, at: int | None, offer: bool, lines: list[tuple[str, ...]]) -> list[str]:

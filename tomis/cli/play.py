@@ -432,23 +432,32 @@ class PlaySession:
             click.echo("  the game is over; undo, save or quit", err=True)
             return False
         try:
+            # When it is played, asked first: a record stamped after now refuses the action.
+            at = self.stamp_now()
             self.game.play(action)
         except TomisError as error:
             self.say_error(error)
             return False
         record = self.game.record
         # Numbered over the whole game: from a position, as its action number counts on.
-        lines = render.report_lines(record.nodes[-1].report, record.final.ply) + self.correspond()
+        lines = render.report_lines(record.nodes[-1].report, record.final.ply) + self.correspond(at)
         self.save()
         click.echo("; ".join(lines) if self.compact else "\n".join(lines))
         self.show_board()
         return True
 
-    def correspond(self) -> list[str]:
-        """Under a TimeControl the action is stamped, and stored lines fire, as in ``move``."""
-        from .correspondence import after_action, parse_now
+    def stamp_now(self) -> int | None:
+        """The stamp of an action played now: none without a TimeControl (see
+        :func:`~tomis.cli.correspondence.stamp_now`)."""
+        from .correspondence import stamp_now
 
-        at = parse_now(None) if self.game.stamps_actions() else None
+        return stamp_now(self.game) if self.game.stamps_actions() else None
+
+    def correspond(self, at: int | None) -> list[str]:
+        """Under a TimeControl the action is stamped ``at``, and stored lines fire, as in
+        ``move``."""
+        from .correspondence import after_action
+
         return after_action(self.game, at, False, [])
 
     def do_help(self, _command) -> None:

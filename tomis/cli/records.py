@@ -11,7 +11,7 @@ from ..rules.board import SIDE_NAMES
 
 from ..util.terminal import PLAIN
 from .base import EXIT_INVALID, EXIT_USAGE, Failure
-from .correspondence import after_action, parse_now, parse_then, start_clock
+from .correspondence import after_action, parse_now, parse_then, stamp_now, start_clock
 from .files import (
     INPUT_PATH, OUTPUT_PATH, editing, is_mailbox, load_game, located, new_game, no_game_error,
     output_option, pinned_and_locked, read_record, read_text, refuse_a_non_file, shown, write_new,
@@ -203,12 +203,22 @@ class MoveStep:
         extras = self.extras
         at = None
         if game.stamps_actions(extras.time_given):
-            at = extras.at if extras.at is not None else parse_now(None)
+            at = extras.at if extras.at is not None else self.stamp_now(game)
         try:
             return after_action(game, at, extras.offer, extras.lines)
         except TomisError as error:
             # A line given with --then cannot be played: locate it on the command line.
             raise Failure(located(error, THEN_PATH), EXIT_INVALID) from None
+
+    def stamp_now(self, game) -> int:
+        """When the action was played, without --time: now (:func:`stamp_now`); a record
+        stamped later than that is its file's error, never the option's."""
+        from ..errors import RecordError
+
+        try:
+            return stamp_now(game)
+        except RecordError as error:
+            raise Failure(located(error, shown(self.file)), EXIT_INVALID) from None
 
     def check_since(self, game, source) -> None:
         """With ``--since``: the received record must extend the one we sent, exactly."""

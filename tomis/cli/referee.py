@@ -309,8 +309,7 @@ def _games_line(summary) -> str:
 
     players = f"{visible(summary.white)} - {visible(summary.black)}"
     if summary.over:
-        state = f"ended {summary.result}" + (f" ({summary.termination})"
-                                              if summary.termination else "")
+        state = f"ended {summary.result}" + (f" {visible(summary.ended)}" if summary.ended else "")
     else:
         state = f"{summary.to_act} to act"
     clocks = "no clocks" if summary.clocks is None else "clocks " + " / ".join(

@@ -217,7 +217,19 @@ def check(game, facts: Facts, result_at: tuple | None = None) -> CorrespondenceC
     ran = _check_clock(game, facts)
     lines = _check_lines(game, facts)
     _check_ending(game, facts, ran, by_name, result_at or (None, None))
+    if facts.claim is not None:
+        ran = _stopped_at_claim(game, facts.claim, ran)
     return CorrespondenceCheck(ran, lines)
+
+
+def _stopped_at_claim(game, claim: int, ran: _clock.Clock) -> _clock.Clock:
+    """The clocks as a claim on time stopped them: the loser's at what it had at the
+    claim, below zero (its time ran out), not what it had after its last action; every
+    reader of a finished game's clocks then says its time ran out."""
+    loser = 1 - WIN_FOR.index(game.result)
+    left = list(ran.left)
+    left[loser] = min(left[loser], ran.time_left(loser, game.final.to_move, claim))
+    return ran._replace(left=(left[0], left[1]))
 
 
 def _about(error: TomisError, game, index: int) -> TomisError:
@@ -440,7 +452,7 @@ def side_clock_words(ran: _clock.Clock, side: int, to_move: int | None, now: int
     """``15d 2h left until its 10th action, to act since ...; time runs out at ...``:
     one side's clock at ``now`` (``to_move`` None once the game has ended)."""
     left = ran.time_left(side, to_move, now)
-    words = f"{_clock.describe_duration(left)} left" if left >= 0 else "no time left"
+    words = time_left_words(left, to_move is None)
     target = ran.next_control(side)
     if target is not None and left >= 0:
         words += f" until its {_ordinal(target)} action"
@@ -451,6 +463,14 @@ def side_clock_words(ran: _clock.Clock, side: int, to_move: int | None, now: int
     elif side == to_move:
         words += ", to act; the clocks start with White's first action"
     return words
+
+
+def time_left_words(left: int, ended: bool = False) -> str:
+    """``15d 2h left``, or ``no time left`` below zero: ``time ran out`` once the game
+    has ended (``ended``), for the clock stopped there says no more will come."""
+    if left >= 0:
+        return f"{_clock.describe_duration(left)} left"
+    return "time ran out" if ended else "no time left"
 
 
 def leave_lines(facts: Facts, now: int) -> list[str]:

@@ -13,3 +13,6 @@ ABANDONED = "abandoned"
 TIME_FORFEIT = "time forfeit"
 RULES_INFRACTION = "rules infraction"
 ADJUDICATION = "adjudication"
+# PGN's value for a game that ended by the rules or by the players (resigned, agreed):
+# the referee writes it with a comment naming the ending (tomis.notation.ending).
+NORMAL = "normal"

@@ -19,6 +19,7 @@ One square is one cell six characters wide (the longest mark is five)::
 from __future__ import annotations
 
 from ..errors import visible
+from ..notation.tags import NORMAL
 from ..rules.board import (
     ACTIVE, BASE, BLACK, DIRECTION_NAMES, DRAW, FLAGSHIP, FRIGATE, GATE, INACTIVE, MARKER, PIECE_LETTERS,
     PIECE_NAMES, SENTRY, SIDE_TITLES, SQUARE_NAMES, TOWER, UNDECIDED, UNIT_KIND, UNIT_SIDE, WHITE,
@@ -171,10 +172,11 @@ def turn_words(state, result: str = UNDECIDED, termination: str = "") -> str:
 
 def ending_words(result: str, termination: str = "") -> str:
     """How a game the rules did not decide ended (R23): as its Termination tag says
-    (``time forfeit (R23)``), else a win by resignation and a draw by agreement. The
-    tag is the record's text, so its control characters are made visible."""
+    (``time forfeit (R23)``), else a win by resignation and a draw by agreement: also
+    when the tag says ``normal``, PGN's value for those (docs/NOTATION.md, "How a game
+    ended"). The tag is the record's text, so its control characters are made visible."""
     arbiter = visible(termination.strip().lower())
-    if arbiter:
+    if arbiter and arbiter != NORMAL:
         return f"{arbiter} (R23)"
     return "by agreement (R23)" if result == DRAW else "by resignation (R23)"
 

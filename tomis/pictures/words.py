@@ -12,8 +12,8 @@ from __future__ import annotations
 from ..rules.actions import GateJump, GateStrike, Jump, Move, Place, PlaceMarker, RotateMarker, Toggle
 from ..rules.board import BLACK, DIRECTION_NAMES, GATE, PIECE_NAMES, SIDE_TITLES, SQUARE_NAMES, WHITE
 from ..rules.combat import ACTIVE, INACTIVE
-from ..notation.clock import describe_duration, format_stamp
-from ..notation.correspondence import control_words, leave_lines, side_clock_words
+from ..notation.clock import format_stamp
+from ..notation.correspondence import control_words, leave_lines, side_clock_words, time_left_words
 from .render import reserve_words, turn_words, unlock_words
 
 # Directions spoken, not abbreviated: "NE" read aloud is two letters, not a bearing.
@@ -138,7 +138,8 @@ def clock_lines(heading: str, ran, to_move: int | None, now: int | None = None, 
     arrives: each side's time left, then when the side to act runs out.
     """
     if now is None:
-        lines = [f"{indent}{names[side]}: {_time_left_words(ran.left[side])}" for side in (0, 1)]
+        lines = [f"{indent}{names[side]}: {time_left_words(ran.left[side], to_move is None)}"
+                 for side in (0, 1)]
         if to_move is not None and ran.since is not None and ran.left[to_move] >= 0:
             lines.append(f"{indent}{names[to_move]} is to act; its time runs out at "
                          f"{format_stamp(ran.deadline(to_move))}")
@@ -148,7 +149,3 @@ def clock_lines(heading: str, ran, to_move: int | None, now: int | None = None, 
     if leave is not None:
         lines.extend(f"{indent}{line}" for line in leave_lines(leave, now))
     return [heading, *lines]
-
-
-def _time_left_words(left: int) -> str:
-    return f"{describe_duration(left)} left" if left >= 0 else "no time left"

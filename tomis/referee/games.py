@@ -23,7 +23,6 @@ from ..game import Game as LibraryGame
 from ..notation import clock, conditional, correspondence
 from ..notation import record as _record
 from ..notation.clock import TIME_CONTROL_TAG
-from ..notation.tags import TERMINATION_TAG
 from ..rules.board import SIDE_TITLES
 from ..rules.core import legal_actions
 from .composing import Addressee
@@ -168,7 +167,7 @@ class RefereedGame:
                 "result": self.record.result, "over": self.over, "to_move": self.to_move,
                 "actions": self.actions_played,
                 "last_action": None if last is None else str(last),
-                "termination": self.record.tags.get(TERMINATION_TAG),
+                "termination": self.termination,
                 "created": self.created, "since": self.waiting_since(),
                 "clock": None if ran is None else
                 {"left": list(ran.left), "since": ran.since,
@@ -198,6 +197,13 @@ class RefereedGame:
     @property
     def actions_played(self) -> int:
         return len(self.record.nodes)
+
+    @property
+    def termination(self) -> str | None:
+        """How the game ended in one word (``resignation``, ``time forfeit``, ...; see
+        :mod:`tomis.notation.ending`), or None while it goes on."""
+        ending = self.library.ending if self.over else None
+        return None if ending is None else ending.word
 
     def offer_open(self) -> int | None:
         """The side whose draw offer stands (its last action carries ``(=)``), or None."""
@@ -250,6 +256,8 @@ class RefereedGame:
             raise Refusal(f"{action} cannot be played: {error.message}. "
                           f"{self.legal_near(action)}") from None
         self.over = self.state.is_over
+        if self.over:                   # the rules ended it: the record says how
+            game.note_ending()
         return self.record.nodes[-1].report
 
     def last_stamp(self) -> int | None:
@@ -293,10 +301,12 @@ class RefereedGame:
     def _change(self, change) -> None:
         """Make an ending ``change`` through the library; what it refuses, the player is told."""
         self.record_changed()
+        game = self.library
         try:
-            change(self.library)
+            change(game)
         except TomisError as error:
             raise Refusal(error.message) from None
+        game.note_ending()              # the record says how it ended, not only the result
         self.over = True
 
     def remember(self, side: int, message_id: str | None) -> None:

@@ -63,9 +63,9 @@ def clock_lines(game, now: int) -> list[str]:
 
 def turn_lines(game, side: int) -> list[str]:
     if game.over:
-        reason = game.record.tags.get("Termination")
-        ending = game.state.reason or reason
-        return [f"The game has ended: {game.record.result}" + (f" ({ending})" if ending else "")]
+        ending = game.library.ending
+        return [f"The game has ended: {game.record.result}"
+                + (f" ({visible(ending.words)})" if ending is not None else "")]
     lines = []
     offerer = game.offer_open()
     if offerer is not None:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from ..errors import TomisError, one_line, visible
 from ..notation.clock import format_stamp
-from ..notation.tags import TERMINATION_TAG
+from ..notation.ending import ending_words
 from ..rules.board import DECIDED_RESULTS, SIDE_NAMES, SIDE_TITLES
 from . import club, letters
 from .alerts import Alerts, gather
@@ -40,8 +40,14 @@ class Summary:
     clocks: tuple[int, int] | None  # seconds left each side at ``now`` (None: no clocks)
     actions: int
     last_action: str | None
-    last_change: int                # its newest action's stamp, else when it began
-    termination: str | None
+    last_change: int                # its newest action, else when it began
+    termination: str | None         # how it ended, one word (tomis.notation.ending); None: in play
+
+    @property
+    def ended(self) -> str | None:
+        """How the game ended as a person reads it (``Black resigned``), or None in play;
+        the same words wherever a game's ending is shown."""
+        return None if self.termination is None else ending_words(self.termination, self.result)
 
     def to_json(self) -> dict:
         return {"number": self.number, "white": self.white, "black": self.black,
@@ -78,7 +84,7 @@ def summarise(game: RefereedGame, now: int) -> Summary:
     return Summary(game.id, game.players[0].name, game.players[1].name, game.record.result,
                    game.over, to_act, clocks, game.actions_played,
                    None if last is None else str(last), game.waiting_since(),
-                   game.record.tags.get(TERMINATION_TAG))
+                   game.termination)
 
 
 def games(path: str, now: int, *, every: bool) -> list[Summary]:

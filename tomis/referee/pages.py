@@ -32,8 +32,10 @@ from dataclasses import dataclass
 from html import escape
 
 from ..archive.stats import GameFacts, Stats
+from ..errors import visible
 from ..notation import clock
 from ..notation.clock import describe_duration, format_stamp
+from ..notation.ending import ending_words
 from ..pictures import html
 from ..rules.board import SIDE_NAMES
 from ..util import safefile
@@ -121,7 +123,7 @@ def rows_in_play(store: Store) -> list[bytes]:
 
 def _drawn_row(store: Store, row: KeptRow) -> bytes:
     saved = (json.loads(row.summary) if row.summary is not None
-             else RefereedGame.load(store, row.game).saved_summary())
+             else _read_summary(store, row.game))
     return playing_row(row.game, saved).encode("utf-8")
 
 
@@ -149,10 +151,22 @@ def finished_parts(store: Store) -> Finished:
 
 def _finished_summaries(store: Store) -> dict[int, dict]:
     """The finished games' saved summaries by number, oldest first (a game saved by an
-    older program has none: its record is read once, here)."""
-    return {listed.id: (json.loads(listed.summary) if listed.summary is not None
-                        else RefereedGame.load(store, listed.id).saved_summary())
-            for listed in store.games.listed(over=True)}
+    older program has none: its record is read, here, and the summary kept)."""
+    saved = {}
+    for listed in store.games.listed(over=True):
+        saved[listed.id] = (json.loads(listed.summary) if listed.summary is not None
+                            else _read_summary(store, listed.id))
+    return saved
+
+
+def _read_summary(store: Store, number: int) -> dict:
+    """Game ``number``'s summary read afresh from its record, and kept with the game (its
+    change number stays: the game did not change), so that it is read once, not at
+    every run."""
+    summary = RefereedGame.load(store, number).saved_summary()
+    with store.transaction():
+        store.games.keep_summaries({number: json.dumps(summary)})
+    return summary
 
 
 def _publish(folder: str, name: str, data: bytes) -> list[str]:
@@ -273,8 +287,9 @@ def finished_html(finished: dict[int, dict]) -> str:
 
 
 def _finished_row(number: int, saved: dict) -> str:
+    ended = ending_words(saved["termination"], saved["result"]) if saved["termination"] else None
     return "<tr>" + _cells(_game_link(number), *_players(saved), escape(saved["result"]),
-                           escape(saved["termination"] or "on the board"),
+                           escape(visible(ended or "unknown")),
                            str(saved["actions"])) + "</tr>"
 
 

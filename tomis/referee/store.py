@@ -177,6 +177,12 @@ CREATE TABLE bounces (id INTEGER PRIMARY KEY, message INTEGER NOT NULL, at INTEG
 CREATE INDEX bounces_by_time ON bounces (at);
 -- report: what is refused is looked at by time for the alerts (the last days only).
 CREATE INDEX inbox_refused ON inbox (state, stored_at);
+-- endings: a finished game's saved summary named no ending for a resignation or an
+-- agreed draw (the pages said "on the board"). Page reads each finished record once more
+-- (pages._entries), which says how it ended, keeps the summary it made, and draws the
+-- kept finished part anew.
+UPDATE games SET summary = NULL WHERE over = 1;
+DELETE FROM page_parts;
 """,
 }
 
@@ -649,6 +655,14 @@ class Games:
                 for number, over, summary, changed in self._connection.execute(
                     f"SELECT id, over, summary, changed FROM games {where}ORDER BY id",
                     args).fetchall()]
+
+    def keep_summaries(self, summaries: dict[int, str]) -> None:
+        """Save summaries read afresh from the games' records (number -> JSON) for games
+        that had none, in the caller's transaction. Their change number stays: the games
+        did not change, only what the index knows of them."""
+        self._connection.executemany(
+            "UPDATE games SET summary = ? WHERE id = ? AND summary IS NULL",
+            [(summary, number) for number, summary in summaries.items()])
 
     def finished_mark(self) -> tuple[int, int]:
         """How many games are finished and the newest change number among them: it moves
