@@ -75,6 +75,9 @@ class RefereedGame:
     # players' messages after one change show the same board, drawn once.
     png_cache: tuple | None = field(default=None, compare=False, repr=False)
     created: int = 0                        # when the game began (the referee's clock)
+    # When the last action was played (the referee's clock; None: none yet). "Waiting
+    # since" is this, so chat, status and the organiser's looks do not move it.
+    acted_at: int | None = None
     # The record's text as last written or read (None: changed since), see record_text.
     _text: str | None = field(default=None, init=False, compare=False, repr=False)
 
@@ -89,7 +92,8 @@ class RefereedGame:
                             Addressee(row.black_name, row.black_address)),
                    _record.read_game(row.record), row.over, row.leave_days,
                    json.loads(row.thread) or {}, row.reminded_ply,
-                   keys=(row.white_key, row.black_key), created=row.created)
+                   keys=(row.white_key, row.black_key), created=row.created,
+                   acted_at=row.acted_at)
         game._text = row.record
         for line in store.games.lines(number):
             game.lines[line.side].append(
@@ -138,7 +142,8 @@ class RefereedGame:
             leaves=[LeaveRow(leave.side, clock.format_date(leave.begins),
                              clock.format_date(leave.ends - clock.DAY))
                     for leave in self.leaves()],
-            due=self.next_due(), summary=json.dumps(self.saved_summary())))
+            due=self.next_due(), summary=json.dumps(self.saved_summary()),
+            acted_at=self.acted_at))
 
     def next_due(self, now: int | None = None) -> int | None:
         """The earliest time at which tick may have something to do for this game (a
@@ -244,6 +249,7 @@ class RefereedGame:
             raise Refusal(f"{action} cannot be played: {error.message}. "
                           f"{self.legal_near(action)}") from None
         self.over = self.state.is_over
+        self.acted_at = at if stamp is None else stamp
         return self.record.nodes[-1].report
 
     def last_stamp(self) -> int | None:

@@ -67,10 +67,10 @@ def _load_in_play(store: Store, number: int, ended: str) -> RefereedGame:
     return game
 
 
-def last_change(store: Store, game: RefereedGame) -> int:
-    """When ``game`` last changed: its newest message taken, else its creation."""
-    taken = store.inbox.last_taken(game.id)
-    return max(taken or game.created, game.created)
+def last_change(game: RefereedGame) -> int:
+    """What "waiting since" shows: when ``game``'s last action was played, else its
+    creation (chat, ``status`` and the like do not move it)."""
+    return max(game.acted_at or game.created, game.created)
 
 
 def summarise(store: Store, game: RefereedGame, now: int) -> Summary:
@@ -80,7 +80,7 @@ def summarise(store: Store, game: RefereedGame, now: int) -> Summary:
     to_act = None if game.to_move is None else SIDE_NAMES[game.to_move]
     return Summary(game.id, game.players[0].name, game.players[1].name, game.record.result,
                    game.over, to_act, clocks, game.actions_played,
-                   None if last is None else str(last), last_change(store, game),
+                   None if last is None else str(last), last_change(game),
                    game.record.tags.get(TERMINATION_TAG))
 
 

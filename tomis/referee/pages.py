@@ -109,9 +109,9 @@ def _entries(store: Store, now: int, over: bool) -> list[_Entry]:
     """The finished games' (``over``) or those in play's index entries at ``now``, from
     their saved summaries (a game last saved by an older program has none: its record
     is read once, here)."""
-    # When each game in play last changed, in one query: one per game cost as much as
-    # the rest of the index at a thousand games in play.
-    taken = {} if over else store.inbox.last_taken_in_play()
+    # When each game in play last had an action, in one query: one per game cost as much
+    # as the rest of the index at a thousand games in play.
+    taken = {} if over else store.games.acted_in_play()
     entries = []
     for listed in store.games.listed(over=over):
         saved = (json.loads(listed.summary) if listed.summary is not None
@@ -121,7 +121,7 @@ def _entries(store: Store, now: int, over: bool) -> list[_Entry]:
 
 
 def _entry(number: int, saved: dict, taken: int | None, now: int) -> _Entry:
-    """``taken``: when the newest message taken for the game was stored (None: none)."""
+    """``taken``: when the game's last action was played (None: none yet)."""
     to_move = saved["to_move"]
     # Only a game in play shows when it last changed: asked of the store for those alone.
     last_change = saved["created"] if saved["over"] else max(

@@ -166,6 +166,15 @@ CREATE TABLE page_parts (name TEXT PRIMARY KEY, fingerprint TEXT NOT NULL,
 """,
     2: """
 -- The club's first week (issues 40 and 41): each part adds its statements below.
+-- answers: an explanation counts against the player only when it answers their own
+-- refused mail ('refused'); the word that mail from another address reached their seat
+-- ('forged') has a limit of its own, so a forger can neither silence nor flood a player.
+ALTER TABLE replies ADD COLUMN kind TEXT NOT NULL DEFAULT 'refused';
+-- answers: when the game's last action was stamped, so that "waiting since" moves only
+-- with actions (not with chat or status); a store from before takes its last taken message.
+ALTER TABLE games ADD COLUMN acted_at INTEGER;
+UPDATE games SET acted_at = (SELECT MAX(stored_at) FROM inbox
+    WHERE inbox.game = games.id AND inbox.state = 'done');
 """,
 }
 
@@ -427,13 +436,6 @@ class Inbox:
         return taken
 
 
-    def last_taken_in_play(self) -> dict[int, int]:
-        """:meth:`last_taken` of every game in play that has one, by game, in one query
-        (by the indexes on the games' state and on the inbox's game)."""
-        return dict(self._connection.execute(
-            "SELECT game, MAX(stored_at) FROM inbox WHERE state = 'done' AND game IN "
-            "(SELECT id FROM games WHERE over = 0) GROUP BY game").fetchall())
-
 
 # --------------------------------------------------------------------------- the games
 
@@ -458,6 +460,7 @@ class GameRow:
     white_key: int
     black_key: int
     created: int
+    acted_at: int | None = None        # when its last action was stamped (None: none yet)
 
 
 @dataclass(frozen=True)
@@ -490,6 +493,7 @@ class GameChange:
     # computed with the change so that neither tick nor page replays the record.
     due: int | None = None
     summary: str | None = None
+    acted_at: int | None = None        # when its last action was played (None: none yet)
 
 
 @dataclass(frozen=True)
@@ -512,9 +516,16 @@ class Games:
     def row(self, number: int) -> GameRow | None:
         row = self._connection.execute(
             "SELECT id, white_name, white_address, black_name, black_address, record, over, "
-            "leave_days, thread, reminded_ply, white_key, black_key, created FROM games "
+            "leave_days, thread, reminded_ply, white_key, black_key, created, acted_at FROM games "
             "WHERE id = ?", (number,)).fetchone()
         return None if row is None else GameRow(*row[:6], bool(row[6]), *row[7:])
+
+    def acted_in_play(self) -> dict[int, int]:
+        """When each game in play that had an action last had one, by game, in one query
+        (by the index on the games' state): what "waiting since" shows."""
+        return dict(self._connection.execute(
+            "SELECT id, acted_at FROM games WHERE over = 0 AND acted_at IS NOT NULL"
+        ).fetchall())
 
     def lines(self, number: int) -> list[LineRow]:
         return [LineRow(*row) for row in self._connection.execute(
@@ -534,10 +545,10 @@ class Games:
         """Write ``change`` over game ``number``: its row, and its lines and leave anew."""
         self._connection.execute(
             "UPDATE games SET record = ?, over = ?, thread = ?, reminded_ply = ?, next_due = ?, "
-            "summary = ?, changed = (SELECT COALESCE(MAX(changed), 0) + 1 FROM games) "
-            "WHERE id = ?",
+            "summary = ?, acted_at = ?, "
+            "changed = (SELECT COALESCE(MAX(changed), 0) + 1 FROM games) WHERE id = ?",
             (change.record, int(change.over), change.thread, change.reminded_ply, change.due,
-             change.summary, number))
+             change.summary, change.acted_at, number))
         self._connection.execute("DELETE FROM lines WHERE game = ?", (number,))
         self._connection.execute("DELETE FROM leaves WHERE game = ?", (number,))
         self._connection.executemany(
@@ -783,22 +794,31 @@ _CHUNK = 500            # rows rewritten per statement (SQLite's limit on ? is 3
 # --------------------------------------------------------------------------- rate limits
 
 class Replies:
-    """When each address was last sent an explanation, to limit them."""
+    """When each address was last sent an explanation, by kind (``refused``: its own mail
+    was refused; ``forged``: mail from another address reached its seat), to limit them."""
 
     def __init__(self, connection: sqlite3.Connection):
         self._connection = connection
 
-    def count_since(self, address: str, since: int) -> int:
+    def count_since(self, address: str, since: int, kind: str = "refused") -> int:
         (count,) = self._connection.execute(
-            "SELECT COUNT(*) FROM replies WHERE address = ? AND at > ?",
-            (address, since)).fetchone()
+            "SELECT COUNT(*) FROM replies WHERE address = ? AND at > ? AND kind = ?",
+            (address, since, kind)).fetchone()
         return count
+
+    def oldest_since(self, address: str, since: int, kind: str = "refused") -> int | None:
+        """The earliest explanation of ``kind`` to ``address`` after ``since`` (None: none)."""
+        (oldest,) = self._connection.execute(
+            "SELECT MIN(at) FROM replies WHERE address = ? AND at > ? AND kind = ?",
+            (address, since, kind)).fetchone()
+        return oldest
 
     def forget_until(self, until: int) -> None:
         self._connection.execute("DELETE FROM replies WHERE at <= ?", (until,))
 
-    def add(self, address: str, at: int) -> None:
-        self._connection.execute("INSERT INTO replies VALUES (?, ?)", (address, at))
+    def add(self, address: str, at: int, kind: str = "refused") -> None:
+        self._connection.execute("INSERT INTO replies (address, at, kind) VALUES (?, ?, ?)",
+                                 (address, at, kind))
 
 
 @dataclass(frozen=True)
