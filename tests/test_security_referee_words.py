@@ -17,6 +17,7 @@ import pytest
 from referee_support import ANA, BO, Lab, body_of, process, reply_to, run
 
 from tomis.referee import tokens
+from tomis.referee.queueing import CHAT_LIMIT
 from tomis.referee.commands import CommandError, read_commands
 
 
@@ -182,7 +183,7 @@ def test_moves_and_help_answer_the_sender_alone(lab):
     (answer,) = lab.new_messages()
     body = body_of(answer)
     assert str(answer["To"]) == ANA and "moves, help" in str(answer["Subject"])
-    assert "Legal actions (1):" in body and "B@e1" in body
+    assert "Legal actions (1), by kind:" in body and "place: B@a1" in body and "B@e1" in body
     assert "at most 4 other words" in body
 
 
@@ -243,7 +244,12 @@ def test_chat_is_relayed_ten_times_a_day_then_dropped_with_one_notice(lab):
     to_bo = [m for m in fresh if "bo@b.test" in str(m["To"])]
     to_ana = [m for m in fresh if "ana@a.test" in str(m["To"])]
     assert [f"| chat number {n}" in body_of(m) for n, m in enumerate(to_bo)] == [True] * 10
-    (notice,) = to_ana
+    # Ana, whose turn it is, hears of each message passed on that nothing was played
+    # (issue 41), then once that chat stops.
+    *answers, notice = to_ana
+    assert len(answers) == 10
+    assert all("passed on to Black (Bo Marin); no action was played" in body_of(m)
+               for m in answers)
     assert "not passed on" in body_of(notice) and "chat number" not in body_of(notice)
     # An action still goes through while chat is over the limit; its chat does not.
     lab.deliver(lab.reply(0, "B@e1\nchat number 12"), "2026-11-23T12:00Z")
@@ -307,7 +313,9 @@ def test_an_autoresponder_without_auto_submitted_is_never_relayed(lab, subject, 
 
 def test_two_unmarked_autoresponders_stop_at_the_chat_limit(lab):
     ana, bo = _converse(lab, "Re: {}", {})
-    assert ana <= 11 and bo <= 11
+    # The side to act is also told, of each message passed on, that nothing was played
+    # (issue 41); past the chat limit neither hears more than the one notice.
+    assert ana <= 2 * CHAT_LIMIT + 1 and bo <= CHAT_LIMIT + 1
 
 
 def test_a_long_refused_line_is_quoted_clipped():

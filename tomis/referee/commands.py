@@ -5,7 +5,8 @@ Each line is trimmed and read ignoring case and one trailing ``.`` or ``!``:
 
 1. A line that *is* a command is that command: ``ACTION``, ``ACTION draw``, ``accept``,
    ``resign``, ``if THEIRS MINE ...``, ``if``, ``leave YYYY-MM-DD YYYY-MM-DD``,
-   ``status``, ``moves``, ``help``.
+   ``status``, ``moves``, ``help``; and ``draw`` alone, which offers nothing (an offer
+   goes with an action) but is answered with how to offer one, never passed on.
 2. A line holding exactly one action-like word (:func:`action_words`), at most
    :data:`MAX_OTHER_WORDS` other words and no ``?`` is that action (``My move: B@e1``).
 3. Any other line holding an action-like word is *command-like*: the whole message is
@@ -49,7 +50,7 @@ _HOW = (f"Write your action alone on its line or with at most {MAX_OTHER_WORDS} 
         f"('My move: B@e1'), a conditional line as 'if THEIRS MINE ...', and chat without "
         f"actions.")
 _WHOLE_LINE_ONLY = ("accept", "resign", "draw", "leave")
-_SINGLE_WORD = ("accept", "resign", "status", "moves", "help")
+_SINGLE_WORD = ("accept", "resign", "status", "moves", "help", "draw")
 
 
 class CommandError(TomisError):
@@ -73,6 +74,9 @@ class Commands:
     status: bool = False
     moves: bool = False                  # the legal actions, to the sender alone
     help: bool = False                   # the commands, to the sender alone
+    # 'draw' alone: no offer (an offer goes with an action), so the sender is told how,
+    # and the line is not passed on as chat.
+    draw: bool = False
     clear_lines: bool = False
     lines: list[tuple[str, ...]] = field(default_factory=list)
     leaves: list[LeaveRequest] = field(default_factory=list)
@@ -81,7 +85,7 @@ class Commands:
     @property
     def empty(self) -> bool:
         return not (self.action or self.accept or self.resign or self.status or self.moves
-                    or self.help or self.clear_lines or self.lines or self.leaves)
+                    or self.help or self.draw or self.clear_lines or self.lines or self.leaves)
 
     @property
     def answers(self) -> list[str]:

@@ -81,6 +81,8 @@ class Letter:
     record_text: str | None = None
     record_name: str = "game.tgn"
     png: bytes | None = None
+    # More files after the record and the board (the rules, to a player who asked 'help').
+    extra: tuple[mail_message.Attachment, ...] = ()
 
 
 def compose(referee: Referee, letter: Letter, when: int) -> EmailMessage:
@@ -98,6 +100,7 @@ def compose(referee: Referee, letter: Letter, when: int) -> EmailMessage:
         attachments.append(mail_message.Attachment(letter.record_name, letter.record_text))
     if letter.png is not None:
         attachments.append(mail_message.Attachment(mail_message.PNG_NAME, letter.png, "image/png"))
+    attachments += letter.extra
     return mail_message.build_message(headers, f"{REPLY_MARKER}\n\n{letter.body.rstrip()}\n",
                                       attachments)
 

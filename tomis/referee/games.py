@@ -74,6 +74,9 @@ class RefereedGame:
     # players' messages after one change show the same board, drawn once.
     png_cache: tuple | None = field(default=None, compare=False, repr=False)
     created: int = 0                        # when the game began (the referee's clock)
+    # When the last action was played (the referee's clock; None: none yet). "Waiting
+    # since" is this, so chat, status and the organiser's looks do not move it.
+    acted_at: int | None = None
     # The record's text as last written or read (None: changed since), see record_text.
     _text: str | None = field(default=None, init=False, compare=False, repr=False)
 
@@ -88,7 +91,8 @@ class RefereedGame:
                             Addressee(row.black_name, row.black_address)),
                    _record.read_game(row.record), row.over, row.leave_days,
                    json.loads(row.thread) or {}, row.reminded_ply,
-                   keys=(row.white_key, row.black_key), created=row.created)
+                   keys=(row.white_key, row.black_key), created=row.created,
+                   acted_at=row.acted_at)
         game._text = row.record
         for line in store.games.lines(number):
             game.lines[line.side].append(
@@ -137,7 +141,8 @@ class RefereedGame:
             leaves=[LeaveRow(leave.side, clock.format_date(leave.begins),
                              clock.format_date(leave.ends - clock.DAY))
                     for leave in self.leaves()],
-            due=self.next_due(), summary=json.dumps(self.saved_summary())))
+            due=self.next_due(), summary=json.dumps(self.saved_summary()),
+            acted_at=self.acted_at))
 
     def next_due(self, now: int | None = None) -> int | None:
         """The earliest time at which tick may have something to do for this game (a
@@ -175,10 +180,9 @@ class RefereedGame:
                 "facts": None if facts is None else asdict(facts)}
 
     def waiting_since(self) -> int:
-        """When the game last moved: its newest stamped action, else when it began. Chat,
-        ``status`` and refused mail do not move it: the side to act waits on an action."""
-        stamps = [at for at in correspondence.read_facts(self.record).stamps if at is not None]
-        return max(stamps[-1], self.created) if stamps else self.created
+        """When the game last moved: its last action, else when it began. Chat, ``status``
+        and refused mail do not move it: the side to act waits on an action."""
+        return max(self.acted_at or self.created, self.created)
 
     @staticmethod
     def generation(store: Store, number: int, side: int) -> int | None:
@@ -256,6 +260,7 @@ class RefereedGame:
             raise Refusal(f"{action} cannot be played: {error.message}. "
                           f"{self.legal_near(action)}") from None
         self.over = self.state.is_over
+        self.acted_at = at if stamp is None else stamp
         if self.over:                   # the rules ended it: the record says how
             game.note_ending()
         return self.record.nodes[-1].report

@@ -6,6 +6,8 @@ from __future__ import annotations
 import textwrap
 
 from ..rules.board import SIDE_TITLES
+from ..rules.actions import (GateJump, GateStrike, Jump, Move, Place, PlaceMarker,
+                             RotateMarker, Toggle)
 from ..rules.core import legal_actions
 from ..notation.clock import TIME_CONTROL_TAG
 from ..errors import one_line, visible
@@ -17,23 +19,59 @@ from .composing import HELP_LINES
 # (tomis/referee/commands.py, docs/REFEREE.md).
 READING_LINES = [
     "Commands, one a line, in any case, one final . or ! allowed:",
-    *HELP_LINES[1:-1],
-    "  moves             the legal actions, to you alone",
-    "  help              this list",
+    *(line for line in HELP_LINES if line.startswith("  ")),
     "A line with one action and at most 4 other words is that action ('My move: B@e1').",
     "A line with an action and more (two actions, a '?', more words, 'if' without the",
     "form above) is refused with the whole message, and nothing of it is passed on.",
+    "'draw' alone offers nothing: a draw is offered with an action ('B@e1 draw').",
     "Every other line goes to your opponent (at most 10 messages of chat a day).",
 ]
 
 
+# The kinds of action a ``moves`` answer groups the legal ones by, in the order of
+# docs/NOTATION.md's cheat sheet.
+KIND_WORDS = {Place: "place", Move: "move", Toggle: "gate on/off", PlaceMarker: "place marker",
+              RotateMarker: "turn marker", GateJump: "gate jump", GateStrike: "gate strike",
+              Jump: "jump"}
+
+# The notation as the help guide shows it: each kind of action with examples
+# (docs/NOTATION.md, "Cheat sheet").
+NOTATION_LINES = [
+    "The notation: one action is one word, no spaces inside. Squares a1-h8 (files a-h,",
+    "ranks 1-8, White's home row is 1); units B base, G gate, F frigate, S sentry,",
+    "T tower, Q flagship, M marker; directions N NE E SE S SW W NW (N points to rank 8).",
+    "  B@e1  G@c1  F@a1     place a base, a gate or a ship on a square",
+    "  Fa2-a3  Td1-d7       move a ship",
+    "  Fc3=A  Fc3=I         the frigate on a gate turns it on (active) or off",
+    "  M@c3:NE  Mc3:SW      put a marker on your active gate, or turn it",
+    "  Fc3>d4  Fc3xd4       gate jump, gate strike (from an active gate)",
+    "  Fb2^e5               jump over a jump gate",
+]
+RULES_NAME = "tomis-rules.txt"
+
+
+def guide_lines(game, side: int) -> list[str]:
+    """The answer to ``help``: the notation with examples, the commands and how a reply's
+    lines are read, and where the rules are (attached to the same message)."""
+    return ["A short guide for players:", "", *NOTATION_LINES, "", *READING_LINES, "",
+            f"The rules, ruling by ruling (R1-R23), are attached as {RULES_NAME}.",
+            "Reply 'moves' for your legal actions at any time."]
+
+
 def moves_lines(game, side: int) -> list[str]:
-    """The answer to ``moves``: ``side``'s legal actions now, or why there are none."""
+    """The answer to ``moves``: ``side``'s legal actions now, grouped by kind, or why
+    there are none."""
     if game.to_move != side:
         return ["Legal actions: none, it is not your turn."]
-    every = " ".join(str(action) for action in legal_actions(game.state))
-    return [f"Legal actions ({game.actions_played + 1}):",
-            *textwrap.wrap(every, 76, initial_indent="  ", subsequent_indent="  ")]
+    groups: dict[str, list[str]] = {}
+    for action in legal_actions(game.state):
+        groups.setdefault(KIND_WORDS[type(action)], []).append(str(action))
+    lines = [f"Legal actions ({game.actions_played + 1}), by kind:"]
+    for kind in KIND_WORDS.values():
+        if kind in groups:
+            lines += textwrap.wrap(" ".join(groups[kind]), 76, initial_indent=f"  {kind}: ",
+                                   subsequent_indent="    ")
+    return lines
 
 
 def title(game) -> str:

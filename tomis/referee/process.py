@@ -19,6 +19,7 @@ import time
 from dataclasses import dataclass, field
 
 from ..rules.board import SIDE_TITLES
+from ..rules.core import legal_actions
 from ..errors import TomisError, visible
 from ..notation.clock import format_stamp
 from . import letters, tokens
@@ -26,7 +27,7 @@ from .bounces import Bounce, read_bounce
 from .commands import CommandError, read_commands
 from .games import RefereedGame, Refusal
 from .inbound import Incoming, Unreadable, read_message, stored_envelope, with_envelope
-from .queueing import (CHAT_LIMIT, RELAY, TELL, Config, chat_passage, queue_letter,
+from .queueing import (CHAT_LIMIT, FORGED, RELAY, TELL, Config, chat_passage, queue_letter,
                        queue_update, queue_why)
 from .sending import process_alive
 from .store import BounceRow, Busy, Decision, Store, Stored
@@ -245,7 +246,8 @@ def decide(store: Store, config: Config, stored: Stored,
         queue_why(store, config, game, side, at,
                   f"A message from {shown} reached your reply address for this game. Only "
                   f"mail from your registered address ({player.address}) acts for you, so it "
-                  f"changed nothing. If you sent it, send it again from {player.address}.")
+                  f"changed nothing. If you sent it, send it again from {player.address}.",
+                  FORGED)
         game.save(store)
         return Decision(REJECTED, f"From {shown} is not {SIDE_TITLES[side]}'s address", game.id)
     game.remember(side, incoming.message_id)
@@ -354,8 +356,7 @@ def _stored_words(lines) -> list[str]:
 
 
 def _play(game: RefereedGame, side: int, commands, events: Events, at: int) -> None:
-    report = game.play(side, commands.action, at, commands.offer_draw)
-    events.both += letters.action_lines(report, game.actions_played)
+    _play_one(game, side, commands.action, at, commands.offer_draw, events)
     if commands.offer_draw and not game.over:
         events.both.append(f"{letters.player_words(game, side)} offers a draw.")
     if commands.lines and not game.over:
@@ -371,13 +372,25 @@ def _play(game: RefereedGame, side: int, commands, events: Events, at: int) -> N
                 events.own[owner].append(f"{played} was not the action your conditional "
                                          f"lines waited for; they are cancelled.")
             break
-        report = game.play(owner, reply, at)
+        _play_one(game, owner, reply, at, False, events)
         events.own[owner].append(f"Your conditional line answered {played} with {reply}.")
-        events.both += letters.action_lines(report, game.actions_played)
         mover, played = owner, reply
     last = game.record.nodes[-1]
     events.subject = (f"action {game.actions_played} ({last.action})" if not game.over
                       else f"{game.record.result}, action {game.actions_played} ({last.action})")
+
+
+def _play_one(game: RefereedGame, side: int, action: str, at: int, offer: bool,
+              events: Events) -> None:
+    """Play ``action`` for ``side``; its report, and the opponent's draw offer it lets
+    lapse (an action instead of 'accept' declines it, R23), go to both players."""
+    offerer = game.offer_open()
+    report = game.play(side, action, at, offer)
+    events.both += letters.action_lines(report, game.actions_played)
+    if offerer is not None and offerer != side:
+        events.both.append(f"The draw {letters.player_words(game, offerer)} offered has "
+                           f"lapsed: {letters.player_words(game, side)} played {action} "
+                           f"instead of accepting it.")
 
 
 def _send_news(store: Store, config: Config, game: RefereedGame, side: int, commands, events: Events,
@@ -385,10 +398,15 @@ def _send_news(store: Store, config: Config, game: RefereedGame, side: int, comm
     """Queue what the players learn; a summary of what was done."""
     chat = _chat_to_pass(store, game, side, commands.chat, events, at)
     events.own[side].extend(_answers(game, side, commands))
+    if events.subject is None and game.to_move == side:
+        # The game did not move and it is the sender's turn: they hear why nothing was
+        # played and what to send, whatever else the message held.
+        events.own[side].extend(_nothing_played(game, side, commands, chat))
     if events.subject is not None:          # the game moved or ended: both hear of it
         for each in (0, 1):
             queue_update(store, config, game, each, events.subject,
-                         events.both + events.own[each], side, chat if each != side else [], at)
+                         events.both + events.own[each], side, chat if each != side else [], at,
+                         rules=commands.help and each == side)
         return events.subject
     done = []
     if events.both or chat:                  # leave, or chat alone
@@ -400,7 +418,7 @@ def _send_news(store: Store, config: Config, game: RefereedGame, side: int, comm
         what = ", ".join(commands.answers) or "noted"
         queue_letter(store, config, game, side, what,
                      letters.update_body(game, side, events.both + events.own[side], None, [], at),
-                     at)
+                     at, rules=commands.help)
         done.append(what)
     if commands.chat and not chat:
         done.append("chat not passed on (the daily limit)")
@@ -423,10 +441,43 @@ def _chat_to_pass(store: Store, game: RefereedGame, side: int, chat: list[str], 
 
 
 def _answers(game: RefereedGame, side: int, commands) -> list[str]:
-    """What ``moves`` and ``help`` ask for (``status`` is the letter itself)."""
+    """What ``moves``, ``help`` and ``draw`` alone ask for (``status`` is the letter itself)."""
     lines = []
+    if commands.draw:
+        lines.append(f"'draw' alone offers nothing: a draw is offered with an action, as "
+                     f"'ACTION draw' on one line (e.g. '{_example(game, side)} draw'); the "
+                     f"offer stands until the next action. That line was not passed on to "
+                     f"your opponent.")
     if commands.moves:
-        lines += letters.moves_lines(game, side)
+        lines += letters.moves_lines(game, side) + [""]
     if commands.help:
-        lines += letters.READING_LINES
+        lines += letters.guide_lines(game, side) + [""]
     return lines
+
+
+def _nothing_played(game: RefereedGame, side: int, commands, chat: list[str]) -> list[str]:
+    """Why nothing was played on ``side``'s turn and what to send, unless the message only
+    asked for ``status``, ``moves`` or ``help`` (their answer says it is their turn)."""
+    asked_only = commands.answers and not (commands.chat or commands.draw or commands.lines
+                                           or commands.clear_lines or commands.leaves)
+    if asked_only or (commands.chat and not chat and not commands.draw):
+        # Chat past the daily limit: the sender was told once (an autoresponder that
+        # writes no mark is answered at most that often, and the loop ends there).
+        return []
+    opponent = letters.player_words(game, 1 - side)
+    if chat:
+        passed = f"Your text was passed on to {opponent}; "
+    elif commands.chat:
+        passed = "Your text was not passed on (the daily chat limit); "
+    else:
+        passed = ""
+    runs = ", and your clock runs" if game.clock() is not None else ""
+    return [f"{passed}no action was played{runs}. To act, send your action on a line of its "
+            f"own (e.g. '{_example(game, side)}'); reply 'moves' for every legal one."]
+
+
+def _example(game: RefereedGame, side: int) -> str:
+    """An action ``side`` could send: a legal one when it is their turn, else a shape."""
+    if game.to_move == side:
+        return str(next(iter(legal_actions(game.state))))
+    return "ACTION"

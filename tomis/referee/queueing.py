@@ -3,10 +3,14 @@ change, a status, and the rate-limited explanation ("why") of a refused message.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
+from importlib import resources
 
 from . import composing, letters, tokens
+from ..notation.clock import format_stamp
 from ..outgoing.headers import message_bytes
+from ..outgoing.message import Attachment
 from .composing import Letter, Referee, compose
 from .sending import check_envelope
 from .store import Store
@@ -16,6 +20,7 @@ WHY_WINDOW = 86_400            # ... in this many seconds (the referee's clock)
 CHAT_LIMIT = 10                # messages of chat a player's opponent is passed ...
 CHAT_WINDOW = 86_400           # ... in this many seconds (the referee's clock)
 RELAY, TELL, DROP = "relay", "tell", "drop"      # what becomes of one message's chat
+REFUSED, FORGED = "refused", "forged"            # the two kinds of explanation, limited apart
 
 
 @dataclass(frozen=True)
@@ -34,14 +39,16 @@ def load_config(settings: dict[str, str]) -> Config:
 
 
 def queue_letter(store: Store, config: Config, game, side: int, what: str, body: str, at: int,
-                 *, attach: bool = True) -> None:
-    """Queue ``body`` to ``side``'s player, with the record (and board) attached."""
+                 *, attach: bool = True, rules: bool = False) -> None:
+    """Queue ``body`` to ``side``'s player, with the record (and board) attached, and the
+    rules for players when ``rules`` (the answer to 'help')."""
     letter = Letter(
         to=game.players[side],
         token=tokens.make(config.secret, tokens.Seat(game.id, side), game.keys[side]),
         subject=letters.subject(game, what), body=body, thread=game.thread_of(side),
         record_text=_public_record(game) if attach else None,
-        record_name=f"tomis-{game.id}.tgn", png=_board(game) if attach else None)
+        record_name=f"tomis-{game.id}.tgn", png=_board(game) if attach else None,
+        extra=(Attachment(letters.RULES_NAME, rules_text()),) if rules else ())
     message = compose(config.referee, letter, at)
     # Built once, serialised once: the sender's checks are made here, on the message
     # itself, and the stored bytes are sent as they are.
@@ -66,22 +73,49 @@ def _public_record(game) -> str:
 
 
 def queue_update(store: Store, config: Config, game, side: int, what: str, events: list[str],
-                 chat_from: int | None, chat: list[str], at: int) -> None:
+                 chat_from: int | None, chat: list[str], at: int, *, rules: bool = False) -> None:
     body = letters.update_body(game, side, events, chat_from, chat, at)
-    queue_letter(store, config, game, side, what, body, at)
+    queue_letter(store, config, game, side, what, body, at, rules=rules)
 
 
-def queue_why(store: Store, config: Config, game, side: int, at: int, reason: str) -> bool:
-    """Explain a refusal to ``side``'s registered address, unless it had
-    :data:`WHY_LIMIT` explanations in the last :data:`WHY_WINDOW` seconds."""
+@functools.cache
+def rules_text() -> str:
+    """The rules for players as the package ships them (tomis/data/rules.md, a copy of
+    docs/RULES.md), read once: a player can open an attachment, not a source checkout."""
+    return resources.files("tomis").joinpath("data", "rules.md").read_text(encoding="utf-8")
+
+
+def queue_why(store: Store, config: Config, game, side: int, at: int, reason: str,
+              kind: str = REFUSED) -> bool:
+    """Explain to ``side``'s registered address why its message was refused (``kind``
+    :data:`REFUSED`), or that mail from another address reached its seat (:data:`FORGED`),
+    unless it had :data:`WHY_LIMIT` explanations of that kind in the last
+    :data:`WHY_WINDOW` seconds. The two are counted apart, so mail forged in a player's
+    name never uses up the answers to their own. The last explanation before the limit
+    says so, and when answers resume."""
     address = game.players[side].address
-    if store.replies.count_since(address, at - WHY_WINDOW) >= WHY_LIMIT:
+    since = at - WHY_WINDOW
+    given = store.replies.count_since(address, since, kind)
+    if given >= WHY_LIMIT:
         return False
-    store.replies.forget_until(at - WHY_WINDOW)
-    store.replies.add(address, at)
-    body = letters.update_body(game, side, [reason], None, [], at)
+    store.replies.forget_until(since)
+    store.replies.add(address, at, kind)
+    events = [reason]
+    if given + 1 == WHY_LIMIT:
+        oldest = store.replies.oldest_since(address, since, kind)
+        events.append(_limit_words(kind, oldest + WHY_WINDOW))
+    body = letters.update_body(game, side, events, None, [], at)
     queue_letter(store, config, game, side, "not taken", body, at, attach=False)
     return True
+
+
+def _limit_words(kind: str, resume: int) -> str:
+    """The warning in the last explanation of ``kind`` before the limit."""
+    what = ("refused messages from you" if kind == REFUSED
+            else "messages from other addresses to your reply address")
+    return (f"This is the {WHY_LIMIT}th explanation of this kind in 24 hours, the last: "
+            f"{what} get no answer until {format_stamp(resume)} (they are still "
+            f"read, and what they hold that can be taken is taken).")
 
 
 def chat_passage(store: Store, address: str, at: int) -> str:

@@ -115,6 +115,11 @@ def settled_paths(settings: dict[str, str], path: str) -> dict[str, str]:
     return settled
 
 
+# What the first message of a game tells both players, so that no one has to guess.
+FIRST_HELP = ("New to Tomis or to playing by mail? Reply 'help' for a short guide: the "
+              "notation with examples, the commands, and the rules attached.")
+
+
 def new_game(path: str, white: Addressee, black: Addressee, *, time_control: str | None,
              leave_days: int, event: str | None, rules: str, now: int) -> tuple[int, list[str]]:
     """Start a game and queue its first messages; the game's number, and the messages that
@@ -140,7 +145,8 @@ def new_game(path: str, white: Addressee, black: Addressee, *, time_control: str
             for side, words in ((0, "You have White: your turn."),
                                 (1, "You have Black: White plays first; you will hear of it.")):
                 queue_update(store, config, game, side, what,
-                             [f"A new game of Tomis begins. {words}"], None, [], now)
+                             [f"A new game of Tomis begins. {words}", FIRST_HELP], None, [],
+                             now)
             game.save(store)
         return game.id, send_queued(store, config.settings, now=now, retry=False)
 

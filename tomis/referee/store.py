@@ -177,11 +177,20 @@ CREATE TABLE bounces (id INTEGER PRIMARY KEY, message INTEGER NOT NULL, at INTEG
 CREATE INDEX bounces_by_time ON bounces (at);
 -- report: what is refused is looked at by time for the alerts (the last days only).
 CREATE INDEX inbox_refused ON inbox (state, stored_at);
--- endings: a finished game's saved summary named no ending for a resignation or an
--- agreed draw (the pages said "on the board"). Page reads each finished record once more
--- (pages._entries), which says how it ended, keeps the summary it made, and draws the
--- kept finished part anew.
-UPDATE games SET summary = NULL WHERE over = 1;
+-- answers: an explanation counts against the player only when it answers their own
+-- refused mail ('refused'); the word that mail from another address reached their seat
+-- ('forged') has a limit of its own, so a forger can neither silence nor flood a player.
+ALTER TABLE replies ADD COLUMN kind TEXT NOT NULL DEFAULT 'refused';
+-- answers: when the game's last action was stamped, so that "waiting since" moves only
+-- with actions (not with chat or status); a store from before takes its last taken message.
+ALTER TABLE games ADD COLUMN acted_at INTEGER;
+UPDATE games SET acted_at = (SELECT MAX(stored_at) FROM inbox
+    WHERE inbox.game = games.id AND inbox.state = 'done');
+-- endings and pages: a finished game's saved summary named no ending for a resignation
+-- or an agreed draw (the pages said "on the board"), and no game's said when it last
+-- moved. Page reads each record once more (pages._read_summary), keeps the summary it
+-- makes, and draws the kept parts and rows anew.
+UPDATE games SET summary = NULL;
 DELETE FROM page_parts;
 """,
 }
@@ -516,6 +525,7 @@ class GameRow:
     white_key: int
     black_key: int
     created: int
+    acted_at: int | None = None        # when its last action was stamped (None: none yet)
 
 
 @dataclass(frozen=True)
@@ -548,6 +558,7 @@ class GameChange:
     # computed with the change so that neither tick nor page replays the record.
     due: int | None = None
     summary: str | None = None
+    acted_at: int | None = None        # when its last action was played (None: none yet)
 
 
 @dataclass(frozen=True)
@@ -570,9 +581,16 @@ class Games:
     def row(self, number: int) -> GameRow | None:
         row = self._connection.execute(
             "SELECT id, white_name, white_address, black_name, black_address, record, over, "
-            "leave_days, thread, reminded_ply, white_key, black_key, created FROM games "
+            "leave_days, thread, reminded_ply, white_key, black_key, created, acted_at FROM games "
             "WHERE id = ?", (number,)).fetchone()
         return None if row is None else GameRow(*row[:6], bool(row[6]), *row[7:])
+
+    def acted_in_play(self) -> dict[int, int]:
+        """When each game in play that had an action last had one, by game, in one query
+        (by the index on the games' state): what "waiting since" shows."""
+        return dict(self._connection.execute(
+            "SELECT id, acted_at FROM games WHERE over = 0 AND acted_at IS NOT NULL"
+        ).fetchall())
 
     def lines(self, number: int) -> list[LineRow]:
         return [LineRow(*row) for row in self._connection.execute(
@@ -592,10 +610,10 @@ class Games:
         """Write ``change`` over game ``number``: its row, and its lines and leave anew."""
         self._connection.execute(
             "UPDATE games SET record = ?, over = ?, thread = ?, reminded_ply = ?, next_due = ?, "
-            "summary = ?, changed = (SELECT COALESCE(MAX(changed), 0) + 1 FROM games) "
-            "WHERE id = ?",
+            "summary = ?, acted_at = ?, "
+            "changed = (SELECT COALESCE(MAX(changed), 0) + 1 FROM games) WHERE id = ?",
             (change.record, int(change.over), change.thread, change.reminded_ply, change.due,
-             change.summary, number))
+             change.summary, change.acted_at, number))
         self._connection.execute("DELETE FROM lines WHERE game = ?", (number,))
         self._connection.execute("DELETE FROM leaves WHERE game = ?", (number,))
         self._connection.executemany(
@@ -868,22 +886,31 @@ _CHUNK = 500            # rows rewritten per statement (SQLite's limit on ? is 3
 # --------------------------------------------------------------------------- rate limits
 
 class Replies:
-    """When each address was last sent an explanation, to limit them."""
+    """When each address was last sent an explanation, by kind (``refused``: its own mail
+    was refused; ``forged``: mail from another address reached its seat), to limit them."""
 
     def __init__(self, connection: sqlite3.Connection):
         self._connection = connection
 
-    def count_since(self, address: str, since: int) -> int:
+    def count_since(self, address: str, since: int, kind: str = "refused") -> int:
         (count,) = self._connection.execute(
-            "SELECT COUNT(*) FROM replies WHERE address = ? AND at > ?",
-            (address, since)).fetchone()
+            "SELECT COUNT(*) FROM replies WHERE address = ? AND at > ? AND kind = ?",
+            (address, since, kind)).fetchone()
         return count
+
+    def oldest_since(self, address: str, since: int, kind: str = "refused") -> int | None:
+        """The earliest explanation of ``kind`` to ``address`` after ``since`` (None: none)."""
+        (oldest,) = self._connection.execute(
+            "SELECT MIN(at) FROM replies WHERE address = ? AND at > ? AND kind = ?",
+            (address, since, kind)).fetchone()
+        return oldest
 
     def forget_until(self, until: int) -> None:
         self._connection.execute("DELETE FROM replies WHERE at <= ?", (until,))
 
-    def add(self, address: str, at: int) -> None:
-        self._connection.execute("INSERT INTO replies VALUES (?, ?)", (address, at))
+    def add(self, address: str, at: int, kind: str = "refused") -> None:
+        self._connection.execute("INSERT INTO replies (address, at, kind) VALUES (?, ?, ?)",
+                                 (address, at, kind))
 
 
 @dataclass(frozen=True)
