@@ -476,5 +476,5 @@ def test_a_bounce_of_a_player_s_address_is_in_the_organiser_s_report(lab, host):
         if bounced:
             break
         time.sleep(0.5)
-    assert [(item["address"], item["player"], item["game"]) for item in bounced] == \
-        [(nobody, f"Nobody {names.tag}", game)], bounced
+    assert [(item["address"], item["game"]) for item in bounced] == [(nobody, game)], bounced
+    assert f"Nobody {names.tag}" in bounced[0]["player"], bounced
