@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ipaddress
 import os
+import signal
 import smtplib
 import ssl
 import stat
@@ -35,6 +36,7 @@ SECURITY_MODES = ("starttls", "tls", "none")
 DEFAULT_PORTS = {"starttls": 587, "tls": 465, "none": 25}
 SMTP_TIMEOUT = 30.0
 SENDMAIL_TIMEOUT = 60.0
+KILLED_PROGRAM_WAIT = 5.0      # for the output of a program killed at its timeout
 ENV = {"host": "TOMIS_SMTP_HOST", "port": "TOMIS_SMTP_PORT", "user": "TOMIS_SMTP_USER",
        "from": "TOMIS_SMTP_FROM", "starttls": "TOMIS_SMTP_STARTTLS",
        "security": "TOMIS_SMTP_SECURITY", "cafile": "TOMIS_SMTP_CAFILE",
@@ -356,23 +358,24 @@ def pipe_to_sendmail(message: EmailMessage | bytes, program: str, sender: str,
 
 
 def pipe_bytes_to_sendmail(data: bytes, program: str, sender: str,
-                           recipients: list[str]) -> None:
+                           recipients: list[str], timeout: float = SENDMAIL_TIMEOUT) -> None:
     """:func:`pipe_to_sendmail` for the bytes of a message already written and checked
-    (:func:`message_bytes`)."""
+    (:func:`message_bytes`). A program that has not finished within ``timeout`` seconds is
+    ended with every process it started (see :func:`_run_program`)."""
     # A local program reads Unix line ends; the header checks of message_bytes hold for
     # the CRLF form, and only the line ends differ.
     data = data.replace(b"\r\n", b"\n")
     try:
-        done = subprocess.run([program, "-i", "-f", sender, "--", *recipients], input=data,
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                              timeout=SENDMAIL_TIMEOUT, check=False)
+        done = _run_program([program, "-i", "-f", sender, "--", *recipients], data, timeout)
     except FileNotFoundError:
         raise MailError(f"no program {program} ({ENV['sendmail']} or sendmail = in "
                         "[smtp])") from None
     except PermissionError:
         raise MailError(f"{program} cannot be run (permission denied)") from None
-    except subprocess.TimeoutExpired:
-        raise MailError(f"{program} did not finish within {SENDMAIL_TIMEOUT:g} s") from None
+    except subprocess.TimeoutExpired as late:
+        said = _program_said(late.stderr or late.output or b"")
+        raise MailError(f"{program} did not finish within {timeout:g} s" +
+                        (f": {said}" if said else "")) from None
     except OSError as exc:
         raise MailError(f"cannot run {program}: {exc.strerror or exc}") from None
     if done.returncode != 0:
@@ -380,6 +383,42 @@ def pipe_bytes_to_sendmail(data: bytes, program: str, sender: str,
         failure = _refused(done.returncode in PERMANENT_EXITS)
         raise failure(f"{program} exited with status {done.returncode}" +
                       (f": {said}" if said else ""))
+
+
+def _run_program(command: list[str], data: bytes, timeout: float) -> subprocess.CompletedProcess:
+    """``command`` with ``data`` on its stdin, in a session of its own. Postfix's sendmail
+    hands the message to its setgid ``postdrop``; where the setgid bit is not honoured
+    (systemd's ``NoNewPrivileges``), postdrop retries for ever, and killing sendmail alone
+    would leave it looping. So on a timeout the whole process group goes, and what the
+    program wrote to stderr travels with the :class:`subprocess.TimeoutExpired`."""
+    with subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, start_new_session=True) as process:
+        try:
+            stdout, stderr = process.communicate(data, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            _kill_group(process.pid)
+            stdout, stderr = _what_is_left(process)
+            raise subprocess.TimeoutExpired(command, timeout, stdout, stderr) from None
+        except BaseException:
+            _kill_group(process.pid)
+            raise
+    return subprocess.CompletedProcess(command, process.returncode, stdout, stderr)
+
+
+def _what_is_left(process: subprocess.Popen) -> tuple[bytes, bytes]:
+    """What a killed program had written. Its pipes close once every process of its group
+    has gone; one that left the group and holds them is not waited for long."""
+    try:
+        return process.communicate(timeout=KILLED_PROGRAM_WAIT)
+    except subprocess.TimeoutExpired:
+        return b"", b""
+
+
+def _kill_group(leader: int) -> None:
+    try:
+        os.killpg(leader, signal.SIGKILL)
+    except ProcessLookupError:          # it ended on its own meanwhile
+        pass
 
 
 def _program_said(output: bytes) -> str:

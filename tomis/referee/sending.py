@@ -39,6 +39,10 @@ FIRST_DELAY = 60               # seconds before the first retry ...
 MAX_DELAY = 6 * 3600           # ... doubling each time up to this
 GIVE_UP_AFTER = 5 * 86_400     # seconds after queuing: then the message is marked failed
 SMTP_TIMEOUT = 10.0            # each wait on the server: a stop request waits at most this
+# A local sendmail only writes the message into the mail server's queue, in far less than
+# this; one that takes longer is stuck (postfix's postdrop without its setgid bit loops for
+# ever), and a message waiting longer would hold up the rest of the queue and a stop request.
+SENDMAIL_TIMEOUT = 10.0
 OUTBOX_MODE = 0o600            # an outbox message holds its player's reply token
 
 
@@ -205,7 +209,7 @@ def _to_sendmail(program: str, queued: Queued) -> None:
     """``PROGRAM -i -f ADDR -- RECIPIENT`` (:func:`tomis.outgoing.sending.pipe_to_sendmail`):
     never ``-t``, so no header picks recipients."""
     outgoing_sending.pipe_bytes_to_sendmail(queued.raw, program, queued.envelope_from,
-                                            [queued.envelope_to])
+                                            [queued.envelope_to], timeout=SENDMAIL_TIMEOUT)
 
 
 def _to_smtp(config: str | None, queued: Queued) -> None:
