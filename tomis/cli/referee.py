@@ -39,13 +39,17 @@ def referee():
                    "or one .eml file each in DIR.")
 @click.option("--config", "config_file", type=click.Path(dir_okay=False, exists=True),
               help="The mail settings file (as TOMIS_MAIL_CONFIG), for --send-by smtp.")
-def init(db, address, name, send_by, config_file):
+@click.option("--outage-after", "outage_after", default="1h", show_default=True,
+              metavar="DURATION|off",
+              help="A longer gap in which the referee took no mail and did not tick is its "
+                   "own outage, given back to the clocks that ran in it (like 90m, 6h, 2d).")
+def init(db, address, name, send_by, config_file, outage_after):
     """Create the referee's store DB (refuses an existing file)."""
     from ..referee import service
 
     if send_by == "smtp" and config_file is None:
         raise click.UsageError("--send-by smtp needs --config FILE, the mail settings file")
-    service.init(db, address, name, send_by, config_file)
+    service.init(db, address, name, send_by, config_file, outage_after)
     click.echo(f"created {db}: the referee {address}, sending by {send_by}", err=True)
 
 
@@ -278,6 +282,22 @@ def adjudicate(db, number, result, reason, now):
 
     _say_unsent(organiser.adjudicate(db, number, result, reason, _clock(now)))
     click.echo(f"game {number}: {result}, adjudicated", err=True)
+
+
+@referee.command()
+@_db
+@_number
+@click.argument("side", type=click.Choice(["white", "black"]))
+@click.argument("duration", metavar="DURATION")
+@_reason
+@_now_option
+def credit(db, number, side, duration, reason, now):
+    """Give SIDE of game N more time, DURATION like 90m, 6h, 2d or 1d12h; both players
+    are told, the record keeps it ([%credit SIDE DURATION] and the reason)."""
+    from ..referee import organiser
+
+    _say_unsent(organiser.credit(db, number, organiser.side_of(side), duration, reason, _clock(now)))
+    click.echo(f"game {number}: {side} given {duration}", err=True)
 
 
 @referee.command()

@@ -21,6 +21,7 @@ from .games import RefereedGame
 from .inbound import MAX_MESSAGE_BYTES, valid_id
 from .queueing import CHAT_WINDOW, WHY_WINDOW, Config, load_config, queue_letter, queue_update
 from .composing import HELP_LINES, Addressee
+from .outages import OUTAGE_AFTER, DEFAULT_OUTAGE_AFTER, note_take, outage_after_setting
 from .process import expire, process_pending
 from .sending import Unsent, parse_method, send_queued
 from .store import Store
@@ -35,8 +36,10 @@ class RefereeError(TomisError):
 
 # --------------------------------------------------------------------------- init, new
 
-def init(path: str, address: str, name: str | None, send_by: str, config_file: str | None) -> None:
-    """Create the store at ``path``: the referee's address and name, how it sends, its secret."""
+def init(path: str, address: str, name: str | None, send_by: str, config_file: str | None,
+         outage_after: str = DEFAULT_OUTAGE_AFTER) -> None:
+    """Create the store at ``path``: the referee's address and name, how it sends, its
+    secret, and the longest gap between two takes of mail that is no outage."""
     local, _, domain = address.rpartition("@")
     try:
         Address(username=local, domain=domain)
@@ -55,7 +58,8 @@ def init(path: str, address: str, name: str | None, send_by: str, config_file: s
     except ValueError as error:
         raise RefereeError(f"--send-by {send_by!r}: {error}") from None
     values = {"address": address.lower(), "name": _name(name or "Tomis referee", "--name"),
-              "send_by": send_by, "secret": tokens.new_secret()}
+              "send_by": send_by, "secret": tokens.new_secret(),
+              OUTAGE_AFTER: outage_after_setting(outage_after)}
     if config_file:
         values["config"] = os.path.abspath(config_file)
     Store.create(path, values)
@@ -153,7 +157,9 @@ def store_message(store: Store, raw: bytes, oversized: bool, recipient: str | No
 
 
 def after_storing(store: Store, config: Config, now: int) -> list[Unsent]:
-    """Steps 2 and 3 of deliver: process what is stored, send what was queued."""
+    """Steps 2 and 3 of deliver: process what is stored, send what was queued. The take
+    is noted first: an outage it ends is credited before any message is decided."""
+    note_take(store, config, now, ticked=False)
     process_pending(store, config)
     return send_queued(store, config.settings, now=now, retry=False)
 
@@ -240,6 +246,9 @@ def tick(path: str, now: int, stop: Callable[[], bool] = lambda: False) -> TickR
     store, config = connect(path)
     with store:
         report = TickReport()
+        # An outage is credited before anything is decided: nobody loses on time for a
+        # moment in which the referee could not hear them.
+        note_take(store, config, now, ticked=True)
         report.processed = process_pending(store, config)
         for number in store.games.due(now):
             with store.transaction():

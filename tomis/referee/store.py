@@ -166,6 +166,14 @@ CREATE TABLE page_parts (name TEXT PRIMARY KEY, fingerprint TEXT NOT NULL,
 """,
     2: """
 -- The club's first week (issues 40 and 41): each part adds its statements below.
+-- tnote: when the referee last took mail (deliver, fetch, run, tick), in one row, and
+-- whether it has ticked since: a gap longer than the outage_after setting between two
+-- takes is the referee's own outage, credited to the clocks that ran in it. Each outage
+-- found is kept for the organiser (the newest MAX_OUTAGES_KEPT).
+CREATE TABLE takes (id INTEGER PRIMARY KEY CHECK (id = 1), last INTEGER NOT NULL,
+    ticked INTEGER NOT NULL DEFAULT 0);
+CREATE TABLE outages (id INTEGER PRIMARY KEY, begins INTEGER NOT NULL,
+    ends INTEGER NOT NULL, games INTEGER NOT NULL);
 """,
 }
 
@@ -225,6 +233,7 @@ class Store:
         self.folders = Folders(connection)
         self.published = Published(connection)
         self.page_parts = PageParts(connection)
+        self.takes = Takes(connection)
 
     # ------------------------------------------------------------------ open and close
     @classmethod
@@ -876,6 +885,59 @@ class PageParts:
             "INSERT INTO page_parts (name, fingerprint, data) VALUES (?, ?, ?) "
             "ON CONFLICT (name) DO UPDATE SET fingerprint = excluded.fingerprint, "
             "data = excluded.data", (name, part.fingerprint, part.data))
+
+
+# --------------------------------------------------------------------------- takes and outages
+
+MAX_OUTAGES_KEPT = 100
+
+
+@dataclass(frozen=True)
+class TakeMark:
+    """When the referee last took mail, and whether it has ticked at least once."""
+
+    last: int
+    ticked: bool
+
+
+@dataclass(frozen=True)
+class OutageRow:
+    """An outage the referee found: from ``begins`` to ``ends``, credited in ``games`` games."""
+
+    begins: int
+    ends: int
+    games: int
+
+
+class Takes:
+    """The last time the referee took mail (one row, never more), and the outages found."""
+
+    def __init__(self, connection: sqlite3.Connection):
+        self._connection = connection
+
+    def mark(self) -> TakeMark | None:
+        row = self._connection.execute("SELECT last, ticked FROM takes WHERE id = 1").fetchone()
+        return None if row is None else TakeMark(row[0], bool(row[1]))
+
+    def note(self, now: int, ticked: bool) -> None:
+        """A take at ``now`` (a clock stepped back keeps the later time); ``ticked`` once
+        tick has run stays so."""
+        self._connection.execute(
+            "INSERT INTO takes (id, last, ticked) VALUES (1, ?, ?) ON CONFLICT (id) DO UPDATE "
+            "SET last = max(last, excluded.last), ticked = max(ticked, excluded.ticked)",
+            (now, int(ticked)))
+
+    def add_outage(self, outage: OutageRow) -> None:
+        self._connection.execute("INSERT INTO outages (begins, ends, games) VALUES (?, ?, ?)",
+                                 (outage.begins, outage.ends, outage.games))
+        self._connection.execute(
+            "DELETE FROM outages WHERE id NOT IN (SELECT id FROM outages ORDER BY id DESC "
+            "LIMIT ?)", (MAX_OUTAGES_KEPT,))
+
+    def outages(self) -> list[OutageRow]:
+        """The outages found, oldest first."""
+        return [OutageRow(*row) for row in self._connection.execute(
+            "SELECT begins, ends, games FROM outages ORDER BY id")]
 
 
 # --------------------------------------------------------------------------- IMAP folders

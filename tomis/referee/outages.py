@@ -1,0 +1,94 @@
+"""The referee's own outages, credited to the clocks (docs/REFEREE.md, "Outages").
+
+Every take of mail (``deliver``, ``fetch``, ``run``'s rounds, ``tick``) is noted in the
+store. Once the referee has ticked at least once, a take that comes more than the
+``outage_after`` setting after the one before finds an outage: from the last take to this
+one, nobody could be heard. Before anything else in that take is decided (a message, a
+time-out), every game in play whose clock ran in the gap gets ``[%outage BEGINS ENDS]``
+in its record (from the later of the last take and the game's last stamp), which gives its
+side to act that running time back, and both players are told.
+"""
+
+from __future__ import annotations
+
+from ..errors import TomisError
+from ..notation import clock
+from .durations import format_setting_duration, parse_setting_duration
+from .games import RefereedGame
+from .queueing import Config, queue_update
+from .store import OutageRow, Store
+
+OUTAGE_AFTER = "outage_after"            # the settings key
+DEFAULT_OUTAGE_AFTER = "1h"
+
+
+def outage_after(settings: dict[str, str]) -> int | None:
+    """The longest gap between two takes that is no outage, in seconds; None: off."""
+    return parse_setting_duration(settings.get(OUTAGE_AFTER, DEFAULT_OUTAGE_AFTER), True,
+                                  "--outage-after")
+
+
+def outage_after_setting(text: str) -> str:
+    """``--outage-after``'s value as the store keeps it (``1h``, ``off``); a bad one is a
+    one-line :class:`~.durations.DurationError`. For ``init`` and ``settings`` alike."""
+    return format_setting_duration(parse_setting_duration(text, True, "--outage-after"))
+
+
+def set_outage_after(store: Store, text: str) -> str:
+    """Keep ``text`` as the store's ``outage_after`` (in the caller's transaction); the
+    value kept. What a ``settings --outage-after`` calls."""
+    value = outage_after_setting(text)
+    store.set_setting(OUTAGE_AFTER, value)
+    return value
+
+
+def note_take(store: Store, config: Config, now: int, *, ticked: bool) -> OutageRow | None:
+    """Note that the referee takes mail at ``now`` (``ticked``: this is tick), crediting the
+    gap since the last take first when it is an outage; the outage found, or None."""
+    with store.transaction():
+        mark = store.takes.mark()
+        longest = outage_after(config.settings)
+        found = None
+        if mark is not None and mark.ticked and longest is not None and now - mark.last > longest:
+            found = OutageRow(mark.last, now, credit_outage(store, config, mark.last, now))
+            store.takes.add_outage(found)
+        store.takes.note(now, ticked)
+    return found
+
+
+def credit_outage(store: Store, config: Config, begins: int, ends: int) -> int:
+    """Write the outage into every game in play whose clock ran in it; how many."""
+    credited = 0
+    for number in store.games.numbers(in_play=True):
+        game = RefereedGame.load(store, number)
+        if game is not None and credit_game(store, config, game, begins, ends):
+            credited += 1
+    return credited
+
+
+def credit_game(store: Store, config: Config, game: RefereedGame, begins: int, ends: int) -> bool:
+    """``[%outage]`` in ``game`` for the part of ``begins``..``ends`` in which its side to
+    act's clock ran, both players told; False when no clock ran in it."""
+    ran, side = game.clock(), game.to_move
+    if ran is None or side is None or ran.since is None:
+        return False
+    begins = max(begins, ran.since, _last_outage_end(game))
+    if clock.running_time(ran.leaves, side, begins, ends) <= 0:
+        return False
+    try:
+        game.library.record_outage(begins, ends)
+    except TomisError:
+        return False                  # a record the library will not extend stays as it is
+    game.record_changed()
+    words = (f"The referee could not take mail from {clock.format_stamp(begins)} to "
+             f"{clock.format_stamp(ends)}; that time was given back to your clocks.")
+    for seat in (0, 1):
+        queue_update(store, config, game, seat, "time given back", [words], None, [], ends)
+    game.save(store)
+    return True
+
+
+def _last_outage_end(game: RefereedGame) -> int:
+    """Where the game's last recorded outage ended (outages never overlap), else 0."""
+    outages = game.facts().outages
+    return outages[-1].ends if outages else 0
