@@ -6,6 +6,7 @@ writes ``[%credit]``. Through the CLI in process on a real store, with ``--now``
 from __future__ import annotations
 
 import re
+import sqlite3
 
 import pytest
 
@@ -57,7 +58,7 @@ def _clocks(text, now):
 # --------------------------------------------------------------------------- outages
 
 def test_a_three_hour_gap_between_ticks_is_credited_to_the_running_clocks_only(tmp_path):
-    lab = Lab(tmp_path, time_control="30d+3d")
+    lab = Lab(tmp_path, time_control="30d+3d", outage_after="1h")
     untimed = _new(lab)
     ended = _new(lab, "--time-control", "30d")
     _ok("referee", "adjudicate", lab.db, ended, "1-0", "--reason", "a mistake",
@@ -82,7 +83,7 @@ def test_a_three_hour_gap_between_ticks_is_credited_to_the_running_clocks_only(t
 
 
 def test_a_short_gap_and_a_referee_that_never_ticked_credit_nothing(tmp_path):
-    lab = Lab(tmp_path)
+    lab = Lab(tmp_path, outage_after="1h")
     # Before the first tick nothing is known of the referee's rounds: no outage.
     lab.deliver(lab.reply(0, "B@e1"), "2026-11-23T15:00Z")
     _tick(lab, "2026-11-23T16:00Z")
@@ -91,7 +92,7 @@ def test_a_short_gap_and_a_referee_that_never_ticked_credit_nothing(tmp_path):
 
 
 def test_outage_after_off_credits_nothing_and_a_bad_value_creates_no_store(tmp_path):
-    lab = Lab(tmp_path)
+    lab = Lab(tmp_path, outage_after="1h")
     lab.query("UPDATE settings SET value = 'off' WHERE key = 'outage_after'")
     _tick(lab, "2026-11-23T11:00Z")
     _tick(lab, "2026-11-23T20:00Z")
@@ -102,20 +103,31 @@ def test_outage_after_off_credits_nothing_and_a_bad_value_creates_no_store(tmp_p
     assert "--outage-after '3 hours': a duration is written like 90m, 6h, 2d or 1d12h, or off" \
         in said.output
     assert not bad.exists()
-    other = tmp_path / "other.db"
-    _ok("referee", "init", other, "--address", REFEREE, "--send-by", "outbox:x",
-        "--outage-after", "off")
-    import sqlite3
-    with sqlite3.connect(other) as connection:
-        assert connection.execute("SELECT value FROM settings WHERE key = 'outage_after'"
-                                  ).fetchall() == [("off",)]
+    for name, given, kept in [("off.db", ["--outage-after", "off"], "off"),
+                              ("90m.db", ["--outage-after", "90m"], "1h30m"),
+                              ("default.db", [], "1h")]:
+        _ok("referee", "init", tmp_path / name, "--address", REFEREE, "--send-by", "outbox:x",
+            *given)
+        with sqlite3.connect(tmp_path / name) as connection:
+            assert connection.execute("SELECT value FROM settings WHERE key = 'outage_after'"
+                                      ).fetchall() == [(kept,)]
+
+
+def test_fetch_is_a_take_that_credits_the_outage_it_ends(tmp_path):
+    lab = Lab(tmp_path, outage_after="1h")
+    maildir = tmp_path / "Maildir"
+    for part in ("new", "cur", "tmp"):
+        (maildir / part).mkdir(parents=True)
+    _tick(lab, "2026-11-23T11:00Z")
+    _ok("referee", "fetch", lab.db, "--maildir", maildir, "--now", "2026-11-23T14:00Z")
+    assert "{[%outage 2026-11-23T11:00Z 2026-11-23T14:00Z]}" in lab.record()
 
 
 def test_an_outage_is_credited_before_tick_looks_at_time_outs(tmp_path):
     # 1d each: White is to act from 10:00, so its time runs out at 10:00 the next day,
     # while the referee heard nothing from 11:00 to 12:00 the next day.
     (tmp_path / "on").mkdir()
-    credited = Lab(tmp_path / "on", time_control="1d")
+    credited = Lab(tmp_path / "on", time_control="1d", outage_after="1h")
     _tick(credited, "2026-11-23T11:00Z")
     _tick(credited, "2026-11-24T12:00Z")
     assert "[%outage 2026-11-23T11:00Z 2026-11-24T12:00Z]" in credited.record()
@@ -124,7 +136,7 @@ def test_an_outage_is_credited_before_tick_looks_at_time_outs(tmp_path):
     assert "B@e1 {[%ts 2026-11-24T12:30Z]}" in credited.record()
     # The same gap with outages off: White loses on time at that tick.
     (tmp_path / "off").mkdir()
-    lost = Lab(tmp_path / "off", time_control="1d")
+    lost = Lab(tmp_path / "off", time_control="1d", outage_after="1h")
     lost.query("UPDATE settings SET value = 'off' WHERE key = 'outage_after'")
     _tick(lost, "2026-11-23T11:00Z")
     _tick(lost, "2026-11-24T12:00Z")
@@ -132,7 +144,7 @@ def test_an_outage_is_credited_before_tick_looks_at_time_outs(tmp_path):
 
 
 def test_deliver_credits_the_outage_it_ends_before_the_action_it_brings(tmp_path):
-    lab = Lab(tmp_path, time_control="1d")
+    lab = Lab(tmp_path, time_control="1d", outage_after="1h")
     _tick(lab, "2026-11-23T11:00Z")
     lab.deliver(lab.reply(0, "B@e1"), "2026-11-23T15:00Z")
     text = lab.record()
@@ -143,7 +155,7 @@ def test_deliver_credits_the_outage_it_ends_before_the_action_it_brings(tmp_path
 
 
 def test_the_credited_record_reads_in_tomis_clock_as_the_referee_mailed_it(tmp_path):
-    lab = Lab(tmp_path)
+    lab = Lab(tmp_path, outage_after="1h")
     _tick(lab, "2026-11-23T11:00Z")
     _tick(lab, "2026-11-23T14:00Z")
     mailed = body_of(lab.last_to(0))
@@ -162,7 +174,7 @@ def test_the_credited_record_reads_in_tomis_clock_as_the_referee_mailed_it(tmp_p
 # --------------------------------------------------------------------------- credit
 
 def test_the_organiser_credits_a_side_and_both_players_are_told(tmp_path):
-    lab = Lab(tmp_path, time_control="1d")
+    lab = Lab(tmp_path, time_control="1d", outage_after="1h")
     lab.deliver(lab.reply(0, "B@e1"), "2026-11-23T11:00Z")
     lab.new_messages()
     _ok("referee", "credit", lab.db, lab.game, "black", "1d12h", "--reason",
@@ -189,7 +201,7 @@ def test_credit_refuses_a_bad_duration_in_one_line_and_changes_nothing(tmp_path,
 
 
 def test_credit_refuses_what_it_cannot_give(tmp_path):
-    lab = Lab(tmp_path, time_control="1d")
+    lab = Lab(tmp_path, time_control="1d", outage_after="1h")
     before = lab.record()
     late = _fails("referee", "credit", lab.db, lab.game, "white", "1h", "--reason", "x",
                   "--now", "2026-11-24T10:01Z")
