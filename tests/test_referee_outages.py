@@ -77,6 +77,10 @@ def test_a_three_hour_gap_between_ticks_is_credited_to_the_running_clocks_only(t
     assert all(TOLD in body_of(m) for m in told)
     assert lab.query("SELECT begins, ends, games FROM outages") == [
         (clock.parse_stamp("2026-11-23T11:00Z"), clock.parse_stamp("2026-11-23T14:00Z"), 1)]
+    # The game's page shows it, as its record does.
+    _ok("referee", "page", lab.db, "-o", tmp_path / "pages", "--now", "2026-11-23T14:00Z")
+    page = (tmp_path / "pages" / f"game-{lab.game}.html").read_text(encoding="utf-8")
+    assert "[%outage 2026-11-23T11:00Z 2026-11-23T14:00Z]" in page
     # The next tick is no outage, and the record is not credited twice.
     _tick(lab, "2026-11-23T14:30Z")
     assert _record(lab, lab.game) == text and lab.new_messages() == []
