@@ -72,9 +72,14 @@ def test_a_three_hour_gap_between_ticks_is_credited_to_the_running_clocks_only(t
     # White, to act since 10:00, used 10:00-11:00 and 14:00-15:00; the 3 hours between
     # are given back. Black's clock did not run.
     assert _clocks(text, "2026-11-23T15:00Z") == (30 * DAY - 2 * HOUR, 30 * DAY)
+    # Both players are told in the next message each gets, and once.
+    assert lab.new_messages() == []
+    lab.deliver(lab.reply(0, "B@e1"), "2026-11-23T14:10Z")
     told = lab.new_messages()
     assert sorted(str(m["To"]) for m in told) == sorted([ANA, BO])
     assert all(TOLD in body_of(m) for m in told)
+    lab.deliver(lab.reply(1, "B@d8"), "2026-11-23T14:20Z")
+    assert not any(TOLD in body_of(m) for m in lab.new_messages())
     assert lab.query("SELECT begins, ends, games FROM outages") == [
         (clock.parse_stamp("2026-11-23T11:00Z"), clock.parse_stamp("2026-11-23T14:00Z"), 1)]
     # The game's page shows it, as its record does.
@@ -82,8 +87,9 @@ def test_a_three_hour_gap_between_ticks_is_credited_to_the_running_clocks_only(t
     page = (tmp_path / "pages" / f"game-{lab.game}.html").read_text(encoding="utf-8")
     assert "[%outage 2026-11-23T11:00Z 2026-11-23T14:00Z]" in page
     # The next tick is no outage, and the record is not credited twice.
+    text = _record(lab, lab.game)
     _tick(lab, "2026-11-23T14:30Z")
-    assert _record(lab, lab.game) == text and lab.new_messages() == []
+    assert _record(lab, lab.game) == text and text.count("[%outage") == 1
 
 
 def test_a_short_gap_and_a_referee_that_never_ticked_credit_nothing(tmp_path):
@@ -161,8 +167,9 @@ def test_deliver_credits_the_outage_it_ends_before_the_action_it_brings(tmp_path
 def test_the_credited_record_reads_in_tomis_clock_as_the_referee_mailed_it(tmp_path):
     lab = Lab(tmp_path, outage_after="1h")
     _tick(lab, "2026-11-23T11:00Z")
-    _tick(lab, "2026-11-23T14:00Z")
+    lab.deliver(lab.reply(0, "B@e1"), "2026-11-23T14:00Z")     # ends the outage
     mailed = body_of(lab.last_to(0))
+    assert TOLD in mailed
     path = tmp_path / "game.tgn"
     path.write_text(_record(lab, lab.game), encoding="utf-8")
     shown = _ok("clock", path, "--now", "2026-11-23T14:00Z").stdout.splitlines()
@@ -171,8 +178,8 @@ def test_the_credited_record_reads_in_tomis_clock_as_the_referee_mailed_it(tmp_p
     for line in sides:
         name = "White (Ana Lungu)" if line.startswith("White") else "Black (Bo Marin)"
         assert name + line[5:] in mailed, (line, mailed)
-    assert "29d 23h left" in sides[0]               # 1h used: 10:00-11:00
-    assert _clocks(path.read_text(), "2026-11-23T14:00Z") == (30 * DAY - HOUR, 30 * DAY)
+    assert "32d 23h left" in sides[0]               # 1h used, 10:00-11:00, and 3d more
+    assert _clocks(path.read_text(), "2026-11-23T14:00Z") == (33 * DAY - HOUR, 30 * DAY)
 
 
 # --------------------------------------------------------------------------- credit

@@ -202,7 +202,7 @@ def fetch(path: str, mailbox: Mailbox, clock: Callable[[], int], *,
     they caused; ``clock()`` stamps each as it is stored."""
     store, config = connect(path)
     with store:
-        note_take(store, config, clock(), ticked=False)     # an outage it ends, credited first
+        note_take(store, config.settings, clock(), ticked=False)     # an outage it ends, credited first
         messages = mailbox.messages(store)
         try:
             taken = take_all(store, config, messages, clock, stop, log)

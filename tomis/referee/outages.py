@@ -6,7 +6,9 @@ store. Once the referee has ticked at least once, a take that comes more than th
 one, nobody could be heard. Before anything else in that take is decided (a message, a
 time-out), every game in play whose clock ran in the gap gets ``[%outage BEGINS ENDS]``
 in its record (from the later of the last take and the game's last stamp), which gives its
-side to act that running time back, and both players are told.
+side to act that running time back. Both players are told in the next message each gets
+(:func:`notice_lines`, called as it is queued): composing two messages for every game at
+once would hold the store's lock for minutes in a big club.
 """
 
 from __future__ import annotations
@@ -15,7 +17,6 @@ from ..errors import TomisError
 from ..notation import clock
 from .durations import format_setting_duration, parse_setting_duration
 from .games import RefereedGame
-from .queueing import Config, queue_update
 from .store import OutageRow, Store
 
 OUTAGE_AFTER = "outage_after"            # the settings key
@@ -42,33 +43,34 @@ def set_outage_after(store: Store, text: str) -> str:
     return value
 
 
-def note_take(store: Store, config: Config, now: int, *, ticked: bool) -> OutageRow | None:
+def note_take(store: Store, settings: dict[str, str], now: int, *, ticked: bool) -> OutageRow | None:
     """Note that the referee takes mail at ``now`` (``ticked``: this is tick), crediting the
-    gap since the last take first when it is an outage; the outage found, or None."""
+    gap since the last take first when it is an outage (``settings``: the store's); the
+    outage found, or None."""
     with store.transaction():
         mark = store.takes.mark()
-        longest = outage_after(config.settings)
+        longest = outage_after(settings)
         found = None
         if mark is not None and mark.ticked and longest is not None and now - mark.last > longest:
-            found = OutageRow(mark.last, now, credit_outage(store, config, mark.last, now))
+            found = OutageRow(mark.last, now, credit_outage(store, mark.last, now))
             store.takes.add_outage(found)
         store.takes.note(now, ticked)
     return found
 
 
-def credit_outage(store: Store, config: Config, begins: int, ends: int) -> int:
+def credit_outage(store: Store, begins: int, ends: int) -> int:
     """Write the outage into every game in play whose clock ran in it; how many."""
     credited = 0
     for number in store.games.numbers(in_play=True):
         game = RefereedGame.load(store, number)
-        if game is not None and credit_game(store, config, game, begins, ends):
+        if game is not None and credit_game(store, game, begins, ends):
             credited += 1
     return credited
 
 
-def credit_game(store: Store, config: Config, game: RefereedGame, begins: int, ends: int) -> bool:
+def credit_game(store: Store, game: RefereedGame, begins: int, ends: int) -> bool:
     """``[%outage]`` in ``game`` for the part of ``begins``..``ends`` in which its side to
-    act's clock ran, both players told; False when no clock ran in it."""
+    act's clock ran, both players to be told; False when no clock ran in it."""
     ran, side = game.clock(), game.to_move
     if ran is None or side is None or ran.since is None:
         return False
@@ -80,12 +82,18 @@ def credit_game(store: Store, config: Config, game: RefereedGame, begins: int, e
     except TomisError:
         return False                  # a record the library will not extend stays as it is
     game.record_changed()
-    words = (f"The referee could not take mail from {clock.format_stamp(begins)} to "
-             f"{clock.format_stamp(ends)}; that time was given back to your clocks.")
     for seat in (0, 1):
-        queue_update(store, config, game, seat, "time given back", [words], None, [], ends)
+        store.takes.add_notice(game.id, seat, begins, ends)
     game.save(store)
     return True
+
+
+def notice_lines(store: Store, game: int, side: int) -> list[str]:
+    """What ``side`` of ``game`` is not told yet of the outages credited to it, one line
+    each; taken from the store, so the message being queued is the one that tells them."""
+    return [f"The referee could not take mail from {clock.format_stamp(begins)} to "
+            f"{clock.format_stamp(ends)}; that time was given back to your clocks."
+            for begins, ends in store.takes.take_notices(game, side)]
 
 
 def _last_outage_end(game: RefereedGame) -> int:

@@ -159,7 +159,7 @@ def store_message(store: Store, raw: bytes, oversized: bool, recipient: str | No
 def after_storing(store: Store, config: Config, now: int) -> list[Unsent]:
     """Steps 2 and 3 of deliver: process what is stored, send what was queued. The take
     is noted first: an outage it ends is credited before any message is decided."""
-    note_take(store, config, now, ticked=False)
+    note_take(store, config.settings, now, ticked=False)
     process_pending(store, config)
     return send_queued(store, config.settings, now=now, retry=False)
 
@@ -248,7 +248,7 @@ def tick(path: str, now: int, stop: Callable[[], bool] = lambda: False) -> TickR
         report = TickReport()
         # An outage is credited before anything is decided: nobody loses on time for a
         # moment in which the referee could not hear them.
-        note_take(store, config, now, ticked=True)
+        note_take(store, config.settings, now, ticked=True)
         report.processed = process_pending(store, config)
         for number in store.games.due(now):
             with store.transaction():

@@ -169,7 +169,12 @@ CREATE TABLE page_parts (name TEXT PRIMARY KEY, fingerprint TEXT NOT NULL,
 -- tnote: when the referee last took mail (deliver, fetch, run, tick), in one row, and
 -- whether it has ticked since: a gap longer than the outage_after setting between two
 -- takes is the referee's own outage, credited to the clocks that ran in it. Each outage
--- found is kept for the organiser (the newest MAX_OUTAGES_KEPT).
+-- found is kept for the organiser (the newest MAX_OUTAGES_KEPT). Each player of a credited
+-- game is told in the next message they get (outage_notices, taken when it is queued):
+-- telling a whole club at once would hold the store's lock for minutes.
+CREATE TABLE outage_notices (game INTEGER NOT NULL, side INTEGER NOT NULL,
+    begins INTEGER NOT NULL, ends INTEGER NOT NULL);
+CREATE INDEX outage_notices_by_seat ON outage_notices (game, side);
 CREATE TABLE takes (id INTEGER PRIMARY KEY CHECK (id = 1), last INTEGER NOT NULL,
     ticked INTEGER NOT NULL DEFAULT 0);
 CREATE TABLE outages (id INTEGER PRIMARY KEY, begins INTEGER NOT NULL,
@@ -938,6 +943,23 @@ class Takes:
         """The outages found, oldest first."""
         return [OutageRow(*row) for row in self._connection.execute(
             "SELECT begins, ends, games FROM outages ORDER BY id")]
+
+    def add_notice(self, game: int, side: int, begins: int, ends: int) -> None:
+        """Tell ``side`` of ``game`` of an outage credited to it, in its next message."""
+        self._connection.execute(
+            "INSERT INTO outage_notices (game, side, begins, ends) VALUES (?, ?, ?, ?)",
+            (game, side, begins, ends))
+
+    def take_notices(self, game: int, side: int) -> list[tuple[int, int]]:
+        """The outages ``side`` of ``game`` is not told of yet, (begins, ends) oldest
+        first, forgotten as they are taken (the caller's message tells them)."""
+        rows = self._connection.execute(
+            "SELECT begins, ends FROM outage_notices WHERE game = ? AND side = ? "
+            "ORDER BY begins", (game, side)).fetchall()
+        if rows:
+            self._connection.execute("DELETE FROM outage_notices WHERE game = ? AND side = ?",
+                                     (game, side))
+        return [(begins, ends) for begins, ends in rows]
 
 
 # --------------------------------------------------------------------------- IMAP folders
