@@ -248,3 +248,20 @@ def test_settings_durations_take_one_form(text, can_be_off, seconds):
 def test_settings_durations_refuse_every_other_form(text, can_be_off):
     with pytest.raises(DurationError):
         parse_setting_duration(text, can_be_off)
+
+
+def test_the_setting_a_settings_command_changes_is_read_at_the_next_take(tmp_path):
+    from tomis.referee.outages import set_outage_after
+    from tomis.referee.store import Store
+
+    lab = Lab(tmp_path, outage_after="off")
+    with Store.open(str(lab.db)) as store:
+        with pytest.raises(DurationError, match="--outage-after '2 h'"):
+            with store.transaction():
+                set_outage_after(store, "2 h")
+        with store.transaction():
+            assert set_outage_after(store, "90m") == "1h30m"
+    _tick(lab, "2026-11-23T11:00Z")
+    _tick(lab, "2026-11-23T12:30Z")              # 90m: no outage yet
+    _tick(lab, "2026-11-23T14:01Z")
+    assert "{[%outage 2026-11-23T12:30Z 2026-11-23T14:01Z]}" in lab.record()
