@@ -382,6 +382,22 @@ def adjudicate(db, number, result, reason, now):
 @referee.command()
 @_db
 @_number
+@click.argument("side", type=click.Choice(["white", "black"]))
+@click.argument("duration", metavar="DURATION")
+@_reason
+@_now_option
+def credit(db, number, side, duration, reason, now):
+    """Give SIDE of game N more time, DURATION like 90m, 6h, 2d or 1d12h; both players
+    are told, the record keeps it ([%credit SIDE DURATION] and the reason)."""
+    from ..referee import organiser
+
+    _say_unsent(organiser.credit(db, number, organiser.side_of(side), duration, reason, _clock(now)))
+    click.echo(f"game {number}: {side} given {duration}", err=True)
+
+
+@referee.command()
+@_db
+@_number
 @_reason
 @_now_option
 def abort(db, number, reason, now):

@@ -26,6 +26,7 @@ from ..errors import TomisError, one_line, visible
 from ..mail import imap
 from .inbound import MAX_MESSAGE_BYTES
 from .queueing import Config
+from .outages import note_take
 from .process import process_pending
 from .sending import send_queued
 from .service import connect, store_message
@@ -201,6 +202,7 @@ def fetch(path: str, mailbox: Mailbox, clock: Callable[[], int], *,
     they caused; ``clock()`` stamps each as it is stored."""
     store, config = connect(path)
     with store:
+        note_take(store, config.settings, clock(), ticked=False)     # an outage it ends, credited first
         messages = mailbox.messages(store)
         try:
             taken = take_all(store, config, messages, clock, stop, log)

@@ -24,6 +24,7 @@ from .inbound import (MAX_ENVELOPE, MAX_MESSAGE_BYTES, envelope_addresses, envel
                       stored_envelope, valid_id)
 from .queueing import CHAT_WINDOW, WHY_WINDOW, Config, load_config, queue_letter, queue_update
 from .composing import HELP_LINES, Addressee
+from .outages import note_take
 from .process import STRANGER, expire, process_pending
 from .sending import Unsent, absolute_method, parse_method, send_queued
 from .store import Store
@@ -67,6 +68,8 @@ def init(path: str, address: str, name: str | None, send_by: str, config_file: s
         values["config"] = os.path.abspath(config_file)
     try:
         values.update(club.checked(club_settings or {}, values))
+        values.update({setting.key: setting.default for setting in club.SETTINGS
+                       if setting.default is not None and setting.key not in values})
     except club.SettingError as error:
         raise RefereeError(str(error)) from None
     Store.create(path, values)
@@ -209,7 +212,9 @@ def _another_copy(store: Store, key: str, envelope: list[str]) -> None:
 
 
 def after_storing(store: Store, config: Config, now: int) -> list[Unsent]:
-    """Steps 2 and 3 of deliver: process what is stored, send what was queued."""
+    """Steps 2 and 3 of deliver: process what is stored, send what was queued. The take
+    is noted first: an outage it ends is credited before any message is decided."""
+    note_take(store, config.settings, now, ticked=False)
     process_pending(store, config)
     return send_queued(store, config.settings, now=now, retry=False)
 
@@ -298,6 +303,9 @@ def tick(path: str, now: int, stop: Callable[[], bool] = lambda: False) -> TickR
     store, config = connect(path)
     with store:
         report = TickReport()
+        # An outage is credited before anything is decided: nobody loses on time for a
+        # moment in which the referee could not hear them.
+        note_take(store, config.settings, now, ticked=True)
         report.processed = process_pending(store, config)
         for number in store.games.due(now):
             with store.transaction():

@@ -192,6 +192,19 @@ UPDATE games SET acted_at = (SELECT MAX(stored_at) FROM inbox
 -- makes, and draws the kept parts and rows anew.
 UPDATE games SET summary = NULL;
 DELETE FROM page_parts;
+-- tnote: when the referee last took mail (deliver, fetch, run, tick), in one row, and
+-- whether it has ticked since: a gap longer than the outage_after setting between two
+-- takes is the referee's own outage, credited to the clocks that ran in it. Each outage
+-- found is kept for the organiser (the newest MAX_OUTAGES_KEPT). Each player of a credited
+-- game is told in the next message they get (outage_notices, taken when it is queued):
+-- telling a whole club at once would hold the store's lock for minutes.
+CREATE TABLE outage_notices (game INTEGER NOT NULL, side INTEGER NOT NULL,
+    begins INTEGER NOT NULL, ends INTEGER NOT NULL);
+CREATE INDEX outage_notices_by_seat ON outage_notices (game, side);
+CREATE TABLE takes (id INTEGER PRIMARY KEY CHECK (id = 1), last INTEGER NOT NULL,
+    ticked INTEGER NOT NULL DEFAULT 0);
+CREATE TABLE outages (id INTEGER PRIMARY KEY, begins INTEGER NOT NULL,
+    ends INTEGER NOT NULL, games INTEGER NOT NULL);
 """,
 }
 
@@ -258,6 +271,7 @@ class Store:
         self.published = Published(connection)
         self.page_parts = PageParts(connection)
         self.bounces = Bounces(connection)
+        self.takes = Takes(connection)
 
     # ------------------------------------------------------------------ open and close
     @classmethod
@@ -1068,6 +1082,76 @@ class PageParts:
             "INSERT INTO page_parts (name, fingerprint, data) VALUES (?, ?, ?) "
             "ON CONFLICT (name) DO UPDATE SET fingerprint = excluded.fingerprint, "
             "data = excluded.data", (name, part.fingerprint, part.data))
+
+
+# --------------------------------------------------------------------------- takes and outages
+
+MAX_OUTAGES_KEPT = 100
+
+
+@dataclass(frozen=True)
+class TakeMark:
+    """When the referee last took mail, and whether it has ticked at least once."""
+
+    last: int
+    ticked: bool
+
+
+@dataclass(frozen=True)
+class OutageRow:
+    """An outage the referee found: from ``begins`` to ``ends``, credited in ``games`` games."""
+
+    begins: int
+    ends: int
+    games: int
+
+
+class Takes:
+    """The last time the referee took mail (one row, never more), and the outages found."""
+
+    def __init__(self, connection: sqlite3.Connection):
+        self._connection = connection
+
+    def mark(self) -> TakeMark | None:
+        row = self._connection.execute("SELECT last, ticked FROM takes WHERE id = 1").fetchone()
+        return None if row is None else TakeMark(row[0], bool(row[1]))
+
+    def note(self, now: int, ticked: bool) -> None:
+        """A take at ``now`` (a clock stepped back keeps the later time); ``ticked`` once
+        tick has run stays so."""
+        self._connection.execute(
+            "INSERT INTO takes (id, last, ticked) VALUES (1, ?, ?) ON CONFLICT (id) DO UPDATE "
+            "SET last = max(last, excluded.last), ticked = max(ticked, excluded.ticked)",
+            (now, int(ticked)))
+
+    def add_outage(self, outage: OutageRow) -> None:
+        self._connection.execute("INSERT INTO outages (begins, ends, games) VALUES (?, ?, ?)",
+                                 (outage.begins, outage.ends, outage.games))
+        self._connection.execute(
+            "DELETE FROM outages WHERE id NOT IN (SELECT id FROM outages ORDER BY id DESC "
+            "LIMIT ?)", (MAX_OUTAGES_KEPT,))
+
+    def outages(self) -> list[OutageRow]:
+        """The outages found, oldest first."""
+        return [OutageRow(*row) for row in self._connection.execute(
+            "SELECT begins, ends, games FROM outages ORDER BY id")]
+
+    def add_notice(self, game: int, side: int, begins: int, ends: int) -> None:
+        """Tell ``side`` of ``game`` of an outage credited to it, in its next message."""
+        self._connection.execute(
+            "INSERT INTO outage_notices (game, side, begins, ends) VALUES (?, ?, ?, ?)",
+            (game, side, begins, ends))
+
+    def take_notices(self, game: int, side: int) -> list[tuple[int, int]]:
+        """The outages ``side`` of ``game`` is not told of yet, (begins, ends) oldest
+        first, forgotten as they are taken (the caller's message tells them)."""
+        rows = self._connection.execute(
+            "SELECT begins, ends FROM outage_notices WHERE game = ? AND side = ? "
+            "ORDER BY begins", (game, side)).fetchall()
+        if rows:
+            self._connection.execute("DELETE FROM outage_notices WHERE game = ? AND side = ?",
+                                     (game, side))
+        return [(begins, ends) for begins, ends in rows]
 
 
 # --------------------------------------------------------------------------- IMAP folders
