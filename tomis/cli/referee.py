@@ -39,13 +39,16 @@ def referee():
                    "or one .eml file each in DIR.")
 @click.option("--config", "config_file", type=click.Path(dir_okay=False, exists=True),
               help="The mail settings file (as TOMIS_MAIL_CONFIG), for --send-by smtp.")
-def init(db, address, name, send_by, config_file):
+@click.option("--received-by", "received_by", multiple=True, metavar="HOST",
+              help="A host of the club's mail system whose Received: fields say when a "
+                   "message came (repeatable: a backup MX too); deliver stamps actions so.")
+def init(db, address, name, send_by, config_file, received_by):
     """Create the referee's store DB (refuses an existing file)."""
     from ..referee import service
 
     if send_by == "smtp" and config_file is None:
         raise click.UsageError("--send-by smtp needs --config FILE, the mail settings file")
-    service.init(db, address, name, send_by, config_file)
+    service.init(db, address, name, send_by, config_file, received_by)
     click.echo(f"created {db}: the referee {address}, sending by {send_by}", err=True)
 
 
@@ -119,13 +122,17 @@ def run_deliver(db: str, recipient: str | None, at: int | None) -> int:
     with store:                 # closed on every path below, errors included
         try:
             at = int(time.time()) if at is None else at
-            service.store_message(store, raw, oversized, recipient, at)
+            stored = service.delivered(store, raw, oversized, recipient, at)
         except Exception as error:  # noqa: BLE001 -- anything before the commit: try again later
             click.echo(f"tomis referee deliver: not stored, try again later: "
                        f"{visible(str(error))}", err=True)
             return EX_TEMPFAIL
         try:
             _say_unsent(service.after_storing(store, config, at))
+            note = service.stamp_note(store, stored)
+            if note is not None:
+                click.echo(f"tomis referee deliver: message {stored.id}: {visible(note)}",
+                           err=True)
         except Exception as error:  # noqa: BLE001 -- stored: tick finishes the rest
             click.echo(f"tomis referee deliver: stored; the rest is left to tick: "
                        f"{visible(str(error))}", err=True)
@@ -374,6 +381,9 @@ def _mailbox(maildir: str | None, imap_place: str | None):
 
 def _log_outcome(outcome) -> None:
     click.echo(f"tomis referee: {outcome.log_line()}", err=True)
+    note = outcome.note_line()
+    if note is not None:
+        click.echo(f"tomis referee: {note}", err=True)
 
 
 @referee.command()

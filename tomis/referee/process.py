@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from ..rules.board import SIDE_TITLES
 from ..errors import TomisError, visible
 from ..notation.clock import format_stamp
-from . import letters, tokens
+from . import letters, stamps, tokens
 from .commands import CommandError, read_commands
 from .games import RefereedGame, Refusal
 from .inbound import Incoming, Unreadable, read_message
@@ -200,11 +200,14 @@ def decide(store: Store, config: Config, stored: Stored,
                   f"changed nothing. If you sent it, send it again from {player.address}.")
         game.save(store)
         return Decision(REJECTED, f"From {shown} is not {SIDE_TITLES[side]}'s address", game.id)
+    stamp = stamps.choose(stored.received_at, stored.stored_at, game.last_stamp())
+    store.inbox.set_stamp(stored.id, stamp.at, stamp.note)
+    at = stamp.at
     game.remember(side, incoming.message_id)
-    if not game.over and expire(store, config, game, at):
-        return _refuse(store, config, game, side, at,
-                       f"your time ran out before this message arrived; the game has ended "
-                       f"{game.record.result}")
+    if not game.over:
+        ran_out, deadline = game.to_move, fallen_deadline(game, at)
+        if deadline is not None and expire(store, config, game, at):
+            return _too_late(store, config, game, stored, side, ran_out, deadline, at)
     try:
         outcome = _apply(store, config, game, side, incoming.text, at)
     except (Refusal, CommandError) as error:
@@ -215,6 +218,31 @@ def decide(store: Store, config: Config, stored: Stored,
         return _refuse(store, config, game, side, at, error.message)
     game.save(store)
     return Decision(DONE, outcome, game.id)
+
+
+def fallen_deadline(game: RefereedGame, at: int) -> int | None:
+    """The deadline of the side to act when its time has run out by ``at``, else None."""
+    readings = game.readings(at)
+    side = game.to_move
+    if readings is None or side is None or readings[side].fall is None:
+        return None
+    return readings[side].fall.deadline
+
+
+def _too_late(store: Store, config: Config, game: RefereedGame, stored: Stored, side: int,
+              ran_out: int, deadline: int, at: int) -> Decision:
+    """The answer to a message that came once the game had ended on time (``ran_out``'s
+    time ran out at ``deadline``, before ``at``): the game is over. When the sender's own
+    time ran out, the message is kept as late, for the organiser's report."""
+    when = f"at {format_stamp(deadline)}, before this message reached the club's mail " \
+           f"system ({format_stamp(at)})"
+    if ran_out == side:
+        store.inbox.set_late(stored.id, side, deadline)
+        why = f"your time ran out {when}: the game is over, {game.record.result}"
+    else:
+        why = (f"{letters.player_words(game, ran_out)}'s time ran out {when}: the game is "
+               f"over, {game.record.result}")
+    return _refuse(store, config, game, side, at, why)
 
 
 def _refuse(store: Store, config: Config, game: RefereedGame, side: int, at: int, why: str) -> Decision:

@@ -16,7 +16,7 @@ from ..errors import MailError, TomisError
 from ..game import Game as LibraryGame
 from ..notation.clock import format_stamp
 from ..outgoing.headers import address_pairs
-from . import letters, tokens
+from . import letters, stamps, tokens
 from .games import RefereedGame
 from .inbound import MAX_MESSAGE_BYTES, valid_id
 from .queueing import CHAT_WINDOW, WHY_WINDOW, Config, load_config, queue_letter, queue_update
@@ -35,8 +35,11 @@ class RefereeError(TomisError):
 
 # --------------------------------------------------------------------------- init, new
 
-def init(path: str, address: str, name: str | None, send_by: str, config_file: str | None) -> None:
-    """Create the store at ``path``: the referee's address and name, how it sends, its secret."""
+def init(path: str, address: str, name: str | None, send_by: str, config_file: str | None,
+         received_by: tuple[str, ...] = ()) -> None:
+    """Create the store at ``path``: the referee's address and name, how it sends, its
+    secret, and the hosts whose ``Received:`` fields say when a message came
+    (:mod:`.stamps`)."""
     local, _, domain = address.rpartition("@")
     try:
         Address(username=local, domain=domain)
@@ -56,6 +59,12 @@ def init(path: str, address: str, name: str | None, send_by: str, config_file: s
         raise RefereeError(f"--send-by {send_by!r}: {error}") from None
     values = {"address": address.lower(), "name": _name(name or "Tomis referee", "--name"),
               "send_by": send_by, "secret": tokens.new_secret()}
+    try:
+        hosts = stamps.parse_hosts(received_by)
+    except ValueError as error:
+        raise RefereeError(f"--received-by: {error}") from None
+    if hosts:
+        values[stamps.RECEIVED_BY] = hosts
     if config_file:
         values["config"] = os.path.abspath(config_file)
     Store.create(path, values)
@@ -143,13 +152,28 @@ def dedupe_key(raw: bytes) -> str:
 
 
 def store_message(store: Store, raw: bytes, oversized: bool, recipient: str | None,
-                  now: int) -> StoredResult:
-    """Step 1: keep the message (before anything is decided) and commit."""
+                  now: int, received_at: int | None = None) -> StoredResult:
+    """Step 1: keep the message (before anything is decided) and commit, with when the
+    mail system received it (``received_at``; None: not known, the store time is used)."""
     rejected = f"larger than {MAX_MESSAGE_BYTES // 2**20} MiB: kept in part" if oversized else None
     with store.transaction():
         new_id = store.inbox.add(dedupe_key(raw), raw, now, (recipient or "")[:320] or None,
-                                 rejected)
+                                 rejected, received_at)
     return StoredResult(new_id, rejected)
+
+
+def delivered(store: Store, raw: bytes, oversized: bool, recipient: str | None,
+              now: int) -> StoredResult:
+    """Step 1 of ``deliver``: :func:`store_message`, the message's time read from the
+    ``Received:`` fields of the hosts named with ``init --received-by``."""
+    return store_message(store, raw, oversized, recipient, now,
+                         stamps.delivered_time(store.settings(), raw))
+
+
+def stamp_note(store: Store, stored: StoredResult) -> str | None:
+    """Why the message ``stored`` was stamped with the time it was stored rather than the
+    time the mail system received it (for the log), or None."""
+    return None if stored.id is None else store.inbox.stamp(stored.id).note
 
 
 def after_storing(store: Store, config: Config, now: int) -> list[Unsent]:
