@@ -157,6 +157,12 @@ def test_the_imap_internaldate_is_read_with_its_zone():
     assert internal_date(b"1 (UID 7)") is None
 
 
+def test_a_time_no_stamp_can_show_is_no_time():
+    stored = parse_stamp("2026-11-23T11:00Z")
+    assert stamps.choose(999_999_999_999, stored, None) == stamps.StampChoice(stored)
+    assert stamps.choose(-5, stored, None) == stamps.StampChoice(stored)
+
+
 def test_the_maildir_name_gives_the_delivery_time():
     assert stamps.maildir_time("1795429200.M123456P77Q1.mx:2,S") == 1795429200
     assert stamps.maildir_time("1795429200.12_3.mx") == 1795429200
@@ -237,3 +243,18 @@ def test_a_message_after_the_opponents_deadline_says_whose_time_ran_out(tmp_path
     answer = body_of(lab.last_to(1))
     assert "Ana Lungu" in answer and "the game is over" in answer
     assert lab.query("SELECT late_side FROM inbox") == [(None,)]
+
+
+def test_an_action_after_the_deadline_of_a_game_tick_ended_is_named_too(tmp_path):
+    lab = TrustingLab(tmp_path)
+    ticked = run("referee", "tick", lab.db, "--now", "2026-12-23T10:01Z")
+    assert ticked.exit_code == 0 and '[Result "0-1"]' in lab.record()
+    lab.deliver(received(MX, "2026-12-23T11:00Z") + lab.reply(0, "B@e1"), "2026-12-23T11:01Z")
+    answer = body_of(lab.last_to(0))
+    assert "your time ran out at 2026-12-23T10:00Z" in answer and "the game is over" in answer
+    lab.deliver(received(MX, "2026-12-23T11:02Z") + lab.reply(0, "well played"),
+                "2026-12-23T11:03Z")
+    lab.deliver(received(MX, "2026-12-23T11:04Z") + lab.reply(1, "B@d8"), "2026-12-23T11:05Z")
+    # The late action is named; chat after the end, and the winner's message, are not.
+    assert lab.query("SELECT id, late_side FROM inbox ORDER BY id") == [(1, 0), (2, None),
+                                                                        (3, None)]

@@ -208,6 +208,12 @@ def decide(store: Store, config: Config, stored: Stored,
         ran_out, deadline = game.to_move, fallen_deadline(game, at)
         if deadline is not None and expire(store, config, game, at):
             return _too_late(store, config, game, stored, side, ran_out, deadline, at)
+    elif _acts(incoming.text):
+        # Ended on time already (by tick): an action of the side that lost, from after its
+        # deadline, is late as well, and the organiser hears of it the same way.
+        deadline = lost_on_time(game, side, at)
+        if deadline is not None:
+            return _too_late(store, config, game, stored, side, side, deadline, at)
     try:
         outcome = _apply(store, config, game, side, incoming.text, at)
     except (Refusal, CommandError) as error:
@@ -227,6 +233,26 @@ def fallen_deadline(game: RefereedGame, at: int) -> int | None:
     if readings is None or side is None or readings[side].fall is None:
         return None
     return readings[side].fall.deadline
+
+
+def lost_on_time(game: RefereedGame, side: int, at: int) -> int | None:
+    """``side``'s deadline when ``game`` ended with ``side``'s time run out (a claim on
+    time, ``side`` to act) and ``at`` is after it, else None."""
+    if game.facts().claim is None or game.state.to_move != side:
+        return None
+    ran = game.clock()
+    deadline = None if ran is None or ran.since is None else ran.deadline(side)
+    return deadline if deadline is not None and at > deadline else None
+
+
+def _acts(text: str) -> bool:
+    """Whether a message's text tries to play: an action, an acceptance, a resignation,
+    conditional lines, or a command-like line that was refused (chat alone does not)."""
+    try:
+        commands = read_commands(text)
+    except CommandError:
+        return True
+    return bool(commands.action or commands.accept or commands.resign or commands.lines)
 
 
 def _too_late(store: Store, config: Config, game: RefereedGame, stored: Stored, side: int,

@@ -28,6 +28,9 @@ from ..rules.board import SIDE_TITLES
 from .store import Store
 
 MAX_EARLIER = 24 * 3600        # a received time further back than this before storing is not believed
+# The times a stamp can be written in (years 1970 to 9999): a mailbox's "time" outside
+# them (a Maildir name of twelve digits, say) is no time, and is not shown either.
+LATEST_TIME = 253_402_300_799
 RECEIVED_BY = "received_by"    # the settings key: the trusted hosts, space-separated
 
 # A Maildir file name is TIME.ID.HOST (the delivery time in seconds first; the ID part
@@ -47,7 +50,7 @@ class StampChoice:
 def choose(received: int | None, stored_at: int, last_stamp: int | None) -> StampChoice:
     """The stamp of a message stored at ``stored_at`` that the mail system received at
     ``received`` (None: not known), in a game whose last stamp is ``last_stamp``."""
-    if received is None:
+    if received is None or not 0 <= received <= LATEST_TIME:
         return StampChoice(stored_at)
     why = None
     if received > stored_at:
