@@ -7,7 +7,8 @@ outside any transaction, so that no message holds the store while it is read; th
 decided in one ``BEGIN IMMEDIATE`` transaction, which checks it is still undecided, so of
 several processes exactly one decides it. A process killed before that ``COMMIT`` leaves
 it undecided for the next ``deliver`` or ``tick``, which decides it the same way (its
-clock is the time it was stored, not the time it is processed); a message whose reading
+clock is the time the mail system received it, within bounds, else the time it was
+stored; never the time it is processed: :mod:`.stamps`); a message whose reading
 was begun :data:`MAX_READINGS` times and never finished is refused as unreadable.
 """
 

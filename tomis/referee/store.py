@@ -9,7 +9,9 @@ Tables (the queue of docs/REFEREE.md):
 - ``games``: players, the public record (stamps and draw offers, never conditional
   lines), the thread, the reminder already sent;
 - ``inbox``: every raw message as received, with the time it was stored (the referee's
-  clock), its de-duplication key and what became of it;
+  clock), the time the mail system received it and the time its actions were stamped
+  with (:mod:`.stamps`), its de-duplication key, what became of it, and whether it came
+  after its player's deadline;
 - ``outbox``: every message to send, queued in the transaction that caused it;
 - ``lines``: the private conditional lines;
 - ``leaves``: a copy of the leave periods the record holds, by side (the record is the
