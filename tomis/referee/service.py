@@ -17,7 +17,7 @@ from ..errors import MailError, TomisError
 from ..game import Game as LibraryGame
 from ..notation.clock import format_stamp
 from ..outgoing.headers import address_pairs
-from . import club, letters, tokens
+from . import club, letters, stamps, tokens
 from .alerts import report_if_due
 from .games import RefereedGame
 from .inbound import (MAX_ENVELOPE, MAX_MESSAGE_BYTES, envelope_addresses, envelope_text,
@@ -40,9 +40,11 @@ class RefereeError(TomisError):
 # --------------------------------------------------------------------------- init, new
 
 def init(path: str, address: str, name: str | None, send_by: str, config_file: str | None,
-         club_settings: dict[str, str | None] | None = None) -> None:
+         club_settings: dict[str, str | None] | None = None,
+         received_by: tuple[str, ...] = ()) -> None:
     """Create the store at ``path``: the referee's address and name, how it sends, its
-    secret, and the club's settings given (:data:`tomis.referee.club.SETTINGS`)."""
+    secret, the club's settings given (:data:`tomis.referee.club.SETTINGS`), and the hosts
+    whose ``Received:`` fields say when a message came (:mod:`.stamps`)."""
     local, _, domain = address.rpartition("@")
     try:
         Address(username=local, domain=domain)
@@ -64,6 +66,12 @@ def init(path: str, address: str, name: str | None, send_by: str, config_file: s
     # elsewhere (deliver in the mail server's folder).
     values = {"address": address.lower(), "name": _name(name or "Tomis referee", "--name"),
               "send_by": absolute_method(send_by), "secret": tokens.new_secret()}
+    try:
+        hosts = stamps.parse_hosts(received_by)
+    except ValueError as error:
+        raise RefereeError(f"--received-by: {error}") from None
+    if hosts:
+        values[stamps.RECEIVED_BY] = hosts
     if config_file:
         values["config"] = os.path.abspath(config_file)
     try:
@@ -176,8 +184,10 @@ def dedupe_key(raw: bytes) -> str:
 
 
 def store_message(store: Store, raw: bytes, oversized: bool,
-                  recipients: str | Sequence[str] | None, now: int) -> StoredResult:
-    """Step 1: keep the message (before anything is decided) and commit.
+                  recipients: str | Sequence[str] | None, now: int,
+                  received_at: int | None = None) -> StoredResult:
+    """Step 1: keep the message (before anything is decided) and commit, with when the
+    mail system received it (``received_at``; None: not known, the store time is used).
 
     ``recipients`` are the envelope recipients the mail server gave (one string is one
     recipient). A copy of a message already stored (a reply-all reaches two of the
@@ -189,7 +199,8 @@ def store_message(store: Store, raw: bytes, oversized: bool,
     rejected = f"larger than {MAX_MESSAGE_BYTES // 2**20} MiB: kept in part" if oversized else None
     key = dedupe_key(raw)
     with store.transaction():
-        new_id = store.inbox.add(key, raw, now, envelope_text(envelope), rejected)
+        new_id = store.inbox.add(key, raw, now, envelope_text(envelope), rejected,
+                                 received_at)
         if new_id is None and envelope:
             _another_copy(store, key, envelope)
     return StoredResult(new_id, rejected)
@@ -209,6 +220,20 @@ def _another_copy(store: Store, key: str, envelope: list[str]) -> None:
     store.inbox.set_recipient(known.id, envelope_text((kept + added)[:MAX_ENVELOPE]))
     if known.state == "rejected" and known.reason == STRANGER and not known.pruned:
         store.inbox.reopen(known.id)
+
+
+def delivered(store: Store, raw: bytes, oversized: bool,
+              recipients: str | Sequence[str] | None, now: int) -> StoredResult:
+    """Step 1 of ``deliver``: :func:`store_message`, the message's time read from the
+    ``Received:`` fields of the hosts named with ``init --received-by``."""
+    return store_message(store, raw, oversized, recipients, now,
+                         stamps.delivered_time(store.settings(), raw))
+
+
+def stamp_note(store: Store, stored: StoredResult) -> str | None:
+    """Why the message ``stored`` was stamped with the time it was stored rather than the
+    time the mail system received it (for the log), or None."""
+    return None if stored.id is None else store.inbox.stamp(stored.id).note
 
 
 def after_storing(store: Store, config: Config, now: int) -> list[Unsent]:
