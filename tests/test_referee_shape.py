@@ -212,3 +212,32 @@ def test_tomis_send_mail_has_the_html_alternative_and_reads_back_as_the_record(t
 def test_the_content_id_comes_from_the_messages_own_id():
     assert mail_message.board_content_id("<1.2@club.test>") == "board.1.2@club.test"
     assert mail_message.board_content_id(None) == "board@tomis.invalid"
+
+
+def test_a_players_mailbox_is_one_conversation_two_levels_deep(tmp_path):
+    """Ana's mailbox as readers group it: the referee's messages and her replies. Gmail
+    and Outlook join messages whose subjects agree once ``Re:`` is taken off: one
+    conversation. mutt draws the References tree (a message under the last id it names):
+    every referee message sits under the first, each reply under what it answers, so no
+    branch is deeper than two however long the game; main's chain grew one a message."""
+    lab = Lab(tmp_path)
+    sent = []
+    for hour, text in enumerate(["B@e1", "status", "Fa1-a2", "help", "status"], start=11):
+        raw = lab.reply(0, text)
+        sent.append(email.message_from_bytes(raw, policy=email.policy.default))
+        lab.deliver(raw, f"2026-11-23T{hour}:00Z")
+        if text == "B@e1":
+            lab.deliver(lab.reply(1, "B@d8"), f"2026-11-23T{hour}:30Z")
+    mailbox = [m for m in lab.messages() if "ana@a.test" in str(m["To"])] + sent
+    assert len(mailbox) >= 12
+    assert {re.sub(r"^(?:re|aw|sv):\s*", "", str(m["Subject"]), flags=re.I)
+            for m in mailbox} == {SUBJECT}
+    parent = {}
+    for message in mailbox:
+        refs = (str(message["References"] or "").split()
+                or str(message["In-Reply-To"] or "").split())
+        parent[message["Message-ID"]] = refs[-1] if refs else None
+
+    def depth(message_id):
+        return 0 if parent.get(message_id) is None else 1 + depth(parent[message_id])
+    assert max(depth(m["Message-ID"]) for m in mailbox) == 2
