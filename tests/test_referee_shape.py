@@ -44,6 +44,14 @@ def game(tmp_path) -> list[EmailMessage]:
     return played(Lab(tmp_path))
 
 
+def test_the_subject_stays_when_the_organiser_renames_a_player(tmp_path):
+    lab = Lab(tmp_path)
+    assert run("referee", "address", lab.db, "1", "black", "Bo Renamed <bo2@b.test>",
+               "--now", LATER).exit_code == 0
+    told = lab.messages()[-1]
+    assert str(told["To"]) == "Bo Renamed <bo2@b.test>" and told["Subject"] == SUBJECT
+
+
 def test_every_message_of_a_game_has_the_games_one_subject(game):
     told = [headline(message) for message in game]
     assert {str(message["Subject"]) for message in game} == {SUBJECT}
@@ -116,9 +124,13 @@ def test_a_hostile_name_is_one_bounded_line_in_the_subject():
         def __init__(self, name):
             self.name = name
 
+    class Record:
+        tags = {"White": "Ana\r\nBcc: x@evil.example"}      # a Black tag missing: the name
+
     class Game:
         id = 7
-        players = (Player("Ana\r\nBcc: x@evil.example"), Player("B" * 500))
+        record = Record()
+        players = (Player("Ana"), Player("B" * 500))
 
     subject = letters.subject(Game())
     assert subject.isprintable() and "\n" not in subject and "\r" not in subject

@@ -119,8 +119,11 @@ def update_body(game, side: int, events: list[str], chat_from: int | None, chat:
 
 def subject(game) -> str:
     """The game's one subject, the same in every message of it, so that a reader that
-    groups a conversation by subject (Gmail, Outlook) keeps the game in one."""
-    white, black = names(game)
+    groups a conversation by subject (Gmail, Outlook) keeps the game in one. The names
+    are the record's White and Black tags, written by ``new``: the organiser's
+    ``address`` may rename a player later, and the subject must not change then."""
+    white, black = (_bounded(one_line(game.record.tags.get(tag) or player.name))
+                    for tag, player in zip(("White", "Black"), game.players))
     return f"[tomis #{game.id}] {white} vs {black}"
 
 
