@@ -130,12 +130,15 @@ def test_a_hostile_name_is_one_bounded_line_in_the_subject():
     class Game:
         id = 7
         record = Record()
-        players = (Player("Ana"), Player("B" * 500))
+        players = (Player("Ana"), Player("=?utf-8?q?=0D=0ABcc:_x?=" + "B" * 500))
 
     subject = letters.subject(Game())
     assert subject.isprintable() and "\n" not in subject and "\r" not in subject
     assert len(subject) <= len("[tomis #7]  vs ") + 2 * letters.MAX_NAME_SHOWN
-    assert subject.startswith("[tomis #7] Ana\\r\\nBcc: x@evil.example vs BBB")
+    assert subject.startswith("[tomis #7] Ana\\r\\nBcc: x@evil.example vs = ?utf-8?q?=0D")
+    message = EmailMessage(policy=headers.POLICY)
+    headers.put_header(message, "Subject", subject)             # it reads back as written
+    assert str(message["Subject"]) == subject
 
 
 def parts(message: EmailMessage) -> list[str]:

@@ -121,8 +121,10 @@ def subject(game) -> str:
     """The game's one subject, the same in every message of it, so that a reader that
     groups a conversation by subject (Gmail, Outlook) keeps the game in one. The names
     are the record's White and Black tags, written by ``new``: the organiser's
-    ``address`` may rename a player later, and the subject must not change then."""
-    white, black = (_bounded(one_line(game.record.tags.get(tag) or player.name))
+    ``address`` may rename a player later, and the subject must not change then. ``=?``
+    is written ``= ?``: a reader decodes an encoded word in a Subject, into anything."""
+    white, black = (_bounded(one_line(game.record.tags.get(tag) or player.name)
+                             .replace("=?", "= ?"))
                     for tag, player in zip(("White", "Black"), game.players))
     return f"[tomis #{game.id}] {white} vs {black}"
 
