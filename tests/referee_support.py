@@ -103,6 +103,19 @@ def body_of(message: EmailMessage) -> str:
     return message.get_body(("plain",)).get_content()
 
 
+def headline(message: EmailMessage) -> str:
+    """What a referee's message tells: its body's first line (the subject is the game's)."""
+    return body_of(message).splitlines()[0]
+
+
+def board_image(message: EmailMessage) -> bytes | None:
+    """The PNG the message's HTML part shows inline (None: the board is drawn in text)."""
+    for part in message.walk():
+        if part.get_content_type() == "image/png":
+            return part.get_content()
+    return None
+
+
 def attachment(message: EmailMessage, suffix: str):
     for part in message.iter_attachments():
         if (part.get_filename() or "").endswith(suffix):

@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from referee_support import Lab, run
+from referee_support import Lab, headline, run
 
 from tomis.notation.clock import parse_stamp
 from tomis.referee import fetching
@@ -91,7 +91,7 @@ def test_a_fetch_killed_between_storing_and_marking_loses_nothing(lab, tmp_path,
     assert lab.record().count("B@e1") == 1 and len(lab.inbox()) == 1
     # the two updates queued before the kill go out now, once; the copy queued nothing
     sent = lab.new_messages()
-    assert len(sent) == 2 and all("action 1 (B@e1)" in m["Subject"] for m in sent)
+    assert len(sent) == 2 and all(headline(m) == "Action 1 (B@e1)" for m in sent)
     fetch(lab, folder, "2026-11-23T12:05Z")
     assert lab.new_messages() == []
 

@@ -48,9 +48,10 @@ def queue_letter(store: Store, config: Config, game, side: int, what: str, body:
     letter = Letter(
         to=game.players[side],
         token=tokens.make(config.secret, tokens.Seat(game.id, side), game.keys[side]),
-        subject=letters.subject(game, what), body=body, thread=game.thread_of(side),
-        record_text=_public_record(game) if attach else None,
-        record_name=f"tomis-{game.id}.tgn", png=_board(game) if attach else None,
+        subject=letters.subject(game), headline=letters.headline(what), body=body,
+        thread=game.first_message(side), record_text=_public_record(game) if attach else None,
+        record_name=f"tomis-{game.id}.tgn", grid=letters.board_grid(game),
+        png=_board(game) if attach else None,
         extra=(Attachment(letters.RULES_NAME, rules_text()),) if rules else ())
     message = compose(config.referee, letter, at)
     # Built once, serialised once: the sender's checks are made here, on the message
