@@ -254,7 +254,6 @@ def decide(store: Store, config: Config, stored: Stored,
     stamp = stamps.choose(stored.received_at, stored.stored_at, game.last_stamp())
     store.inbox.set_stamp(stored.id, stamp.at, stamp.note)
     at = stamp.at
-    game.remember(side, incoming.message_id)
     if not game.over:
         ran_out, deadline = game.to_move, fallen_deadline(game, at)
         if deadline is not None and expire(store, config, game, at):
@@ -271,7 +270,6 @@ def decide(store: Store, config: Config, stored: Stored,
         # A command may fail after others changed the game in memory (an action played,
         # then its conditional line refused): the stored game is the one to keep.
         game = RefereedGame.load(store, game.id)
-        game.remember(side, incoming.message_id)
         return _refuse(store, config, game, side, at, error.message)
     game.save(store)
     return Decision(DONE, outcome, game.id)
