@@ -67,6 +67,8 @@ class Players:
                     if self.names[0] not in str(message["Subject"]):
                         continue            # another run's game
                     self.known[side].add(path.name)
+                    if message["Auto-Submitted"] is None:
+                        continue            # a player's own mail (a copy Cc'd to the other)
                     told = message.get_body(("plain",)).get_content().splitlines()[0]
                     assert subject_part.lower() in told.lower(), told
                     return message
