@@ -7,6 +7,8 @@ the end."""
 
 from __future__ import annotations
 
+import email
+import email.policy
 import re
 import sys
 from dataclasses import dataclass, field
@@ -246,3 +248,29 @@ def test_a_time_forfeit_cancels_the_entries(lab):
     ends = [seen(message) for message in lab.new_messages()]
     assert sorted(each.side for each in ends) == [0, 1]
     assert all(each.method == "CANCEL" and each.status == "CANCELLED" for each in ends)
+
+
+def test_names_are_escaped_and_folded(tmp_path):
+    """A name with iCalendar's separators and accents (the longest the referee takes)
+    reads back whole through both readers, from lines folded within 75 octets, in a
+    message that stays 7-bit."""
+    out = tmp_path / "out"
+    out.mkdir()
+    db = tmp_path / "referee.db"
+    assert run("referee", "init", db, "--address", "ref@club.test",
+               "--send-by", f"outbox:{out}").exit_code == 0
+    name = "Ștefan; Lungu, Jr. " + "ő" * 45
+    assert len(name) == 64
+    result = run("referee", "new", db, "--white", f'"{name}" <ana@a.test>', "--black",
+                 "Bo Marin <bo@b.test>", "--time-control", "30d+3d", "--now", START)
+    assert result.exit_code == 0, result.output
+    raw = sorted(out.glob("*.eml"))[0].read_bytes()
+    assert raw.isascii()
+    message = email.message_from_bytes(raw, policy=email.policy.default)
+    data = calendar_part(message).get_payload(decode=True)
+    mine = read_calendar(data)        # every line within 75 octets, folded and unfolded
+    (event,) = [child for child in mine.children if child.name == "VEVENT"]
+    (their_event,) = icalendar.Calendar.from_ical(data).walk("VEVENT")
+    description = unescape(event.value("DESCRIPTION"))
+    assert description == str(their_event["DESCRIPTION"])
+    assert f": {name} (White) vs Bo Marin (Black)." in description
