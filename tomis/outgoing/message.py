@@ -40,6 +40,8 @@ class Attachment:
     filename: str
     content: str | bytes
     mime_type: str = "text/plain"
+    # More parameters of its Content-Type (a calendar's ``method``, RFC 6047 section 2.4).
+    params: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -97,10 +99,11 @@ def _attach(message: EmailMessage, attachment: Attachment) -> None:
     maintype, subtype = attachment.mime_type.split("/", 1)
     if isinstance(attachment.content, str):
         message.add_attachment(attachment.content, subtype=subtype, filename=attachment.filename,
-                               cte=transfer_encoding(attachment.content))
+                               cte=transfer_encoding(attachment.content),
+                               params=dict(attachment.params))
     else:
         message.add_attachment(attachment.content, maintype=maintype, subtype=subtype,
-                               filename=attachment.filename)
+                               filename=attachment.filename, params=dict(attachment.params))
 
 
 def transfer_encoding(text: str) -> str:

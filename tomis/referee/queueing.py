@@ -7,7 +7,7 @@ import functools
 from dataclasses import dataclass
 from importlib import resources
 
-from . import composing, letters, tokens
+from . import composing, deadlines, letters, tokens
 from ..notation.clock import format_stamp
 from ..outgoing.headers import message_bytes
 from ..outgoing.message import Attachment
@@ -52,7 +52,8 @@ def queue_letter(store: Store, config: Config, game, side: int, what: str, body:
         thread=game.first_message(side), record_text=_public_record(game) if attach else None,
         record_name=f"tomis-{game.id}.tgn", grid=letters.board_grid(game),
         png=_board(game) if attach else None,
-        extra=(Attachment(letters.RULES_NAME, rules_text()),) if rules else ())
+        extra=((Attachment(letters.RULES_NAME, rules_text()),) if rules else ())
+        + _calendar(store, config, game, side, at))
     message = compose(config.referee, letter, at)
     # Built once, serialised once: the sender's checks are made here, on the message
     # itself, and the stored bytes are sent as they are.
@@ -69,6 +70,22 @@ def _with_notices(body: str, notices: list[str]) -> str:
         return body
     title, gap, rest = body.partition("\n\n")
     return f"{title}\n\n" + "\n".join(notices) + ("\n\n" + rest if gap else "")
+
+
+def _calendar(store: Store, config: Config, game, side: int, at: int) -> tuple[Attachment, ...]:
+    """``side``'s calendar event for the game as it stands (docs/REFEREE.md, "Calendars"):
+    none for a game without clocks, before they start, or without the icalendar package.
+    Its SEQUENCE is raised here, in the caller's transaction, when what it shows changed."""
+    if not deadlines.available():
+        return ()
+    last = store.calendars.last(game.id)
+    shown = deadlines.showing(game, None if last is None else last.shown)
+    if shown is None:
+        return ()
+    stamping = deadlines.Stamping(store.calendars.sequence(game.id, shown.key()), at,
+                                  config.referee.name, config.referee.address, config.secret)
+    made = deadlines.attachment(game, side, shown, stamping)
+    return () if made is None else (made,)
 
 
 def _board(game) -> bytes | None:

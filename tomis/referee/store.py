@@ -219,6 +219,10 @@ ALTER TABLE inbox ADD COLUMN stamp_note TEXT;
 ALTER TABLE inbox ADD COLUMN late_side INTEGER;
 ALTER TABLE inbox ADD COLUMN late_deadline INTEGER;
 CREATE INDEX inbox_late ON inbox (stored_at) WHERE late_side IS NOT NULL;
+-- ics: what each game's calendar events last showed (JSON of calendar.Showing) and their
+-- SEQUENCE, so that SEQUENCE rises exactly when what they show changes (RFC 5545 3.8.7.4).
+CREATE TABLE calendars (game INTEGER PRIMARY KEY, sequence INTEGER NOT NULL,
+    shown TEXT NOT NULL);
 """,
 }
 
@@ -266,7 +270,8 @@ class Store:
     - :attr:`folders`: each IMAP folder's ``UIDVALIDITY`` and last UID taken;
     - :attr:`published` and :attr:`page_parts`: what page wrote to each folder, and the
       parts of the index it keeps between runs;
-    - :attr:`bounces`: the delivery reports of messages sent, for the organiser.
+    - :attr:`bounces`: the delivery reports of messages sent, for the organiser;
+    - :attr:`calendars`: what each game's calendar events last showed, and their SEQUENCE.
 
     Opened with :meth:`open` (an older store upgraded first), made with :meth:`create`;
     a context manager that closes the connection on every path, errors included. No SQL
@@ -286,6 +291,7 @@ class Store:
         self.page_parts = PageParts(connection)
         self.bounces = Bounces(connection)
         self.takes = Takes(connection)
+        self.calendars = Calendars(connection)
 
     # ------------------------------------------------------------------ open and close
     @classmethod
@@ -1244,6 +1250,40 @@ class Folders:
             "INSERT INTO imap_folders (place, uidvalidity, last_uid) VALUES (?, ?, ?) "
             "ON CONFLICT (place) DO UPDATE SET uidvalidity = excluded.uidvalidity, "
             "last_uid = excluded.last_uid", (place, mark.uidvalidity, mark.last_uid))
+
+
+@dataclass(frozen=True)
+class CalendarRow:
+    """A game's calendar events as last sent: their SEQUENCE and what they showed."""
+
+    sequence: int
+    shown: str
+
+
+class Calendars:
+    """What each game's calendar events last showed, and their SEQUENCE (both players'
+    events share it: one change of the game moves both)."""
+
+    def __init__(self, connection: sqlite3.Connection):
+        self._connection = connection
+
+    def last(self, game: int) -> CalendarRow | None:
+        row = self._connection.execute(
+            "SELECT sequence, shown FROM calendars WHERE game = ?", (game,)).fetchone()
+        return None if row is None else CalendarRow(*row)
+
+    def sequence(self, game: int, shown: str) -> int:
+        """The SEQUENCE of game ``game``'s events showing ``shown``: 0 the first time, the
+        last one's while they show the same, one more when what they show changed."""
+        last = self.last(game)
+        if last is not None and last.shown == shown:
+            return last.sequence
+        sequence = 0 if last is None else last.sequence + 1
+        self._connection.execute(
+            "INSERT INTO calendars (game, sequence, shown) VALUES (?, ?, ?) ON CONFLICT (game) "
+            "DO UPDATE SET sequence = excluded.sequence, shown = excluded.shown",
+            (game, sequence, shown))
+        return sequence
 
 
 # --------------------------------------------------------------------------- create, open, upgrade
