@@ -98,7 +98,7 @@ def test_run_reads_an_imap_folder_until_sigterm(server, tmp_path):
     with open(log_path, "wb") as log:
         process = subprocess.Popen(
             [sys.executable, "-m", "tomis", "referee", "run", str(lab.db), "--imap",
-             imap_server.place("Games"), "--every", "1"], stdin=subprocess.DEVNULL,
+             imap_server.place("Games"), "--every", "1s"], stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL, stderr=log, cwd=ROOT,
             env=tomis_env({k: v for k, v in env_for(imap_server).items() if v is not None}))
     with running(process):

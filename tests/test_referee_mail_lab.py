@@ -197,7 +197,7 @@ def test_a_game_through_dovecot_read_by_run_imap(mail_lab, tmp_path):
                      "TOMIS_MAIL_CONFIG": "/nonexistent/mail.ini"})
     with open(log_path, "wb") as log:
         process = subprocess.Popen([sys.executable, "-m", "tomis", "referee", "run", str(db),
-                                    "--imap", place, "--every", "1", "--pages", str(tmp_path / "pages")],
+                                    "--imap", place, "--every", "1s", "--pages", str(tmp_path / "pages")],
                                    stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=log,
                                    cwd=ROOT, env=env)
     with running(process):

@@ -82,7 +82,7 @@ def test_natural_moves_draw_moves_help_and_an_autoresponder_through_the_lab(mail
     log_path = tmp_path / "run.log"
     with open(log_path, "wb") as log:
         process = subprocess.Popen([sys.executable, "-m", "tomis", "referee", "run", str(db),
-                                    "--imap", place, "--every", "1"],
+                                    "--imap", place, "--every", "1s"],
                                    stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                    stderr=log, cwd=ROOT, env=env)
     with running(process):

@@ -24,7 +24,7 @@ def start(lab: Lab, folder, log_path, *extra):
     log = open(log_path, "wb")
     process = subprocess.Popen(
         [sys.executable, "-m", "tomis", "referee", "run", str(lab.db), "--maildir", str(folder),
-         "--every", "1", *map(str, extra)],
+         "--every", "1s", *map(str, extra)],
         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=log, cwd=ROOT, env=tomis_env())
     log.close()
     return process
@@ -120,3 +120,12 @@ def test_run_refuses_a_missing_store_or_maildir_at_once(tmp_path):
     assert missing.exit_code == 1 and "no such store" in missing.output
     plain = run("referee", "run", lab.db, "--maildir", tmp_path)
     assert plain.exit_code == 1 and "is not a Maildir" in plain.output
+
+
+@pytest.mark.parametrize("every", ["60", "1.5m", "0s", "2d", "soon"])
+def test_run_takes_its_interval_in_the_one_form_of_durations(tmp_path, every):
+    lab = Lab(tmp_path)
+    refused = run("referee", "run", lab.db, "--maildir", maildir(tmp_path), "--every", every)
+    assert refused.exit_code == 1 and "Traceback" not in refused.output
+    assert len(refused.output.strip().splitlines()) == 1
+    assert f"--every '{every}'" in refused.output and "30s, 5m" in refused.output

@@ -410,7 +410,7 @@ def test_the_run_unit_sends_where_no_new_privs_cannot(lab, host):
     start = [word.replace(f"{referee.address.replace('@', '%40')}@imap.provider.example",
                           f"{referee.name}@{lab.host}:{lab.imap['imaps']}") for word in start]
     assert f"{referee.name}@{lab.host}:{lab.imap['imaps']}/INBOX" in " ".join(start), start
-    start[start.index("--every") + 1] = "1"               # not a minute between rounds
+    start[start.index("--every") + 1] = "1s"              # not a minute between rounds
     assert start[0] == f"{names.bin}/tomis" and store in start
     env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "TOMIS_IMAP_PASSWORD": referee.password,
            "TOMIS_IMAP_CAFILE": lab.cafile}

@@ -163,7 +163,7 @@ def test_an_update_is_text_and_html_with_the_board_inline_and_the_record_attache
     assert board_image(update) is not None, "the images extra is part of the test install"
     assert parts(update) == ["multipart/mixed", "  multipart/alternative", "    text/plain",
                              "    multipart/related", "      text/html", "      image/png",
-                             "  text/plain"]
+                             "  text/plain", "  text/calendar"]
     assert str(record.read_game(attachment(update, ".tgn")).nodes[0].action) == "B@e1"
     page = html_of(update)
     (image,) = [part for part in update.walk() if part.get_content_type() == "image/png"]

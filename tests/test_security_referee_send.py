@@ -198,7 +198,7 @@ def test_run_stops_within_seconds_of_sigterm_while_the_server_never_answers(tmp_
     for sub in ("new", "cur", "tmp"):
         (maildir / sub).mkdir(parents=True)
     referee = subprocess.Popen([sys.executable, "-m", "tomis", "referee", "run", str(db),
-                                "--maildir", str(maildir), "--every", "1"], cwd=ROOT,
+                                "--maildir", str(maildir), "--every", "1s"], cwd=ROOT,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
         connection, _ = silent.accept()           # the referee is waiting on the first message
@@ -319,7 +319,7 @@ def test_run_pages_with_a_fifo_at_index_html_says_so_and_goes_on(tmp_path):
     for sub in ("new", "cur", "tmp"):
         (maildir / sub).mkdir(parents=True)
     referee = subprocess.Popen([sys.executable, "-m", "tomis", "referee", "run", str(lab.db),
-                                "--maildir", str(maildir), "--every", "1", "--pages", str(pages)],
+                                "--maildir", str(maildir), "--every", "1s", "--pages", str(pages)],
                                cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
         said = b""

@@ -550,8 +550,8 @@ def fetch(db, maildir, imap_place, now):
 @referee.command("run")
 @_db
 @_mailbox_options
-@click.option("--every", type=click.FloatRange(1, 86_400), default=60, show_default=True,
-              metavar="SECONDS", help="Time between two rounds of fetch and tick.")
+@click.option("--every", default="1m", show_default=True, metavar="DURATION",
+              help="Time between two rounds of fetch and tick, like 30s, 5m or 1h.")
 @click.option("--pages", type=click.Path(file_okay=False), metavar="DIR",
               help="Write the status pages (as tomis referee page) to DIR after every change.")
 def run_command(db, maildir, imap_place, every, pages):
@@ -560,8 +560,10 @@ def run_command(db, maildir, imap_place, every, pages):
     One line per message on standard error; fit to run under systemd (docs/REFEREE.md).
     """
     from ..referee import daemon
+    from ..referee.durations import parse_interval
     from ..referee.service import connect
 
+    every = parse_interval(every, "--every")
     mailbox = _mailbox(maildir, imap_place)
     connect(db)[0].close()                    # a missing store is told at once, not each round
     if maildir is not None:

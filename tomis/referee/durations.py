@@ -4,6 +4,8 @@ can be off. Options and settings read their durations here, and nowhere else."""
 
 from __future__ import annotations
 
+import re
+
 from ..errors import TomisError
 from ..notation import clock
 
@@ -37,3 +39,25 @@ def parse_setting_duration(text: str, can_be_off: bool, what: str = "a duration"
 def format_setting_duration(seconds: int | None) -> str:
     """The form :func:`parse_setting_duration` reads: ``1d12h``, or ``off`` for None."""
     return OFF if seconds is None else clock.format_duration(seconds)
+
+
+_SECONDS = re.compile(r"([0-9]{1,5})s")
+MAX_INTERVAL = 86_400
+
+
+def parse_interval(text: str, what: str) -> int:
+    """Seconds between two rounds of a loop: the one form (``5m``, ``1h``), or a number of
+    seconds written ``30s`` (a loop may want less than a minute), from 1s to 1d.
+
+    >>> parse_interval("30s", "--every"), parse_interval("5m", "--every")
+    (30, 300)
+    """
+    text = text.strip()
+    found = _SECONDS.fullmatch(text)
+    try:
+        seconds = int(found[1]) if found else parse_setting_duration(text, False, what)
+    except DurationError:
+        seconds = None
+    if seconds is None or not 1 <= seconds <= MAX_INTERVAL:
+        raise DurationError(f"{what} {text!r}: from 1s to 1d, written like 30s, 5m or 1h")
+    return seconds
