@@ -8,6 +8,8 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
+from . import reminders
+
 if TYPE_CHECKING:          # the CLI reads this table to build its options: no sqlite3 for it
     from .store import Store
 
@@ -52,9 +54,20 @@ def check_organiser(value: str, settings: dict[str, str]) -> str:
     return text.lower()
 
 
+def check_reminders(value: str, settings: dict[str, str]) -> str:
+    """A reminder schedule (:func:`tomis.referee.reminders.parse`), kept as given."""
+    try:
+        return reminders.parse(value).text
+    except reminders.ScheduleError as error:
+        raise SettingError(f"--reminders {value[:40]!r}: {error}") from None
+
+
 SETTINGS: tuple[Setting, ...] = (
     Setting("organiser", "ADDR", "The organiser's address: mailed once a day at most what "
             "needs a person (tomis referee alerts).", check_organiser),
+    Setting(reminders.SETTING, "LIST", "When a player to act is reminded: shares of the "
+            "turn's time used and times before the time-out, like the default "
+            f"{reminders.DEFAULT}; 'off' for none.", check_reminders),
 )
 BY_KEY = {setting.key: setting for setting in SETTINGS}
 
@@ -76,8 +89,13 @@ class Shown:
 def change(store: Store, values: dict[str, str | None]) -> list[Shown]:
     """Keep the given ``values`` (checked) in one transaction; every setting as it now is."""
     with store.transaction():
-        for key, value in checked(values, store.settings()).items():
+        kept = checked(values, store.settings())
+        for key, value in kept.items():
             store.set_setting(key, value)
+        if reminders.SETTING in kept:
+            # Each game in play keeps when tick next looks at it, from the old schedule:
+            # the next tick looks at every one once and sets it anew.
+            store.games.look_again()
     return shown(store.settings())
 
 

@@ -192,6 +192,11 @@ UPDATE games SET acted_at = (SELECT MAX(stored_at) FROM inbox
 -- makes, and draws the kept parts and rows anew.
 UPDATE games SET summary = NULL;
 DELETE FROM page_parts;
+-- remind: how many of the turn's reminder moments (reminded_ply's turn, earliest first)
+-- were sent, so each goes once; a store from before sent one, the half-time reminder.
+ALTER TABLE games ADD COLUMN reminders_sent INTEGER NOT NULL DEFAULT 0;
+UPDATE games SET reminders_sent = 1 WHERE reminded_ply >= 0;
+UPDATE games SET next_due = 0 WHERE over = 0;
 """,
 }
 
@@ -526,6 +531,7 @@ class GameRow:
     black_key: int
     created: int
     acted_at: int | None = None        # when its last action was stamped (None: none yet)
+    reminders_sent: int = 0            # of reminded_ply's turn, its moments earliest first
 
 
 @dataclass(frozen=True)
@@ -559,6 +565,7 @@ class GameChange:
     due: int | None = None
     summary: str | None = None
     acted_at: int | None = None        # when its last action was played (None: none yet)
+    reminders_sent: int = 0            # of reminded_ply's turn, its moments earliest first
 
 
 @dataclass(frozen=True)
@@ -581,7 +588,8 @@ class Games:
     def row(self, number: int) -> GameRow | None:
         row = self._connection.execute(
             "SELECT id, white_name, white_address, black_name, black_address, record, over, "
-            "leave_days, thread, reminded_ply, white_key, black_key, created, acted_at FROM games "
+            "leave_days, thread, reminded_ply, white_key, black_key, created, acted_at, "
+            "reminders_sent FROM games "
             "WHERE id = ?", (number,)).fetchone()
         return None if row is None else GameRow(*row[:6], bool(row[6]), *row[7:])
 
@@ -610,10 +618,10 @@ class Games:
         """Write ``change`` over game ``number``: its row, and its lines and leave anew."""
         self._connection.execute(
             "UPDATE games SET record = ?, over = ?, thread = ?, reminded_ply = ?, next_due = ?, "
-            "summary = ?, acted_at = ?, "
+            "summary = ?, acted_at = ?, reminders_sent = ?, "
             "changed = (SELECT COALESCE(MAX(changed), 0) + 1 FROM games) WHERE id = ?",
             (change.record, int(change.over), change.thread, change.reminded_ply, change.due,
-             change.summary, change.acted_at, number))
+             change.summary, change.acted_at, change.reminders_sent, number))
         self._connection.execute("DELETE FROM lines WHERE game = ?", (number,))
         self._connection.execute("DELETE FROM leaves WHERE game = ?", (number,))
         self._connection.executemany(
@@ -660,6 +668,11 @@ class Games:
         return [number for (number,) in self._connection.execute(
             "SELECT id FROM games WHERE next_due IS NOT NULL AND next_due <= ? ORDER BY id",
             (now,)).fetchall()]
+
+    def look_again(self) -> None:
+        """Have the next tick look at every game in play once (a setting that moves when
+        something is due changed), in the caller's transaction."""
+        self._connection.execute("UPDATE games SET next_due = 0 WHERE over = 0")
 
     def set_due(self, number: int, due: int | None) -> None:
         """When tick next has something to do for game ``number`` (None: nothing)."""
