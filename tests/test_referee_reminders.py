@@ -4,11 +4,13 @@ who cannot be reached named to the organiser before the time-out."""
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
 
 from referee_support import ADDRESSES, REFEREE, Lab, START, body_of, run
+from test_referee_alerts import dsn_bounce
 
 from tomis.notation.clock import format_stamp, parse_stamp
 
@@ -143,3 +145,77 @@ def test_a_bad_schedule_is_refused_in_one_line_and_nothing_changes(tmp_path, val
                   "--send-by", f"outbox:{tmp_path}", "--reminders", value)
     assert refused.exit_code != 0 and len(refused.stderr.strip().splitlines()) == 1
     assert not fresh.exists()
+
+
+# --------------------------------------------------------------------------- unreachable
+
+ORGANISER = "org@club.test"
+
+
+def _first_to(lab: Lab, side: int) -> bytes:
+    """The bytes of the first message the referee wrote to ``side``'s player."""
+    return next(path.read_bytes() for path in sorted(lab.out.glob("*.eml"))
+                if ADDRESSES[side].encode() in path.read_bytes().split(b"\n\n", 1)[0])
+
+
+def _unreachable(lab: Lab, at: int) -> list[dict]:
+    result = _ok("referee", "alerts", lab.db, "--json", "--now", format_stamp(at))
+    return json.loads(result.stdout)["unreachable"]
+
+
+def test_a_reminded_player_whose_mail_bounced_reaches_the_organiser_before_the_time_out(tmp_path):
+    lab = Lab(tmp_path, time_control="10/50d")
+    _ok("referee", "settings", lab.db, "--organiser", ORGANISER, "--reminders", "50%,6h")
+    deadline = T0 + 50 * DAY
+    # The message that began Ana's turn bounced; the organiser hears of the bounce.
+    lab.deliver(dsn_bounce(_first_to(lab, 0), ADDRESSES[0]), format_stamp(T0 + HOUR))
+    lab.new_messages()
+    _ok("referee", "tick", lab.db, "--now", format_stamp(T0 + 2 * HOUR))
+    [first] = [m for m in lab.new_messages() if ORGANISER in str(m["To"])]
+    assert "Bounced players (1):" in body_of(first)
+    # Half her time: a reminder, not yet the last of the turn, so nobody is named.
+    _tick(lab, T0 + 25 * DAY)
+    assert _unreachable(lab, T0 + 25 * DAY + HOUR) == []
+    # A report two hours before the last reminder (Bo's mail out of turn is refused) ...
+    lab.deliver(lab.reply(1, "B@d8"), format_stamp(deadline - 8 * HOUR))
+    lab.new_messages()
+    _ok("referee", "tick", lab.db, "--now", format_stamp(deadline - 8 * HOUR))
+    reports = [m for m in lab.new_messages() if ORGANISER in str(m["To"])]
+    assert len(reports) == 1 and "cannot be reached" not in body_of(reports[0])
+    # ... does not hold back the one that names her once the last reminder went unanswered:
+    # it comes at once, six hours before her time-out, not a day after the last report.
+    _ok("referee", "tick", lab.db, "--now", format_stamp(deadline - 6 * HOUR))
+    sent = lab.new_messages()
+    assert [ADDRESSES.index(m["To"].addresses[0].addr_spec) for m in sent
+            if ORGANISER not in str(m["To"])] == [0]                   # the last reminder
+    [report] = [m for m in sent if ORGANISER in str(m["To"])]
+    text = body_of(report)
+    assert "Players to act who cannot be reached, before their time-out (1):" in text
+    assert "Ana Lungu <ana@a.test> was reminded" in text and format_stamp(deadline) in text
+    assert _unreachable(lab, deadline - 6 * HOUR) == [
+        {"game": lab.game, "player": "Ana Lungu", "address": "ana@a.test",
+         "deadline": format_stamp(deadline)}]
+    # Once her time ran out the game is over: nobody is to be reached any more.
+    _ok("referee", "tick", lab.db, "--now", format_stamp(deadline + MINUTE))
+    assert _unreachable(lab, deadline + MINUTE) == []
+
+
+def test_a_player_not_bounced_or_not_yet_reminded_last_is_not_unreachable(tmp_path):
+    lab = Lab(tmp_path, time_control="10/50d")
+    lab.deliver(dsn_bounce(_first_to(lab, 1), ADDRESSES[1]), format_stamp(T0 + HOUR))
+    lab.new_messages()
+    for day in (25, 40, 49):                   # Ana has every reminder; Bo's mail bounced
+        _tick(lab, T0 + day * DAY)
+    assert _unreachable(lab, T0 + 49 * DAY + HOUR) == []
+    # Ana plays: Bo's bounce was of a message before his turn began, so it names him only
+    # when mail of this turn bounces too.
+    _act(lab, 0, T0 + 49 * DAY + 2 * HOUR)
+    for day in (25, 40, 49):
+        _tick(lab, T0 + 49 * DAY + 2 * HOUR + day * DAY)
+    assert _unreachable(lab, T0 + 98 * DAY + 3 * HOUR) == []
+    last = [path for path in sorted(lab.out.glob("*.eml"))
+            if ADDRESSES[1].encode() in path.read_bytes().split(b"\n\n", 1)[0]][-1]
+    lab.deliver(dsn_bounce(last.read_bytes(), ADDRESSES[1], queue_id="5B2C3"),
+                format_stamp(T0 + 98 * DAY + 4 * HOUR))
+    assert [item["player"] for item in _unreachable(lab, T0 + 98 * DAY + 5 * HOUR)] == [
+        "Bo Marin"]

@@ -1002,6 +1002,19 @@ class Bounces:
             "WHERE b.at >= ? ORDER BY b.id", (since,)).fetchall()
         return [Bounced(BounceRow(*row[:6]), row[6], row[7]) for row in rows]
 
+    def of_games_in_play(self) -> list[Bounced]:
+        """The bounces of players of games still in play whose seat still has the address
+        that failed, newest first: for those the organiser should reach another way."""
+        rows = self._connection.execute(
+            "SELECT b.message, b.at, b.address, b.game, b.side, b.reason, "
+            "CASE b.side WHEN 0 THEN g.white_name ELSE g.black_name END, "
+            "CASE b.side WHEN 0 THEN g.white_address ELSE g.black_address END "
+            "FROM bounces AS b JOIN games AS g ON g.id = b.game "
+            "WHERE g.over = 0 AND b.side IN (0, 1) AND b.address = "
+            "CASE b.side WHEN 0 THEN g.white_address ELSE g.black_address END "
+            "ORDER BY b.id DESC").fetchall()
+        return [Bounced(BounceRow(*row[:6]), row[6], row[7]) for row in rows]
+
 
 # --------------------------------------------------------------------------- status pages
 
