@@ -120,6 +120,10 @@ def test_off_sends_none_and_a_changed_schedule_applies_to_games_in_play(tmp_path
 
 def test_init_takes_a_schedule_and_settings_shows_it(tmp_path):
     db = tmp_path / "club.db"
+    _ok("referee", "init", tmp_path / "plain.db", "--address", REFEREE,
+        "--send-by", f"outbox:{tmp_path}")
+    shown = _ok("referee", "settings", tmp_path / "plain.db").output
+    assert re.search(r"^reminders\W+50%,80%,24h$", shown, re.M), shown      # the default
     _ok("referee", "init", db, "--address", REFEREE, "--send-by", f"outbox:{tmp_path}",
         "--reminders", "25%,75%,1d12h,90m")
     shown = _ok("referee", "settings", db).output

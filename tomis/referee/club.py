@@ -34,6 +34,7 @@ class Setting:
     metavar: str
     help: str
     check: Callable[[str, dict[str, str]], str]
+    default: str | None = None          # what applies when unset (None: nothing)
 
     @property
     def option(self) -> str:
@@ -67,7 +68,7 @@ SETTINGS: tuple[Setting, ...] = (
             "needs a person (tomis referee alerts).", check_organiser),
     Setting(reminders.SETTING, "LIST", "When a player to act is reminded: shares of the "
             "turn's time used and times before the time-out, like the default "
-            f"{reminders.DEFAULT}; 'off' for none.", check_reminders),
+            f"{reminders.DEFAULT}; 'off' for none.", check_reminders, reminders.DEFAULT),
 )
 BY_KEY = {setting.key: setting for setting in SETTINGS}
 
@@ -101,4 +102,5 @@ def change(store: Store, values: dict[str, str | None]) -> list[Shown]:
 
 def shown(settings: dict[str, str]) -> list[Shown]:
     return ([Shown(name, settings.get(key)) for key, name in SHOWN_FIXED]
-            + [Shown(setting.key, settings.get(setting.key)) for setting in SETTINGS])
+            + [Shown(setting.key, settings.get(setting.key, setting.default))
+               for setting in SETTINGS])
