@@ -43,12 +43,15 @@ class Lab:
     """A referee store (sending to an outbox folder) and the messages it wrote."""
 
     def __init__(self, tmp_path: Path, time_control: str | None = "30d+3d",
-                 leave_days: int | None = None):
+                 leave_days: int | None = None, outage_after: str = "off"):
         self.db = tmp_path / "referee.db"
         self.out = tmp_path / "out"
         self.out.mkdir()
+        # Outages off by default: these tests move the referee's clock on by days between
+        # two ticks, which a running referee never does; the outage tests turn them on.
         assert run("referee", "init", self.db, "--address", REFEREE, "--name", "Club Referee",
-                   "--send-by", f"outbox:{self.out}").exit_code == 0
+                   "--send-by", f"outbox:{self.out}", "--outage-after", outage_after
+                   ).exit_code == 0
         args = ["referee", "new", self.db, "--white", ANA, "--black", BO, "--now", START]
         if time_control:
             args += ["--time-control", time_control]
@@ -98,6 +101,19 @@ class Lab:
 
 def body_of(message: EmailMessage) -> str:
     return message.get_body(("plain",)).get_content()
+
+
+def headline(message: EmailMessage) -> str:
+    """What a referee's message tells: its body's first line (the subject is the game's)."""
+    return body_of(message).splitlines()[0]
+
+
+def board_image(message: EmailMessage) -> bytes | None:
+    """The PNG the message's HTML part shows inline (None: the board is drawn in text)."""
+    for part in message.walk():
+        if part.get_content_type() == "image/png":
+            return part.get_content()
+    return None
 
 
 def attachment(message: EmailMessage, suffix: str):

@@ -81,10 +81,11 @@ def test_the_referee_and_tomis_move_mail_build_their_messages_in_one_function(tm
     built = []
     real = mail_message.build_message
 
-    def counting(headers, body, attachments=()):
+    def counting(headers, body, attachments=(), board=None):
         headers, attachments = list(headers), list(attachments)
         built.append(([name for name, _value in headers], [a.filename for a in attachments]))
-        return real(headers, body, attachments)
+        assert board is not None and board.grid in body      # the HTML board: one door too
+        return real(headers, body, attachments, board)
 
     monkeypatch.setattr(mail_message, "build_message", counting)
     record = tmp_path / "cup.tgn"

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from referee_support import ADDRESSES, Lab, START, attachment, body_of, run
+from referee_support import (
+    ADDRESSES, Lab, START, attachment, board_image, body_of, headline, run,
+)
 
 from tomis.notation import record
 from tomis.referee import tokens
@@ -30,11 +32,11 @@ def test_new_mails_both_players_from_their_token_addresses(lab):
         assert message["Auto-Submitted"] == "auto-replied"
         assert message["Subject"].startswith(f"[tomis #{lab.game}] ")
         body = body_of(message)
-        assert body.startswith("-- reply above this line --")
+        assert body.splitlines()[:2] == ["The game begins", "-- reply above this line --"]
         assert "30d left" in body
         game = record.read_game(attachment(message, ".tgn"))
         assert game.tags["TimeControl"] == "30d+3d" and game.tags["White"] == "Ana Lungu"
-        assert attachment(message, ".png")[:8] == b"\x89PNG\r\n\x1a\n"
+        assert board_image(message)[:8] == b"\x89PNG\r\n\x1a\n"
     assert "Your turn" in body_of(first[0]) and "Waiting for White" in body_of(first[1])
 
 
@@ -62,17 +64,18 @@ def test_tokens_are_signed():
 
 
 def test_an_action_reaches_both_players_with_the_chat_for_the_opponent(lab):
-    lab.new_messages()
+    firsts = lab.new_messages()
     lab.deliver(lab.reply(0, "B@e1\nGood luck, Bo!"), "2026-11-23T12:00Z")
     to_ana, to_bo = lab.new_messages()
     assert str(to_ana["To"]).endswith("<ana@a.test>") and str(to_bo["To"]).endswith("<bo@b.test>")
     for message in (to_ana, to_bo):
         assert "White played 1. B@e1 (action 1)" in body_of(message)
         assert "B@e1 {[%ts 2026-11-23T12:00Z]}" in attachment(message, ".tgn")
-        assert "action 1 (B@e1)" in message["Subject"]
+        assert headline(message) == "Action 1 (B@e1)"
     assert "| Good luck, Bo!" in body_of(to_bo) and "Good luck" not in body_of(to_ana)
     assert "Your turn" in body_of(to_bo) and "Waiting for Black" in body_of(to_ana)
-    assert to_ana["In-Reply-To"] is not None and to_ana["In-Reply-To"].endswith("@player.test>")
+    # a flat thread: the first message each got, never the reply just read (issue 41)
+    assert to_ana["In-Reply-To"] == firsts[0]["Message-ID"] == to_ana["References"]
     assert lab.inbox() == [("done", "action 1 (B@e1)")]
     # White had 30 days, used 2 hours, and gained 3 days.
     assert "32d 22h left" in body_of(to_bo)
@@ -223,7 +226,7 @@ def test_an_illegal_action_is_refused_with_the_legal_actions_near_it(lab):
     _unchanged(lab, before)
     (why,) = lab.new_messages()
     body = body_of(why)
-    assert str(why["To"]).endswith("<bo@b.test>") and "not taken" in str(why["Subject"])
+    assert str(why["To"]).endswith("<bo@b.test>") and headline(why) == "Not taken"
     assert "B@e1 cannot be played" in body and "Legal actions" in body and "B@e8" in body
     assert attachment(why, ".tgn") is None
 
@@ -294,7 +297,7 @@ def test_a_draw_offered_with_an_action_and_accepted(lab):
     assert len(ended) == 2
     game = record.read_game(lab.record())
     assert game.result == "1/2-1/2" and "[%draw accept]" in lab.record()
-    assert all("1/2-1/2" in str(m["Subject"]) for m in ended)
+    assert all("1/2-1/2" in headline(m) for m in ended)
 
 
 def test_accepting_without_an_offer_is_refused(lab):
@@ -309,7 +312,7 @@ def test_either_player_may_resign_at_any_time(lab):
     lab.new_messages()
     lab.deliver(lab.reply(1, "resign"), "2026-11-23T11:00Z")
     assert record.read_game(lab.record()).result == "1-0"
-    assert [("1-0" in str(m["Subject"])) for m in lab.new_messages()] == [True, True]
+    assert [("1-0" in headline(m)) for m in lab.new_messages()] == [True, True]
 
 
 # --------------------------------------------------------------------------- conditional lines
@@ -386,7 +389,7 @@ def test_a_reminder_goes_once_a_turn_at_half_the_time_left(lab):
     assert lab.new_messages() == []
     run("referee", "tick", lab.db, "--now", "2026-12-08T10:00Z")
     (reminder,) = lab.new_messages()
-    assert str(reminder["To"]).endswith("<ana@a.test>") and "reminder" in str(reminder["Subject"])
+    assert str(reminder["To"]).endswith("<ana@a.test>") and "Reminder" in headline(reminder)
     assert "runs out at 2026-12-23T10:00Z" in body_of(reminder)
     run("referee", "tick", lab.db, "--now", "2026-12-09T10:00Z")
     assert lab.new_messages() == []
@@ -396,11 +399,11 @@ def test_time_running_out_ends_the_game_as_a_claim_would(lab):
     lab.deliver(lab.reply(0, "B@e1"), "2026-11-23T11:00Z")
     lab.new_messages()
     run("referee", "tick", lab.db, "--now", "2026-12-23T11:00Z")   # Black's 30 days: not yet
-    assert [m for m in lab.new_messages() if "reminder" not in str(m["Subject"])] == []
+    assert [m for m in lab.new_messages() if "Reminder" not in headline(m)] == []
     result = run("referee", "tick", lab.db, "--now", "2026-12-23T11:01Z")
     assert "time-outs 1" in result.stderr
     ended = lab.new_messages()
-    assert len(ended) == 2 and all("time ran out" in str(m["Subject"]) for m in ended)
+    assert len(ended) == 2 and all("time ran out" in headline(m) for m in ended)
     text = lab.record()
     game = record.read_game(text)          # the record's own claim check agrees
     assert game.result == "1-0" and game.tags["Termination"] == "time forfeit"
@@ -413,8 +416,8 @@ def test_a_message_after_the_deadline_ends_the_game_instead_of_acting(lab):
     lab.deliver(lab.reply(0, "B@e1"), "2026-12-24T10:00Z")
     game = record.read_game(lab.record())
     assert game.result == "0-1" and not game.nodes
-    subjects = [str(m["Subject"]) for m in lab.new_messages()]
-    assert sum("time ran out" in s for s in subjects) == 2 and any("not taken" in s for s in subjects)
+    subjects = [headline(m) for m in lab.new_messages()]
+    assert sum("time ran out" in s for s in subjects) == 2 and any("Not taken" in s for s in subjects)
 
 
 def test_leave_stops_the_clock(lab):

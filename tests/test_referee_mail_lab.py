@@ -54,7 +54,8 @@ class Players:
         return {path.name for part in ("new", "cur") for path in (user.maildir / part).iterdir()}
 
     def wait(self, side: int, subject_part: str):
-        """The next message to ``side`` of this run whose Subject holds ``subject_part``."""
+        """The next message to ``side`` of this run whose first line (what it tells; the
+        Subject is the game's) holds ``subject_part``."""
         user, deadline = self.users[side], time.monotonic() + DELIVERY_LIMIT
         while time.monotonic() < deadline:
             for part in ("new", "cur"):
@@ -66,7 +67,10 @@ class Players:
                     if self.names[0] not in str(message["Subject"]):
                         continue            # another run's game
                     self.known[side].add(path.name)
-                    assert subject_part in str(message["Subject"]), message["Subject"]
+                    if message["Auto-Submitted"] is None:
+                        continue            # a player's own mail (a copy Cc'd to the other)
+                    told = message.get_body(("plain",)).get_content().splitlines()[0]
+                    assert subject_part.lower() in told.lower(), told
                     return message
             time.sleep(0.2)
         raise AssertionError(f"no message {subject_part!r} reached {user.maildir}")

@@ -14,7 +14,7 @@ import time
 import pytest
 
 from referee_support import (
-    ANA, BO, Lab, ROOT, attachment, body_of, process, reply_to,
+    ANA, BO, Lab, ROOT, attachment, board_image, body_of, headline, process, reply_to,
 )
 
 from tomis.notation import record
@@ -56,7 +56,7 @@ def test_a_whole_game_by_mail_through_real_deliver_processes(tmp_path):
     lab = Lab(tmp_path)
     opening = lab.new_messages()
     assert len(opening) == 2
-    images = attachment(opening[0], ".png") is not None      # the images extra installed
+    images = board_image(opening[0]) is not None      # the images extra installed
     for number, action in enumerate(actions, 1):
         side = (number - 1) % 2
         style = STYLES[number % len(STYLES)]
@@ -69,9 +69,10 @@ def test_a_whole_game_by_mail_through_real_deliver_processes(tmp_path):
         for message in (to_ana, to_bo):
             body = body_of(message)
             assert f"(action {number})" in body and action in body
-            assert f"action {number} ({action})" in str(message["Subject"])
+            assert headline(message) in (f"Action {number} ({action})",          # the last ends it
+                                         f"{sample.result}, action {number} ({action})")
             assert message["Auto-Submitted"] == "auto-replied"
-            assert body.startswith("-- reply above this line --")
+            assert body.splitlines()[1] == "-- reply above this line --"
             mailed = attachment(message, ".tgn")
             nodes = record.read_game(mailed).nodes
             assert [str(n.action) for n in nodes] == actions[:number]
@@ -80,13 +81,13 @@ def test_a_whole_game_by_mail_through_real_deliver_processes(tmp_path):
             assert "[%if" not in mailed
             assert "Clocks (TimeControl 30d+3d" in body and "   a     b     c" in body
             if images:
-                assert attachment(message, ".png")[:8] == b"\x89PNG\r\n\x1a\n"
+                assert board_image(message)[:8] == b"\x89PNG\r\n\x1a\n"
         opponent = (to_ana, to_bo)[1 - side]
         assert f"| move {number}, in {style}" in body_of(opponent)
         assert f"move {number}" not in body_of((to_ana, to_bo)[side])
-        # the sender's copy answers the sender's message
+        # a flat thread: each copy answers the first message its player got (issue 41)
         mine = (to_ana, to_bo)[side]
-        assert mine["In-Reply-To"] == re.search(rb"Message-ID: (<[^>]+>)", raw)[1].decode()
+        assert mine["In-Reply-To"] == opening[side]["Message-ID"] == mine["References"]
         if number < len(actions):
             assert "Your turn" in body_of(opponent) and "Waiting for" in body_of(mine)
     final = record.read_game(lab.record())
@@ -210,7 +211,7 @@ def _check_after_a_kill(lab: Lab, raw: bytes) -> None:
     # stamped when first stored, whichever delivery stored it
     assert re.search(r"B@e1 \{\[%ts 2026-11-23T10:(10|20)Z\]\}", lab.record())
     assert lab.query("SELECT COUNT(*) FROM outbox WHERE sent_at IS NULL") == [(0,)]
-    updates = [m for m in lab.messages() if "action 1 (B@e1)" in str(m["Subject"])]
+    updates = [m for m in lab.messages() if headline(m) == "Action 1 (B@e1)"]
     assert {str(m["To"]) for m in updates} == {ANA, BO}
     # queued once each: the opening message and the update
     assert lab.query("SELECT envelope_to, COUNT(*) FROM outbox GROUP BY envelope_to") == \

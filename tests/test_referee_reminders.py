@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from referee_support import ADDRESSES, REFEREE, Lab, START, body_of, run
+from referee_support import ADDRESSES, REFEREE, Lab, START, body_of, headline, run
 from test_referee_alerts import dsn_bounce
 
 from tomis.notation.clock import format_stamp, parse_stamp
@@ -28,9 +28,9 @@ def _ok(*args):
 
 
 def _tick(lab: Lab, at: int) -> list[tuple[int, str, str]]:
-    """Tick at ``at``; what it sent: (to whom, subject, body) each."""
+    """Tick at ``at``; what it sent: (to whom, what it tells, body) each."""
     _ok("referee", "tick", lab.db, "--now", format_stamp(at))
-    return [(ADDRESSES.index(message["To"].addresses[0].addr_spec), str(message["Subject"]),
+    return [(ADDRESSES.index(message["To"].addresses[0].addr_spec), headline(message),
              body_of(message)) for message in lab.new_messages()]
 
 
@@ -38,7 +38,7 @@ def _reminders(sent) -> list[tuple[int, int, str]]:
     """Each reminder sent as (to whom, the share it says was used, the deadline it says)."""
     found = []
     for side, subject, body in sent:
-        assert "reminder" in subject
+        assert "reminder" in subject.lower()
         text = " ".join(body.split())
         used = re.search(r"you have used (\d+)% of the time", text)
         deadline = re.search(r"your time runs out at (\S+)\.", text)

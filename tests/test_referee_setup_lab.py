@@ -19,8 +19,6 @@ Slow: a virtual environment is installed and delivery is asynchronous.
 
 from __future__ import annotations
 
-import email
-import email.policy
 import json
 import os
 import pwd
@@ -268,30 +266,6 @@ def host(lab):
 
 # ------------------------------------------------------------------ seeing it through
 
-class Club(Players):
-    """The lab's players, whose mailboxes here also get each other's copies: waiting for
-    the referee's next letter passes over a player's mail."""
-
-    def wait(self, side: int, subject_part: str):
-        user, deadline = self.users[side], time.monotonic() + DELIVERY_LIMIT
-        while time.monotonic() < deadline:
-            for part in ("new", "cur"):
-                for path in sorted((user.maildir / part).iterdir()):
-                    if path.name in self.known[side]:
-                        continue
-                    message = email.message_from_bytes(path.read_bytes(),
-                                                       policy=email.policy.default)
-                    if self.names[0] not in str(message["Subject"]):
-                        continue            # another run's game
-                    self.known[side].add(path.name)
-                    if message["Auto-Submitted"] is None:
-                        continue            # the other player's copy, not the referee's
-                    assert subject_part in str(message["Subject"]), message["Subject"]
-                    return message
-            time.sleep(0.2)
-        raise AssertionError(f"no message {subject_part!r} reached {user.maildir}")
-
-
 def send(lab: Lab, sender: str, recipients: list[str], raw: bytes) -> str:
     """``raw`` through postfix's SMTP service; postfix's queue id of it."""
     with smtplib.SMTP(lab.host, lab.smtp["relay"], timeout=30) as smtp:
@@ -334,7 +308,7 @@ def sent_count(names: Names) -> int:
 
 def test_the_recipe_plays_a_move_a_reply_all_and_a_copy_through_postfix(lab, host):
     names = host
-    players = Club(lab)
+    players = Players(lab)
     game = int(as_user(names, "referee", "new", names.store, "--white", players.option(0),
                        "--black", players.option(1), "--time-control", "30d+3d").stdout)
     host_, port = lab.host, lab.smtp["relay"]
@@ -402,7 +376,7 @@ def postdrops_of(user: str) -> list[int]:
 
 def test_the_run_unit_sends_where_no_new_privs_cannot(lab, host):
     names = host
-    players = Club(lab)
+    players = Players(lab)
     referee = lab.users["referee"]           # dovecot serves its mailbox over IMAP
     stuck, store = f"{names.var}/stuck.db", f"{names.var}/unit.db"
     for path in (stuck, store):

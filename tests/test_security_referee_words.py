@@ -14,7 +14,7 @@ from email.utils import make_msgid
 
 import pytest
 
-from referee_support import ANA, BO, Lab, body_of, process, reply_to, run
+from referee_support import ANA, BO, Lab, body_of, headline, process, reply_to, run
 
 from tomis.referee import tokens
 from tomis.referee.queueing import CHAT_LIMIT
@@ -141,7 +141,7 @@ def _opponent_heard_nothing(lab, before: str) -> None:
     assert lab.record() == before
     fresh = lab.new_messages()
     assert [str(m["To"]) for m in fresh] == [BO], "only the sender hears of a refusal"
-    assert "not taken" in str(fresh[0]["Subject"])
+    assert headline(fresh[0]) == "Not taken"
 
 
 @pytest.mark.parametrize("line", ["B@d6 G@b2", "If: B@d7 G@b1", "B@e1?",
@@ -151,7 +151,7 @@ def test_a_command_like_line_is_refused_and_never_relayed(lab, line):
     before = lab.record()
     lab.new_messages()
     lab.deliver(lab.reply(1, f"Ana, my private plan:\n{line}\nbye"), "2026-11-23T12:00Z")
-    (why,) = [m for m in lab.messages() if "not taken" in str(m["Subject"])]
+    (why,) = [m for m in lab.messages() if headline(m) == "Not taken"]
     assert f"line 2 '{line}'" in body_of(why) and lab.inbox()[-1][0] == "rejected"
     _opponent_heard_nothing(lab, before)
     to_ana = [m for m in lab.messages() if "ana@a.test" in str(m["To"])]
@@ -182,7 +182,7 @@ def test_moves_and_help_answer_the_sender_alone(lab):
     lab.deliver(lab.reply(0, "moves\nhelp"), "2026-11-23T11:00Z")
     (answer,) = lab.new_messages()
     body = body_of(answer)
-    assert str(answer["To"]) == ANA and "moves, help" in str(answer["Subject"])
+    assert str(answer["To"]) == ANA and headline(answer) == "Moves, help"
     assert "Legal actions (1), by kind:" in body and "place: B@a1" in body and "B@e1" in body
     assert "at most 4 other words" in body
 

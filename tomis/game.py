@@ -843,6 +843,88 @@ class Game:
             comments.pop()
             raise RecordError(error.message) from None
 
+    def record_outage(self, begins: str | int, ends: str | int) -> None:
+        """Write that the referee could not take mail from ``begins`` to ``ends``:
+        ``{[%outage START END]}`` after the last action. No clock runs in an outage, so the
+        side to act gets back the time its clock ran in it (docs/NOTATION.md, "Outages and
+        credits").
+
+        Raises :class:`RecordError` when the game has ended or has no ``TimeControl``, or
+        for an outage the reader refuses (not ending after it begins, beginning before the
+        last stamp or before the end of the last outage); the record is then unchanged.
+
+        >>> game = Game()
+        >>> game.start_clock("1d", "2026-11-23T09:00Z")
+        >>> game.record_outage("2026-11-23T10:00Z", "2026-11-23T13:00Z")
+        >>> facts, ran = game.clock()
+        >>> ran.deadline(0) - ran.since       # 1 day, and the 3 hours given back
+        97200
+        """
+        from .notation import clock
+
+        outage = clock.Outage(_stamp(begins), _stamp(ends))
+        self._add_clock_command(clock.parse_outage(str(outage)).command())
+
+    def credit(self, side: str, seconds: int, at: str | int | None = None,
+               reason: str | None = None) -> None:
+        """Give ``side`` ``seconds`` more time (whole minutes): ``{[%credit SIDE DURATION]
+        REASON}`` after the last action; its time left grows by that much from there on.
+
+        With ``at``, a time, the credit is refused when ``side``'s time had run out by
+        then: a credit does not give a lost game back. Raises :class:`RecordError` for
+        that, for a game that has ended or has no ``TimeControl``, for a duration that is
+        not whole minutes from 1m to 3650d, and for a reason that is no plain comment
+        text; the record is then unchanged.
+
+        >>> game = Game()
+        >>> game.start_clock("30d", "2026-11-23T09:00Z")
+        >>> game.credit("black", 2 * 86400, reason="the club's server moved")
+        >>> game.clock()[1].left
+        (2592000, 2764800)
+        """
+        from .notation import clock
+
+        giver = SIDES.index(_side(side))
+        if isinstance(seconds, bool) or not isinstance(seconds, int) or seconds % clock.MINUTE:
+            raise RecordError(f"a credit is whole minutes, not {seconds!r} seconds")
+        command = clock.parse_credit(f"{SIDES[giver]} {clock.format_duration(seconds)}", 0).command()
+        if reason is not None:
+            _check_comment(reason)
+            command += f" {reason}"
+        if at is not None:
+            self._refuse_credit_after_fall(giver, _stamp(at))
+        self._add_clock_command(command)
+
+    def _refuse_credit_after_fall(self, side: int, when: int) -> None:
+        from .notation import clock
+
+        self._refuse_if_broken()
+        _, ran = self.clock()
+        fall = clock.ran_out(ran, side, self._record.final.to_move, when)
+        if fall is not None:
+            raise RecordError(f"{SIDE_TITLES[side]}'s time ran out at "
+                              f"{clock.format_stamp(fall.deadline)}; a credit does not give a "
+                              f"lost game back")
+
+    def _add_clock_command(self, comment: str) -> None:
+        """``comment`` after the last action, kept only when the record still reads."""
+        from .notation import correspondence
+
+        self._refuse_if_broken()
+        self.check_not_ended()
+        comments = self._last_comments()
+        comments.append(comment)
+        rec = self._record
+        try:
+            facts = correspondence.read_facts(rec)
+            if facts.control is None:
+                raise RecordError("outages and credits count on the clocks, and this game has "
+                                  "no TimeControl tag")
+            correspondence.check(rec, facts)
+        except TomisError as error:
+            comments.pop()
+            raise RecordError(error.message) from None
+
     def add_lines(self, lines: Sequence[Sequence[str]]) -> None:
         """Store conditional lines after the last action, each ``(THEIRS, MINE, ...)`` in
         canonical texts, checked playable from the position after it (docs/NOTATION.md).
@@ -886,7 +968,7 @@ class Game:
             return None
         first = rec.start.ply + 1
         stamps = [clock.Stamp(first + i, (first + i - 1) & 1, at) for i, at in enumerate(facts.stamps)]
-        ran = clock.run(facts.control, facts.start, stamps, facts.leaves)
+        ran = clock.run(facts.control, facts.start, stamps, facts.stops, facts.credits)
         return next((fall for fall in ran.flag_falls if fall.number == number), None)
 
     def check_not_ended(self) -> None:

@@ -72,13 +72,16 @@ def referee():
 @click.option("--config", "config_file", type=click.Path(dir_okay=False, exists=True),
               help="The mail settings file (as TOMIS_MAIL_CONFIG), for --send-by smtp.")
 @_club_options
-def init(db, address, name, send_by, config_file, **club_settings):
+@click.option("--received-by", "received_by", multiple=True, metavar="HOST",
+              help="A host of the club's mail system whose Received: fields say when a "
+                   "message came (repeatable: a backup MX too); deliver stamps actions so.")
+def init(db, address, name, send_by, config_file, received_by, **club_settings):
     """Create the referee's store DB (refuses an existing file)."""
     from ..referee import service
 
     if send_by == "smtp" and config_file is None:
         raise click.UsageError("--send-by smtp needs --config FILE, the mail settings file")
-    service.init(db, address, name, send_by, config_file, club_settings)
+    service.init(db, address, name, send_by, config_file, club_settings, received_by)
     click.echo(f"created {db}: the referee {address}, sending by {send_by}", err=True)
 
 
@@ -190,6 +193,7 @@ def deliver(ctx, db, recipients, now):
 def run_deliver(db: str, recipients: list[str], at: int | None) -> int:
     import time
 
+    from ..errors import visible
     from ..referee import inbound, service
 
     try:
@@ -208,12 +212,16 @@ def run_deliver(db: str, recipients: list[str], at: int | None) -> int:
                 while sys.stdin.buffer.read(1 << 20):       # let the mail server finish writing
                     pass
             at = int(time.time()) if at is None else at
-            service.store_message(store, raw, oversized, recipients, at)
+            stored = service.delivered(store, raw, oversized, recipients, at)
         except Exception as error:  # noqa: BLE001 -- anything before the commit: try again later
             _say_not_stored(error)
             return EX_TEMPFAIL
         try:
             _say_unsent(service.after_storing(store, config, at))
+            note = service.stamp_note(store, stored)
+            if note is not None:
+                click.echo(f"tomis referee deliver: message {stored.id}: {visible(note)}",
+                           err=True)
         except Exception as error:  # noqa: BLE001 -- stored: tick finishes the rest
             click.echo(f"tomis referee deliver: stored; the rest is left to tick: "
                        f"{_said(error)}", err=True)
@@ -382,6 +390,22 @@ def adjudicate(db, number, result, reason, now):
 @referee.command()
 @_db
 @_number
+@click.argument("side", type=click.Choice(["white", "black"]))
+@click.argument("duration", metavar="DURATION")
+@_reason
+@_now_option
+def credit(db, number, side, duration, reason, now):
+    """Give SIDE of game N more time, DURATION like 90m, 6h, 2d or 1d12h; both players
+    are told, the record keeps it ([%credit SIDE DURATION] and the reason)."""
+    from ..referee import organiser
+
+    _say_unsent(organiser.credit(db, number, organiser.side_of(side), duration, reason, _clock(now)))
+    click.echo(f"game {number}: {side} given {duration}", err=True)
+
+
+@referee.command()
+@_db
+@_number
 @_reason
 @_now_option
 def abort(db, number, reason, now):
@@ -502,6 +526,9 @@ def _mailbox(maildir: str | None, imap_place: str | None):
 
 def _log_outcome(outcome) -> None:
     click.echo(f"tomis referee: {outcome.log_line()}", err=True)
+    note = outcome.note_line()
+    if note is not None:
+        click.echo(f"tomis referee: {note}", err=True)
 
 
 @referee.command()

@@ -29,6 +29,7 @@ import re
 import socket
 import ssl
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from email.parser import BytesHeaderParser
 from email.policy import default
 from typing import Callable
@@ -49,6 +50,10 @@ ENV = {"cafile": "TOMIS_IMAP_CAFILE"}
 _FETCH_UID = re.compile(rb"\bUID (\d+)")
 _FETCH_SIZE = re.compile(rb"\bRFC822\.SIZE (\d+)")
 _MESSAGE_START = re.compile(rb"\d+ \(")
+# RFC 3501's date-time: "DD-Mon-YYYY HH:MM:SS +ZZZZ" (the day may be padded with a space).
+_INTERNALDATE = re.compile(rb'\bINTERNALDATE "([ \d]\d)-([A-Za-z]{3})-(\d{4}) '
+                           rb'(\d\d):(\d\d):(\d\d) ([+-])(\d\d)(\d\d)"')
+_MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 
 
 class ImapError(FileError):
@@ -89,6 +94,16 @@ class Fetched:
     uid: int
     message_id: str | None
     data: bytes
+
+
+@dataclass(frozen=True)
+class UidMessage:
+    """A message fetched by UID: its bytes (a limit and one byte at most) and when the
+    server received it (its ``INTERNALDATE`` as seconds since the epoch; None when the
+    server gave none that reads)."""
+
+    data: bytes
+    received: int | None
 
 
 @dataclass(frozen=True)
@@ -319,15 +334,18 @@ class Folder:
         return sorted(uid for uid in (int(word) for word in words if word.isdigit())
                       if uid > last)
 
-    def fetch_uid(self, uid: int, limit: int) -> bytes:
+    def fetch_uid(self, uid: int, limit: int) -> UidMessage:
         """Message ``uid`` as stored, at most ``limit`` + 1 bytes of it (a partial fetch:
-        the server sends no more, and the extra byte tells a longer message)."""
+        the server sends no more, and the extra byte tells a longer message), with its
+        ``INTERNALDATE``: when the server received it, which the referee stamps."""
         with self._failures("fetch a message from"):
-            status, data = self.connection.uid("FETCH", str(uid), f"(BODY.PEEK[]<0.{limit + 1}>)")
-        bodies = [body for _meta, body in _responses(data)] if status == "OK" else []
-        if not bodies or bodies[0] is None:
+            status, data = self.connection.uid(
+                "FETCH", str(uid), f"(INTERNALDATE BODY.PEEK[]<0.{limit + 1}>)")
+        answers = _responses(data) if status == "OK" else []
+        if not answers or answers[0][1] is None:
             raise ImapError(f"the IMAP server {self.place.server} did not send message UID {uid}")
-        return bodies[0]
+        meta, body = answers[0]
+        return UidMessage(body, internal_date(meta))
 
     def _answered(self, what: str, data) -> ImapError:
         return ImapError(f"the IMAP server {self.place.server} refused {what}: {_server_text(data)}")
@@ -392,6 +410,25 @@ def _responses(data) -> list[tuple[bytes, bytes | None]]:
         elif isinstance(part, bytes) and answers:
             answers[-1][0] += part          # the tail after a literal
     return [(meta, literal) for meta, literal in answers]
+
+
+def internal_date(meta: bytes) -> int | None:
+    """The ``INTERNALDATE`` in a FETCH answer's text as seconds since the epoch, or None
+    when there is none or it is no date (the server's text is not trusted to be one)."""
+    found = _INTERNALDATE.search(meta[:4096])
+    if found is None:
+        return None
+    day, month, year, hour, minute, second, sign, zone_h, zone_m = found.groups()
+    name = month.decode("ascii").lower()
+    if name not in _MONTHS:
+        return None
+    try:
+        when = datetime(int(year), _MONTHS.index(name) + 1, int(day), int(hour), int(minute),
+                        int(second), tzinfo=timezone.utc)
+    except ValueError:
+        return None
+    offset = (int(zone_h) * 3600 + int(zone_m) * 60) * (1 if sign == b"+" else -1)
+    return int(when.timestamp()) - offset
 
 
 def _summary(meta: bytes, header: bytes | None) -> ListedMessage | None:

@@ -16,6 +16,7 @@ from datetime import datetime, timezone
 from typing import NamedTuple, Sequence
 
 from ..errors import RecordError
+from ..rules.board import SIDE_NAMES, SIDE_TITLES
 from .tags import LEAVE_DAYS_TAG, TIME_CONTROL_TAG  # noqa: F401 -- TIME_CONTROL_TAG answered here for the readers of clocks
 
 MINUTE, HOUR, DAY = 60, 3600, 86400
@@ -25,6 +26,10 @@ STAMP_FORM = "a UTC time like 2026-11-23T10:15Z"
 DEFAULT_LEAVE_DAYS = 45             # per side and calendar year, when the tag is absent
 MAX_LEAVE_DAYS = 366
 LEAVE_FORM = "[%leave 2026-12-20 2027-01-03]"
+OUTAGE_FORM = "[%outage 2026-11-23T10:15Z 2026-11-23T13:15Z]"
+CREDIT_FORM = "[%credit white 2d]"
+MAX_OUTAGES = 100                   # per game: a referee down that often has bigger troubles
+MAX_CREDITS = 100                   # per game: the organiser's gifts of time
 
 _UNITS = (("d", DAY), ("h", HOUR), ("m", MINUTE))
 _DURATION = r"(?:[0-9]{1,7}d)?(?:[0-9]{1,7}h)?(?:[0-9]{1,7}m)?"
@@ -346,6 +351,87 @@ def advance(leaves: Sequence[Leave], side: int, begin: int, amount: int) -> int:
     return at + remaining
 
 
+# --------------------------------------------------------------------------- outages and credits
+
+class Outage(NamedTuple):
+    """A time the referee could not take mail, from ``begins`` up to ``ends``: no clock
+    runs in it (docs/NOTATION.md, "Outages and credits")."""
+
+    begins: int
+    ends: int
+
+    def __str__(self) -> str:
+        """The command's arguments: ``2026-11-23T10:15Z 2026-11-23T13:15Z``."""
+        return f"{format_stamp(self.begins)} {format_stamp(self.ends)}"
+
+    def command(self) -> str:
+        return f"[%outage {self}]"
+
+    def stops(self) -> tuple[Leave, Leave]:
+        """The outage as both sides' clocks see it: a stop like leave, for each side."""
+        return Leave(0, self.begins, self.ends), Leave(1, self.begins, self.ends)
+
+
+class Credit(NamedTuple):
+    """Time given to ``side``: ``seconds`` added to what it has after action ``after``
+    (the number of the action the command follows; the start's ply before the first)."""
+
+    side: int
+    seconds: int
+    after: int
+
+    def __str__(self) -> str:
+        """The command's arguments: ``white 2d``."""
+        return f"{SIDE_NAMES[self.side]} {format_duration(self.seconds)}"
+
+    def command(self) -> str:
+        return f"[%credit {self}]"
+
+
+def parse_outage(arguments: str) -> Outage:
+    """An outage from the arguments of ``[%outage START END]``, two UTC stamps, START
+    before END.
+
+    >>> parse_outage("2026-11-23T10:15Z 2026-11-23T13:15Z").ends - parse_outage("2026-11-23T10:15Z 2026-11-23T13:15Z").begins
+    10800
+    """
+    words = arguments.split()
+    if len(words) != 2:
+        raise RecordError(f"an outage is written like {OUTAGE_FORM}: when it began and when "
+                          f"it ended; found '{arguments}'")
+    begins, ends = parse_stamp(words[0]), parse_stamp(words[1])
+    if ends <= begins:
+        raise RecordError(f"an outage ends after it begins: {words[1]} is not after {words[0]}")
+    if ends - begins > MAX_DURATION:
+        raise RecordError(f"an outage lasts at most 3650d, found '{arguments}'")
+    return Outage(begins, ends)
+
+
+def parse_credit(arguments: str, after: int) -> Credit:
+    """A credit from the arguments of ``[%credit white|black DURATION]``; ``after`` is the
+    number of the action the command follows.
+
+    >>> parse_credit("black 1d12h", 10)
+    Credit(side=1, seconds=129600, after=10)
+    """
+    words = arguments.split()
+    if len(words) != 2 or words[0] not in SIDE_NAMES:
+        raise RecordError(f"a credit is written like {CREDIT_FORM}: the side (white or black) "
+                          f"and the time it is given; found '{arguments}'")
+    seconds = parse_duration(words[1])
+    if seconds == 0:
+        raise RecordError(f"a credit gives some time, at least 1m; found '{words[1]}'")
+    return Credit(SIDE_NAMES.index(words[0]), seconds, after)
+
+
+class CreditAfterFall(RecordError):
+    """A credit to a side whose time had run out; ``index`` is its place in the credits."""
+
+    def __init__(self, message: str, index: int):
+        super().__init__(message)
+        self.index = index
+
+
 # --------------------------------------------------------------------------- running a clock
 
 class Stamp(NamedTuple):
@@ -427,19 +513,24 @@ def check_order(start: int | None, stamps: Sequence[Stamp]) -> None:
 
 
 def run(control: TimeControl, start: int | None, stamps: Sequence[Stamp],
-        leaves: Sequence[Leave] = ()) -> Clock:
+        leaves: Sequence[Leave] = (), credits: Sequence[Credit] = ()) -> Clock:
     """Both clocks after ``stamps`` (the main line's, in order, none missing).
 
     ``start`` is the game's start stamp or None (then White's first period is empty).
     Stamps must not go backwards (see :func:`check_order`, which this calls). A side's
-    clock does not run during its ``leaves``.
+    clock does not run during its ``leaves`` (an outage is a stop of both sides, see
+    :meth:`Outage.stops`). Each of ``credits`` (in record order) adds to what its side
+    has at its place; a credit to a side whose time ran out by a late action raises
+    :class:`CreditAfterFall`: it gives no lost game back.
     """
     check_order(start, stamps)
     left = [control.start, control.start]
     counts = [0, 0]
     falls: list[FlagFall] = []
     since, last_number = start, None
+    given = 0                   # how many of ``credits`` are added so far
     for stamp in stamps:
+        given = _give(left, credits, given, stamp.number)
         side = stamp.side
         had = left[side]
         used = 0 if since is None else running_time(leaves, side, since, stamp.at)
@@ -448,8 +539,23 @@ def run(control: TimeControl, start: int | None, stamps: Sequence[Stamp],
         counts[side] += 1
         left[side] = control.after_action(had, used, counts[side])
         since, last_number = stamp.at, stamp.number
+    _give(left, credits, given, None)
     return Clock(control, (left[0], left[1]), since, tuple(falls), last_number, tuple(leaves),
                  (counts[0], counts[1]))
+
+
+def _give(left: list[int], credits: Sequence[Credit], given: int, before: int | None) -> int:
+    """Add to ``left`` the credits from ``given`` on that stand before action ``before``
+    (None: all the rest); how many are added in all."""
+    while given < len(credits) and (before is None or credits[given].after < before):
+        credit = credits[given]
+        if left[credit.side] < 0:
+            raise CreditAfterFall(f"{credit.command()}: {SIDE_TITLES[credit.side]}'s time had "
+                                  f"run out by a late action before it; a credit does not "
+                                  f"give a lost game back", given)
+        left[credit.side] += credit.seconds
+        given += 1
+    return given
 
 
 def ran_out(clock: Clock, side: int, to_move: int | None, now: int) -> FlagFall | None:

@@ -3,11 +3,12 @@
 docs/NOTATION.md ("Correspondence play") defines them; they live in the ``TimeControl``
 tag, in ``(=)`` after an action (``Node.offer``), and in comment commands ``[%ts ...]``,
 ``[%if ...]``, ``[%draw accept]``, ``[%claim ...]``, ``[%leave ...]`` (with the
-``LeaveDays`` tag). :func:`read_facts` finds them in a
+``LeaveDays`` tag), ``[%outage ...]`` and ``[%credit ...]``. :func:`read_facts` finds them in a
 :class:`tomis.record.Record` and checks their form; :func:`check` checks them against the
 main line (stamps in order, every action stamped under a clock, lines playable and
 honoured, an accepted draw backed by an offer, a claim backed by a flag fall, leave
-taken ahead, never twice and within the yearly allowance) and
+taken ahead, never twice and within the yearly allowance, outages in order within the
+game, credits to a side still in time) and
 returns what the clock says. :func:`digest_lines` gives what the Digest covers.
 
 Nothing here reads the system clock or a file. Comments keep every command as text (the
@@ -26,7 +27,7 @@ from .tags import ADJUDICATION, TERMINATION_TAG, TIME_FORFEIT
 from ..errors import NotationError, RecordError, TomisError
 
 WIN_FOR = WIN_RESULTS               # WIN_FOR[side]: the result when ``side`` wins
-KNOWN = ("ts", "if", "draw", "claim", "leave")
+KNOWN = ("ts", "if", "draw", "claim", "leave", "outage", "credit")
 
 # [%name arguments]: a lowercase name, then blanks and the arguments up to the next ']'.
 _COMMAND = re.compile(r"\[%([a-z]+)(?:[ \t]+([^\]]*?))?[ \t]*\]")
@@ -57,6 +58,13 @@ class Facts(NamedTuple):
     commands: tuple[Command, ...]
     leaves: tuple[_clock.Leave, ...] = ()  # in record order, one per [%leave] command
     leave_days: int | None = None          # the LeaveDays tag (None: absent)
+    outages: tuple[_clock.Outage, ...] = ()  # in record order, one per [%outage] command
+    credits: tuple[_clock.Credit, ...] = ()  # in record order, one per [%credit] command
+
+    @property
+    def stops(self) -> tuple[_clock.Leave, ...]:
+        """Every stop of a clock: each side's leave, and each outage as a stop of both."""
+        return self.leaves + tuple(stop for outage in self.outages for stop in outage.stops())
 
     @property
     def leave_allowance(self) -> int:
@@ -114,7 +122,7 @@ def read_facts(game, places: dict | None = None, control_at: tuple | None = None
     stamps: list[int | None] = [None] * (len(game.nodes) + 1)
     lines: dict[int, list[tuple[str, ...]]] = {}
     draw_accepted, claim = False, None
-    leaves = []
+    leaves, outages, credits = [], [], []
     for command in commands:
         if command.name == "ts":
             if stamps[command.index] is not None:
@@ -129,11 +137,15 @@ def read_facts(game, places: dict | None = None, control_at: tuple | None = None
             draw_accepted = True
         elif command.name == "leave":
             leaves.append(_leave(command, leave_side(game, command.index)))
+        elif command.name == "outage":
+            outages.append(_parsed(command, _clock.parse_outage))
+        elif command.name == "credit":
+            credits.append(_parsed(command, _clock.parse_credit, game.start.ply + command.index))
         else:
             claim = _stamp(command)
     offers = tuple(node.offer for node in game.nodes)
     return Facts(control, stamps[0], tuple(stamps[1:]), offers, lines, draw_accepted, claim,
-                 tuple(commands), tuple(leaves), leave_days)
+                 tuple(commands), tuple(leaves), leave_days, tuple(outages), tuple(credits))
 
 
 def _tag_value(game, name: str, parse, where):
@@ -159,6 +171,15 @@ def _leave(command: Command, side: int) -> _clock.Leave:
         return _clock.parse_leave(command.arguments, side)
     except RecordError as error:
         raise _at(RecordError(f"[%leave ...]: {error.message}"),
+                  (command.line, command.arguments_column)) from None
+
+
+def _parsed(command: Command, parse, *more):
+    """``parse(arguments, *more)``, its error located at the command's arguments."""
+    try:
+        return parse(command.arguments, *more)
+    except RecordError as error:
+        raise _at(RecordError(f"[%{command.name} ...]: {error.message}"),
                   (command.line, command.arguments_column)) from None
 
 
@@ -252,6 +273,10 @@ def _check_clock(game, facts: Facts) -> _clock.Clock | None:
         if facts.leaves:
             raise _at(RecordError("[%leave ...] stops a side's clock, but the game has no "
                                   "TimeControl tag"), _place(_leave_commands(facts)[0]))
+        for name in ("outage", "credit"):
+            if getattr(facts, name + "s"):
+                raise _at(RecordError(f"[%{name} ...] counts on the clocks, but the game has "
+                                      f"no TimeControl tag"), _place(_named(facts, name)[0]))
         return None
     for index, at in enumerate(facts.stamps, 1):
         if at is None:
@@ -261,7 +286,43 @@ def _check_clock(game, facts: Facts) -> _clock.Clock | None:
                 f"a timestamp like {{[%ts 2026-11-23T10:15Z]}}; this one has none",
                 action.line, action.column), game, index)
     _check_leaves(facts)
-    return _clock.run(facts.control, facts.start, stamped, facts.leaves)
+    _check_outages(facts)
+    if len(facts.credits) > _clock.MAX_CREDITS:
+        raise _at(RecordError(f"at most {_clock.MAX_CREDITS} credits [%credit ...] in one game"),
+                  _place(_named(facts, "credit")[_clock.MAX_CREDITS]))
+    try:
+        return _clock.run(facts.control, facts.start, stamped, facts.stops, facts.credits)
+    except _clock.CreditAfterFall as error:
+        raise _at(RecordError(error.message), _place(_named(facts, "credit")[error.index])) from None
+
+
+def _named(facts: Facts, name: str) -> list[Command]:
+    """The commands called ``name``, in record order (the order of their facts)."""
+    return [command for command in facts.commands if command.name == name]
+
+
+def _check_outages(facts: Facts) -> None:
+    """Each outage lies within the game, from the stamp it follows on (it is written once
+    over), after the end of the one before it; at most :data:`MAX_OUTAGES`."""
+    before: _clock.Outage | None = None
+    for number, (outage, command) in enumerate(zip(facts.outages, _named(facts, "outage")), 1):
+        where = _place(command)
+        if number > _clock.MAX_OUTAGES:
+            raise _at(RecordError(f"at most {_clock.MAX_OUTAGES} outages [%outage ...] in one game"),
+                      where)
+        after = facts.start if command.index == 0 else facts.stamps[command.index - 1]
+        if after is None:
+            raise _at(RecordError(f"{outage.command()} stands before the first action, so it "
+                                  f"needs the game's start stamp {{[%ts ...]}} before it"), where)
+        if outage.begins < after:
+            raise _at(RecordError(f"{outage.command()}: an outage is written after it ended, "
+                                  f"within the game: it cannot begin before the timestamp it "
+                                  f"follows, {_clock.format_stamp(after)}"), where)
+        if before is not None and outage.begins < before.ends:
+            raise _at(RecordError(f"{outage.command()} begins before the earlier outage "
+                                  f"{before.command()} ended; outages come in order and do "
+                                  f"not overlap"), where)
+        before = outage
 
 
 def _leave_commands(facts: Facts) -> list[Command]:
@@ -406,9 +467,13 @@ def digest_lines(game) -> tuple[list[str], list[list[str]], list[str]]:
             head.append(f"leavedays {facts.leave_days}")
     if facts.start is not None:
         head.append(f"ts {_clock.format_stamp(facts.start)}")
+    # Leave, outages and credits, in record order at each place.
     leaves: dict[int, list[str]] = {}
-    for leave, command in zip(facts.leaves, _leave_commands(facts)):
-        leaves.setdefault(command.index, []).append(f"leave {leave}")
+    named = {"leave": iter(facts.leaves), "outage": iter(facts.outages),
+             "credit": iter(facts.credits)}
+    for command in facts.commands:
+        if command.name in named:
+            leaves.setdefault(command.index, []).append(f"{command.name} {next(named[command.name])}")
     head.extend(leaves.get(0, ()))
     per_action = []
     for index, (stamp, offer) in enumerate(zip(facts.stamps, facts.offers), 1):

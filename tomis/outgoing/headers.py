@@ -22,8 +22,48 @@ from ..errors import MailError
 MAILER = "tomis"                # X-Mailer of the messages tomis writes (and alone resends)
 
 
+class FoldingPolicy(email.policy.EmailPolicy):
+    """``email.policy.SMTP`` whose Subject always begins on the header's own line.
+
+    The email package moves a whole value to a line of its own when it does not fit after
+    the name but would fit alone, so a subject of 70 to 77 characters was written
+    ``Subject:`` CRLF `` [tomis #1] ...``: some readers show that as an empty subject, and
+    it splits a game's conversation. Unfolded and folded again at the spaces it had (an
+    encoded word holds none, and unfolding takes away only the CRLF), the value reads back
+    the same and its first line carries text.
+    """
+
+    def fold(self, name, value):
+        return _first_line_full(name, super().fold(name, value), self)
+
+    def fold_binary(self, name, value):
+        folded = super().fold_binary(name, value)
+        try:
+            text = folded.decode("ascii")
+        except UnicodeDecodeError:         # 8-bit headers (utf8=True): left as they are
+            return folded
+        return _first_line_full(name, text, self).encode("ascii")
+
+
+def _first_line_full(name: str, folded: str, policy) -> str:
+    if name.lower() != "subject":
+        return folded
+    linesep, limit = policy.linesep, policy.max_line_length or 998
+    words = _FOLD.sub("", folded[:-len(linesep)] if folded.endswith(linesep) else folded).split(" ")
+    # words[0] is "Subject:"; an empty word is a space of the value itself, kept.
+    lines = [f"{words[0]} {words[1]}" if len(words) > 1 else words[0]]
+    for word in words[2:]:
+        if len(lines[-1]) + 1 + len(word) <= limit or not word:
+            lines[-1] += " " + word
+        else:
+            lines.append(" " + word)
+    return linesep.join(lines) + linesep
+
+
+_FOLD = re.compile(r"\r?\n(?=[ \t])")
+
 # SMTP's line ends; the email package refuses a header value holding a line break itself.
-POLICY = email.policy.SMTP
+POLICY = FoldingPolicy(linesep="\r\n")
 MAX_MSG_ID = 250                # characters of one message id, brackets included
 MAX_REFERENCES = 20             # ids in a reply's References: the first and the latest
 MAX_ADDRESS = 254               # characters of one addr-spec (RFC 5321's path, less <>)

@@ -3,8 +3,8 @@
 :func:`compose` builds it with :class:`email.message.EmailMessage` under
 ``email.policy.SMTP``: the subject ``Tomis: Ana vs Bo — action 3 (G@b1)``; a plain-text
 body with the last action and its combat, the board, the clocks (when the game has a
-``TimeControl``), an open draw offer, the Digest and the record; the record attached as a
-``.tgn`` file; ``In-Reply-To`` and ``References`` when the record came from a message.
+``TimeControl``), an open draw offer, the Digest and the record, and the same as an HTML
+alternative with the board in a monospace block; the record attached as a ``.tgn`` file; ``In-Reply-To`` and ``References`` when the record came from a message.
 The message is built by :func:`tomis.outgoing.message.build_message`, as the referee's
 are; every header value goes through :mod:`.headers`.
 """
@@ -121,8 +121,11 @@ def compose(game, record_text: str, *, sender: str, to: str, attachment_name: st
                ("Message-ID", mail_message.new_message_id(domain_of(sender))),
                *(mail_message.thread_headers(thread) if in_reply_to else []),
                ("X-Mailer", MAILER)]
+    # The HTML alternative shows the board in a monospace block (no PNG: the record is the
+    # message's point, and the opponent's own tomis draws it).
     return mail_message.build_message(headers, body_text(game, record_text),
-                                      [mail_message.Attachment(attachment_name, record_text)])
+                                      [mail_message.Attachment(attachment_name, record_text)],
+                                      mail_message.BoardView(render.board(game.final)))
 
 
 def attachment_name(record_path: str) -> str:

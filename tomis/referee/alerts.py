@@ -23,6 +23,7 @@ from ..outgoing.headers import message_bytes
 from .games import RefereedGame, clocks_left
 from .queueing import Config
 from .sending import check_envelope
+from .stamps import late_actions
 from .store import Store
 
 DAY = 86_400
@@ -97,6 +98,18 @@ class DroppedItem:
     reason: str
 
 
+@dataclass(frozen=True)
+class LateItem:
+    """An action that reached the club after its player's deadline (the game was lost on
+    time): the player may dispute it, so a person should know."""
+
+    message: int
+    game: int
+    player: str
+    deadline: str
+    came: str
+
+
 @dataclass
 class Alerts:
     """Everything that needs a person, by kind (each a list, empty when nothing)."""
@@ -107,6 +120,7 @@ class Alerts:
     stuck: list[StuckItem] = field(default_factory=list)
     refused: list[RefusedItem] = field(default_factory=list)
     dropped: list[DroppedItem] = field(default_factory=list)
+    late: list[LateItem] = field(default_factory=list)
 
     @property
     def empty(self) -> bool:
@@ -115,7 +129,7 @@ class Alerts:
     def kinds(self) -> dict[str, list]:
         return {"bounced": self.bounced, "unreachable": self.unreachable,
                 "stalled": self.stalled, "stuck": self.stuck,
-                "refused": self.refused, "dropped": self.dropped}
+                "refused": self.refused, "dropped": self.dropped, "late": self.late}
 
     def to_json(self) -> dict:
         """The object ``alerts --json`` prints (``sender`` is written ``from``)."""
@@ -143,7 +157,8 @@ HEADINGS = {"bounced": "Bounced players",
             "unreachable": "Players to act who cannot be reached, before their time-out",
             "stalled": "Stalled games",
             "stuck": "Messages stuck in the outbox", "refused": "Refused mail from players",
-            "dropped": "Messages dropped by an internal error"}
+            "dropped": "Messages dropped by an internal error",
+            "late": "Actions after their player's deadline"}
 
 
 def _identity(item) -> dict:
@@ -177,6 +192,9 @@ def _line(item) -> str:
                 f"{item.queued}: {item.error}")
     if isinstance(item, RefusedItem):
         return f"from {item.sender} ({_game(item.game)}) at {item.at}: {item.reason}"
+    if isinstance(item, LateItem):
+        return (f"game {item.game}: {item.player} acted at {item.came}, after the deadline "
+                f"{item.deadline}; lost on time (message {item.message})")
     return f"message {item.message} from {item.sender} at {item.at}: {item.reason}"
 
 
@@ -186,7 +204,8 @@ def gather(store: Store, now: int) -> Alerts:
     """What needs a person at ``now``, read from the store (no record replayed but those
     saved by an older program without a summary)."""
     found = Alerts(bounced=_bounced(store, now), unreachable=_unreachable(store, now),
-                   stalled=_stalled(store, now), stuck=_stuck(store, now))
+                   stalled=_stalled(store, now), stuck=_stuck(store, now),
+                   late=_late(store, now))
     for row in store.inbox.refused_since(now - WINDOW):
         reason = visible(" ".join((row.reason or "").split()))
         if reason.startswith(BOUNCE):
@@ -263,6 +282,12 @@ def _stalled(store: Store, now: int) -> list[StalledItem]:
             stalled.append(StalledItem(listed.id, saved[("white", "black")[side]],
                                        minute(since)))
     return stalled
+
+
+def _late(store: Store, now: int) -> list[LateItem]:
+    return [LateItem(late.message, late.game, visible(late.player), minute(late.deadline),
+                     minute(late.received if late.received is not None else late.stored))
+            for late in late_actions(store, now - WINDOW)]
 
 
 def _stuck(store: Store, now: int) -> list[StuckItem]:

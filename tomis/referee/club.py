@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
 from . import reminders
+from .durations import DurationError, format_setting_duration, parse_setting_duration
 
 if TYPE_CHECKING:          # the CLI reads this table to build its options: no sqlite3 for it
     from .store import Store
@@ -26,19 +27,24 @@ class SettingError(ValueError):
 
 @dataclass(frozen=True)
 class Setting:
-    """One setting: its key in the store (and option ``--KEY``), the word for its value,
-    what it does, and its check, which gives the value as kept or raises
-    :class:`SettingError` (it sees the store's other settings)."""
+    """One setting: its key in the store (its option ``--KEY``, ``_`` written ``-``), the
+    word for its value, what it does, its check, which gives the value as kept or raises
+    :class:`SettingError` (it sees the store's other settings), and what holds while it is
+    not set (None: nothing)."""
 
     key: str
     metavar: str
     help: str
     check: Callable[[str, dict[str, str]], str]
-    default: str | None = None          # what applies when unset (None: nothing)
+    default: str | None = None
+
+    @property
+    def name(self) -> str:
+        return self.key.replace("_", "-")
 
     @property
     def option(self) -> str:
-        return f"--{self.key}"
+        return f"--{self.name}"
 
 
 def check_organiser(value: str, settings: dict[str, str]) -> str:
@@ -63,9 +69,21 @@ def check_reminders(value: str, settings: dict[str, str]) -> str:
         raise SettingError(f"--reminders {value[:40]!r}: {error}") from None
 
 
+def check_outage_after(value: str, settings: dict[str, str]) -> str:
+    """A duration (``90m``, ``6h``, ``2d``, ``1d12h``) or ``off``, kept in that form."""
+    try:
+        return format_setting_duration(parse_setting_duration(value, True, "--outage-after"))
+    except DurationError as error:
+        raise SettingError(str(error)) from None
+
+
 SETTINGS: tuple[Setting, ...] = (
     Setting("organiser", "ADDR", "The organiser's address: mailed once a day at most what "
             "needs a person (tomis referee alerts).", check_organiser),
+    # The key and its default are tomis.referee.outages' OUTAGE_AFTER, DEFAULT_OUTAGE_AFTER.
+    Setting("outage_after", "DURATION|off", "A longer gap in which the referee took no mail "
+            "and did not tick is its own outage, given back to the clocks that ran in it "
+            "(like 90m, 6h, 2d; default 1h).", check_outage_after, default="1h"),
     Setting(reminders.SETTING, "LIST", "When a player to act is reminded: shares of the "
             "turn's time used and times before the time-out, like the default "
             f"{reminders.DEFAULT}; 'off' for none.", check_reminders, reminders.DEFAULT),
@@ -102,5 +120,5 @@ def change(store: Store, values: dict[str, str | None]) -> list[Shown]:
 
 def shown(settings: dict[str, str]) -> list[Shown]:
     return ([Shown(name, settings.get(key)) for key, name in SHOWN_FIXED]
-            + [Shown(setting.key, settings.get(setting.key, setting.default))
+            + [Shown(setting.name, settings.get(setting.key, setting.default))
                for setting in SETTINGS])

@@ -4,11 +4,14 @@ is the referee's own is here (who it is, the players, a letter, the help); the m
 built by :mod:`tomis.outgoing.message`, as every message tomis sends.
 
 Every message has ``From`` and ``Reply-To`` ``NAME <LOCAL+TOKEN@DOMAIN>`` (the token of
-the player it goes to), ``Auto-Submitted: auto-replied`` (RFC 3834), ``[tomis #N]`` in
-the subject, ``In-Reply-To``/``References`` from ids that passed
-:func:`tomis.outgoing.headers.msg_id`, and is written with ``email.policy.SMTP`` and read back
-by :func:`tomis.outgoing.headers.message_bytes` (every part holds exactly the headers it was
-given) before it is queued.
+the player it goes to), ``Auto-Submitted: auto-replied`` (RFC 3834), the game's one
+subject ``[tomis #N] WHITE vs BLACK`` (what happened is the body's first line), and
+``In-Reply-To``/``References`` naming the first message the player got in the game, so
+that every reader keeps a game in one flat conversation. Its body is
+``multipart/alternative``: the text, and an HTML page with the board as an inline PNG or
+a monospace block (:mod:`tomis.outgoing.htmlpart`). It is written with
+``email.policy.SMTP`` and read back by :func:`tomis.outgoing.headers.message_bytes` (every
+part holds exactly the headers it was given) before it is queued.
 """
 
 from __future__ import annotations
@@ -17,13 +20,13 @@ from dataclasses import dataclass
 from email.headerregistry import Address
 from email.message import EmailMessage
 
+from ..errors import one_line
 from ..outgoing import message as mail_message
 # The bytes of a message are written by the one function every sender uses; queueing
 # serialises through this name.
 from .inbound import REPLY_MARKER, valid_id
 
 MAILER = "tomis referee"
-THREAD_LENGTH = 20           # ids kept per player for References
 HELP_LINES = [
     "Reply above the line with one command a line:",
     "  ACTION            your action, as in the record (e.g. Fe2-e3)",
@@ -75,11 +78,13 @@ class Letter:
 
     to: Addressee
     token: str
-    subject: str
+    subject: str                          # the game's, the same in every message
+    headline: str                         # what happened: the body's first line
     body: str
-    thread: tuple[str, ...] = ()          # earlier ids of this player's thread, oldest first
+    thread: str | None = None             # the first message this player got in the game
     record_text: str | None = None
     record_name: str = "game.tgn"
+    grid: str | None = None               # the board's lines as they stand in ``body``
     png: bytes | None = None
     # More files after the record and the board (the rules, to a player who asked 'help').
     extra: tuple[mail_message.Attachment, ...] = ()
@@ -89,20 +94,23 @@ def compose(referee: Referee, letter: Letter, when: int) -> EmailMessage:
     """``letter`` as a complete message dated ``when`` (seconds, the referee's clock),
     built by :func:`tomis.outgoing.message.build_message` as every message tomis sends."""
     sender = referee.reply_address(letter.token)
-    thread = [ref for ref in (valid_id(ref) for ref in letter.thread) if ref][-THREAD_LENGTH:]
+    # Flat: every message answers the player's first one, never the one before it, so a
+    # reader that draws threads as trees keeps them one level deep.
+    first = valid_id(letter.thread) if letter.thread else None
     headers = [("From", sender), ("Reply-To", sender), ("To", letter.to.header()),
                ("Subject", letter.subject), ("Date", mail_message.date_of(when)),
                ("Message-ID", mail_message.new_message_id(referee.domain)),
-               *mail_message.thread_headers(thread),
+               *mail_message.thread_headers([first] if first else []),
                ("Auto-Submitted", "auto-replied"), ("X-Mailer", MAILER)]
     attachments = []
     if letter.record_text is not None:
         attachments.append(mail_message.Attachment(letter.record_name, letter.record_text))
-    if letter.png is not None:
-        attachments.append(mail_message.Attachment(mail_message.PNG_NAME, letter.png, "image/png"))
     attachments += letter.extra
-    return mail_message.build_message(headers, f"{REPLY_MARKER}\n\n{letter.body.rstrip()}\n",
-                                      attachments)
+    # The headline comes first, above the marker: a reader's list of a conversation
+    # shows the start of each message, and the subject no longer says what happened.
+    body = f"{one_line(letter.headline)}\n{REPLY_MARKER}\n\n{letter.body.rstrip()}\n"
+    return mail_message.build_message(headers, body, attachments,
+                                      mail_message.BoardView(letter.grid, letter.png))
 
 
 def board_png(state, report=None) -> bytes | None:

@@ -26,9 +26,11 @@ from ..errors import TomisError, one_line, visible
 from ..mail import imap
 from .inbound import MAX_MESSAGE_BYTES
 from .queueing import Config
+from .outages import note_take
 from .process import process_pending
 from .sending import send_queued
 from .service import connect, store_message
+from .stamps import maildir_time
 from .store import FolderMark, Store
 
 MAX_PER_ROUND = 200            # messages taken by one fetch; the next takes the rest
@@ -49,6 +51,7 @@ class Outcome:
     state: str
     reason: str | None
     game: int | None
+    note: str | None = None     # why it was stamped with the store time, not the mailbox's
 
     def log_line(self) -> str:
         if self.stored is None:
@@ -57,15 +60,24 @@ class Outcome:
         return (f"{self.source}: message {self.stored}, {game}, {self.state}: "
                 f"{visible(one_line(self.reason or ''))}")
 
+    def note_line(self) -> str | None:
+        """The log's second line for a message stamped with the store time although the
+        mailbox said when it came (why), or None."""
+        if self.stored is None or not self.note:
+            return None
+        return f"{self.source}: {visible(one_line(self.note))}"
+
 
 @dataclass(frozen=True)
 class FetchedMessage:
-    """A message read from a mailbox, and how to mark it taken once it is stored."""
+    """A message read from a mailbox, how to mark it taken once it is stored, and when the
+    mailbox received it (the Maildir name's time, the IMAP INTERNALDATE; None: unknown)."""
 
     source: str
     raw: bytes
     oversized: bool
     mark_taken: Callable[[], None]
+    received_at: int | None = None
 
 
 Stop = Callable[[], bool]
@@ -85,13 +97,15 @@ def take_all(store: Store, config: Config, messages: Iterator[FetchedMessage], n
 
 
 def take_one(store: Store, config: Config, incoming: FetchedMessage, at: int) -> Outcome:
-    stored = store_message(store, incoming.raw, incoming.oversized, None, at)
+    stored = store_message(store, incoming.raw, incoming.oversized, None, at,
+                           incoming.received_at)
     process_pending(store, config)
     incoming.mark_taken()
     if stored.id is None:
         return Outcome(incoming.source, None, "ignored", None, None)
     decision = store.inbox.decision(stored.id)
-    return Outcome(incoming.source, stored.id, decision.state, decision.reason, decision.game)
+    return Outcome(incoming.source, stored.id, decision.state, decision.reason, decision.game,
+                   store.inbox.stamp(stored.id).note)
 
 
 # --------------------------------------------------------------------------- Maildir
@@ -118,7 +132,8 @@ def maildir_messages(folder: str) -> Iterator[FetchedMessage]:
         except OSError as error:
             raise FetchError(f"cannot read {visible(path)}: {error.strerror}") from None
         yield FetchedMessage(f"{part}/{visible(name)}", raw, oversized,
-                       lambda folder=folder, part=part, name=name: _mark_seen(folder, part, name))
+                             lambda folder=folder, part=part, name=name: _mark_seen(folder, part, name),
+                             maildir_time(name))
 
 
 def _names(folder: str, part: str) -> list[str]:
@@ -163,10 +178,11 @@ def imap_messages(store: Store, place_text: str, env=None) -> Iterator[FetchedMe
         known = store.folders.mark(key)
         last = known.last_uid if known is not None and known.uidvalidity == validity else 0
         for uid in folder.uids_after(last)[:MAX_PER_ROUND]:
-            raw = folder.fetch_uid(uid, MAX_MESSAGE_BYTES)
-            oversized = len(raw) > MAX_MESSAGE_BYTES
-            yield FetchedMessage(f"UID {uid}", raw[:MAX_MESSAGE_BYTES], oversized,
-                           lambda uid=uid: _remember(store, key, validity, uid))
+            fetched = folder.fetch_uid(uid, MAX_MESSAGE_BYTES)
+            oversized = len(fetched.data) > MAX_MESSAGE_BYTES
+            yield FetchedMessage(f"UID {uid}", fetched.data[:MAX_MESSAGE_BYTES], oversized,
+                                 lambda uid=uid: _remember(store, key, validity, uid),
+                                 fetched.received)
 
 
 def _remember(store: Store, key: str, validity: int, uid: int) -> None:
@@ -201,6 +217,7 @@ def fetch(path: str, mailbox: Mailbox, clock: Callable[[], int], *,
     they caused; ``clock()`` stamps each as it is stored."""
     store, config = connect(path)
     with store:
+        note_take(store, config.settings, clock(), ticked=False)     # an outage it ends, credited first
         messages = mailbox.messages(store)
         try:
             taken = take_all(store, config, messages, clock, stop, log)

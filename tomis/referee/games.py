@@ -324,15 +324,19 @@ class RefereedGame:
         self.over = True
 
     def remember(self, side: int, message_id: str | None) -> None:
-        """Add ``message_id`` to the thread of ``side``'s player."""
-        if message_id:
-            ids = self.thread.setdefault(str(side), [])
-            if message_id not in ids:
-                ids.append(message_id)
-            del ids[:-20]
+        """Keep ``message_id`` as the thread of ``side``'s player if it has none yet.
 
-    def thread_of(self, side: int) -> tuple[str, ...]:
-        return tuple(self.thread.get(str(side), []))
+        The thread is one id, the first message the player got in the game (``new``
+        writes to both players before any reply can come); every later message names it
+        (a flat thread). The column keeps its list shape, so a store written before holds
+        the oldest id it kept first."""
+        if message_id and not self.thread.get(str(side)):
+            self.thread[str(side)] = [message_id]
+
+    def first_message(self, side: int) -> str | None:
+        """The id of the first message ``side``'s player got in this game (None: none yet)."""
+        ids = self.thread.get(str(side)) or []
+        return ids[0] if ids else None
 
     # ------------------------------------------------------------------ conditional lines
     def store_lines(self, side: int, lines: list[tuple[str, ...]]) -> None:

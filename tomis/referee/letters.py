@@ -74,9 +74,23 @@ def moves_lines(game, side: int) -> list[str]:
     return lines
 
 
+MAX_NAME_SHOWN = 64          # characters of a player's name in a title (as registered)
+
+
 def title(game) -> str:
-    white, black = (one_line(player.name) for player in game.players)
+    white, black = names(game)
     return f"[tomis #{game.id}] {white} (White) vs {black} (Black)"
+
+
+def names(game) -> tuple[str, str]:
+    """The players' names as one line each (a control character shown escaped) and at
+    most :data:`MAX_NAME_SHOWN` characters: ``new`` refuses others, but a store is read
+    as it is."""
+    return tuple(_bounded(one_line(player.name)) for player in game.players)
+
+
+def _bounded(name: str) -> str:
+    return name if len(name) <= MAX_NAME_SHOWN else name[:MAX_NAME_SHOWN - 1] + "…"
 
 
 def player_words(game, side: int) -> str:
@@ -151,5 +165,23 @@ def update_body(game, side: int, events: list[str], chat_from: int | None, chat:
     return "\n".join(lines)
 
 
-def subject(game, what: str) -> str:
-    return f"{title(game)}: {what}"
+def subject(game) -> str:
+    """The game's one subject, the same in every message of it, so that a reader that
+    groups a conversation by subject (Gmail, Outlook) keeps the game in one. The names
+    are the record's White and Black tags, written by ``new``: the organiser's
+    ``address`` may rename a player later, and the subject must not change then. ``=?``
+    is written ``= ?``: a reader decodes an encoded word in a Subject, into anything."""
+    white, black = (_bounded(one_line(game.record.tags.get(tag) or player.name)
+                             .replace("=?", "= ?"))
+                    for tag, player in zip(("White", "Black"), game.players))
+    return f"[tomis #{game.id}] {white} vs {black}"
+
+
+def headline(what: str) -> str:
+    """What a message tells, as its body's first line."""
+    return what[:1].upper() + what[1:]
+
+
+def board_grid(game) -> str:
+    """The board's lines as :func:`position_lines` writes them, for the HTML part."""
+    return render.board(game.state)

@@ -1,6 +1,6 @@
 """The organiser's commands: list and show games, export a record, change a player's
-address, end a game by adjudication or abort it, send the last messages again, and look
-at what waits in the outbox and what was refused.
+address, give a side time, end a game by adjudication or abort it, send the last
+messages again, and look at what waits in the outbox and what was refused.
 
 Each change is one transaction, queues what the players are told in it (as a player's
 message does, :mod:`.process`), then sends. Nothing here prints: the CLI does.
@@ -13,11 +13,12 @@ import email.policy
 from dataclasses import dataclass
 
 from ..errors import TomisError, one_line, visible
-from ..notation.clock import format_stamp
+from ..notation.clock import TIME_CONTROL_TAG, describe_duration, format_stamp
 from ..notation.ending import ending_words
 from ..rules.board import DECIDED_RESULTS, SIDE_NAMES, SIDE_TITLES
 from . import club, letters
 from .alerts import Alerts, gather
+from .durations import parse_setting_duration
 from .games import RefereedGame
 from .queueing import queue_update
 from .sending import Unsent, Waiting, send_queued, unsent_messages
@@ -161,6 +162,33 @@ def _tell_new_address(store: Store, config, game: RefereedGame, side: int, old, 
                   f"the old one no longer works."],
                  None, [], now)
     game.save(store)
+
+
+def credit(path: str, number: int, side: int, duration: str, reason: str, now: int) -> list[Unsent]:
+    """Give ``side`` of game ``number`` ``duration`` (``90m``, ``6h``, ``2d``, ``1d12h``)
+    more time: ``{[%credit SIDE DURATION] organiser: REASON}`` after the last action, both
+    players told. Refused for a game over, without clocks, or whose side ran out by ``now``."""
+    seconds = parse_setting_duration(duration, False, "DURATION")
+    reason = reason_text(reason)
+    store, config = connect(path)
+    with store:
+        with store.transaction():
+            game = _load_in_play(store, number, "has ended")
+            if TIME_CONTROL_TAG not in game.record.tags:
+                raise RefereeError(f"game {number} has no clocks (no TimeControl): there is "
+                                   f"no time to give")
+            try:
+                game.library.credit(SIDE_NAMES[side], seconds, at=now,
+                                    reason=_organiser_says(reason))
+            except TomisError as error:
+                raise RefereeError(f"game {number}: {error.message}") from None
+            game.record_changed()
+            words = (f"The organiser gave {SIDE_TITLES[side]} {describe_duration(seconds)} "
+                     f"more time. Reason: {reason}")
+            for seat in (0, 1):
+                queue_update(store, config, game, seat, "time given", [words], None, [], now)
+            game.save(store)
+        return _send(store, config, now)
 
 
 def adjudicate(path: str, number: int, result: str, reason: str, now: int) -> list[Unsent]:

@@ -7,7 +7,8 @@ outside any transaction, so that no message holds the store while it is read; th
 decided in one ``BEGIN IMMEDIATE`` transaction, which checks it is still undecided, so of
 several processes exactly one decides it. A process killed before that ``COMMIT`` leaves
 it undecided for the next ``deliver`` or ``tick``, which decides it the same way (its
-clock is the time it was stored, not the time it is processed); a message whose reading
+clock is the time the mail system received it, within bounds, else the time it was
+stored; never the time it is processed: :mod:`.stamps`); a message whose reading
 was begun :data:`MAX_READINGS` times and never finished is refused as unreadable.
 """
 
@@ -22,7 +23,7 @@ from ..rules.board import SIDE_TITLES
 from ..rules.core import legal_actions
 from ..errors import TomisError, visible
 from ..notation.clock import format_stamp
-from . import letters, tokens
+from . import letters, stamps, tokens
 from .bounces import Bounce, read_bounce
 from .commands import CommandError, read_commands
 from .games import RefereedGame, Refusal
@@ -250,21 +251,79 @@ def decide(store: Store, config: Config, stored: Stored,
                   FORGED)
         game.save(store)
         return Decision(REJECTED, f"From {shown} is not {SIDE_TITLES[side]}'s address", game.id)
-    game.remember(side, incoming.message_id)
-    if not game.over and expire(store, config, game, at):
-        return _refuse(store, config, game, side, at,
-                       f"your time ran out before this message arrived; the game has ended "
-                       f"{game.record.result}")
+    stamp = stamps.choose(stored.received_at, stored.stored_at, game.last_stamp())
+    store.inbox.set_stamp(stored.id, stamp.at, stamp.note)
+    at = stamp.at
+    if not game.over:
+        ran_out, deadline = game.to_move, fallen_deadline(game, at)
+        if deadline is not None and expire(store, config, game, at):
+            return _too_late(store, config, game, stored, side, ran_out, deadline, at)
+    elif _acts(incoming.text):
+        # Ended on time already (by tick): an action of the side that lost, from after its
+        # deadline, is late as well, and the organiser hears of it the same way.
+        deadline = lost_on_time(game, side, at)
+        if deadline is not None:
+            return _too_late(store, config, game, stored, side, side, deadline, at)
     try:
         outcome = _apply(store, config, game, side, incoming.text, at)
     except (Refusal, CommandError) as error:
         # A command may fail after others changed the game in memory (an action played,
         # then its conditional line refused): the stored game is the one to keep.
         game = RefereedGame.load(store, game.id)
-        game.remember(side, incoming.message_id)
         return _refuse(store, config, game, side, at, error.message)
     game.save(store)
     return Decision(DONE, outcome, game.id)
+
+
+def fallen_deadline(game: RefereedGame, at: int) -> int | None:
+    """The deadline of the side to act when its time has run out by ``at``, else None."""
+    readings = game.readings(at)
+    side = game.to_move
+    if readings is None or side is None or readings[side].fall is None:
+        return None
+    return readings[side].fall.deadline
+
+
+def lost_on_time(game: RefereedGame, side: int, at: int) -> int | None:
+    """``side``'s deadline when ``game`` ended with ``side``'s time run out (a claim on
+    time, ``side`` to act) and ``at`` is after it, else None."""
+    claim = game.facts().claim
+    if claim is None or game.state.to_move != side:
+        return None
+    ran = game.clock()
+    if ran is None or ran.since is None:
+        return None
+    # After a claim the loser's clock holds what it had at the claim, below zero: its
+    # time ran out that long before the claim.
+    left = ran.left[side]
+    deadline = claim + left if left < 0 else ran.deadline(side)
+    return deadline if deadline is not None and at > deadline else None
+
+
+def _acts(text: str) -> bool:
+    """Whether a message's text tries to play: an action, an acceptance, a resignation,
+    conditional lines, or a command-like line that was refused (chat alone does not)."""
+    try:
+        commands = read_commands(text)
+    except CommandError:
+        return True
+    return bool(commands.action or commands.accept or commands.resign or commands.lines)
+
+
+def _too_late(store: Store, config: Config, game: RefereedGame, stored: Stored, side: int,
+              ran_out: int, deadline: int, at: int) -> Decision:
+    """The answer to a message that came once the game had ended on time (``ran_out``'s
+    time ran out at ``deadline``, before ``at``): the game is over. When the sender's own
+    time ran out, the message is kept as late, for the organiser's report."""
+    when = f"at {format_stamp(deadline)}, before this message reached the club's mail " \
+           f"system ({format_stamp(at)})"
+    if ran_out == side:
+        store.inbox.set_late(stored.id, side, deadline)
+        why = f"your time ran out {when}: the game is over, {game.record.result}"
+    else:
+        why = (f"{letters.player_words(game, ran_out)}'s time ran out {when}: the game is "
+               f"over, {game.record.result}")
+    return _refuse(store, config, game, side, at, why)
 
 
 def _refuse(store: Store, config: Config, game: RefereedGame, side: int, at: int, why: str) -> Decision:

@@ -12,6 +12,7 @@ from ..notation.clock import format_stamp
 from ..outgoing.headers import message_bytes
 from ..outgoing.message import Attachment
 from .composing import Letter, Referee, compose
+from .outages import notice_lines
 from .sending import check_envelope
 from .store import Store
 
@@ -41,13 +42,16 @@ def load_config(settings: dict[str, str]) -> Config:
 def queue_letter(store: Store, config: Config, game, side: int, what: str, body: str, at: int,
                  *, attach: bool = True, rules: bool = False) -> None:
     """Queue ``body`` to ``side``'s player, with the record (and board) attached, and the
-    rules for players when ``rules`` (the answer to 'help')."""
+    rules for players when ``rules`` (the answer to 'help'); the outages credited to the
+    game that the player is not told of yet are told here."""
+    body = _with_notices(body, notice_lines(store, game.id, side))
     letter = Letter(
         to=game.players[side],
         token=tokens.make(config.secret, tokens.Seat(game.id, side), game.keys[side]),
-        subject=letters.subject(game, what), body=body, thread=game.thread_of(side),
-        record_text=_public_record(game) if attach else None,
-        record_name=f"tomis-{game.id}.tgn", png=_board(game) if attach else None,
+        subject=letters.subject(game), headline=letters.headline(what), body=body,
+        thread=game.first_message(side), record_text=_public_record(game) if attach else None,
+        record_name=f"tomis-{game.id}.tgn", grid=letters.board_grid(game),
+        png=_board(game) if attach else None,
         extra=(Attachment(letters.RULES_NAME, rules_text()),) if rules else ())
     message = compose(config.referee, letter, at)
     # Built once, serialised once: the sender's checks are made here, on the message
@@ -57,6 +61,14 @@ def queue_letter(store: Store, config: Config, game, side: int, what: str, body:
     store.outbox.add(game.id, side, at, config.referee.address, game.players[side].address,
                      message_bytes(message))
     game.remember(side, message["Message-ID"])
+
+
+def _with_notices(body: str, notices: list[str]) -> str:
+    """``body`` with ``notices`` as a paragraph after its first one (the game's title)."""
+    if not notices:
+        return body
+    title, gap, rest = body.partition("\n\n")
+    return f"{title}\n\n" + "\n".join(notices) + ("\n\n" + rest if gap else "")
 
 
 def _board(game) -> bytes | None:

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from ..errors import TomisError
 from ..notation import clock
+from .durations import DurationError, parse_setting_duration
 
 DEFAULT = "50%,80%,24h"
 OFF = "off"
@@ -89,10 +90,10 @@ def _point(item: str) -> Point:
             raise ScheduleError(f"{item!r}: a share of the turn's time is 1% to 99%")
         return Point(percent=int(digits))
     try:
-        seconds = clock.parse_duration(item)
-    except TomisError:
-        seconds = 0
-    if seconds <= 0:
+        seconds = parse_setting_duration(item, False)
+    except DurationError:
+        seconds = None
+    if seconds is None:
         raise ScheduleError(f"{item!r} is neither a share like 50% nor a time before the "
                             f"time-out like 24h, 90m or 1d12h (or 'off' for no reminders)")
     return Point(before=seconds)

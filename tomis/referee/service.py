@@ -18,13 +18,14 @@ from ..game import Game as LibraryGame
 from ..notation import clock
 from ..notation.clock import format_stamp
 from ..outgoing.headers import address_pairs
-from . import club, letters, tokens
+from . import club, letters, stamps, tokens
 from .alerts import report_if_due
 from .games import RefereedGame
 from .inbound import (MAX_ENVELOPE, MAX_MESSAGE_BYTES, envelope_addresses, envelope_text,
                       stored_envelope, valid_id)
 from .queueing import CHAT_WINDOW, WHY_WINDOW, Config, load_config, queue_letter, queue_update
 from .composing import HELP_LINES, Addressee
+from .outages import note_take
 from .process import STRANGER, expire, process_pending
 from .sending import Unsent, absolute_method, parse_method, send_queued
 from .store import Store
@@ -40,9 +41,11 @@ class RefereeError(TomisError):
 # --------------------------------------------------------------------------- init, new
 
 def init(path: str, address: str, name: str | None, send_by: str, config_file: str | None,
-         club_settings: dict[str, str | None] | None = None) -> None:
+         club_settings: dict[str, str | None] | None = None,
+         received_by: tuple[str, ...] = ()) -> None:
     """Create the store at ``path``: the referee's address and name, how it sends, its
-    secret, and the club's settings given (:data:`tomis.referee.club.SETTINGS`)."""
+    secret, the club's settings given (:data:`tomis.referee.club.SETTINGS`), and the hosts
+    whose ``Received:`` fields say when a message came (:mod:`.stamps`)."""
     local, _, domain = address.rpartition("@")
     try:
         Address(username=local, domain=domain)
@@ -64,10 +67,18 @@ def init(path: str, address: str, name: str | None, send_by: str, config_file: s
     # elsewhere (deliver in the mail server's folder).
     values = {"address": address.lower(), "name": _name(name or "Tomis referee", "--name"),
               "send_by": absolute_method(send_by), "secret": tokens.new_secret()}
+    try:
+        hosts = stamps.parse_hosts(received_by)
+    except ValueError as error:
+        raise RefereeError(f"--received-by: {error}") from None
+    if hosts:
+        values[stamps.RECEIVED_BY] = hosts
     if config_file:
         values["config"] = os.path.abspath(config_file)
     try:
         values.update(club.checked(club_settings or {}, values))
+        values.update({setting.key: setting.default for setting in club.SETTINGS
+                       if setting.default is not None and setting.key not in values})
     except club.SettingError as error:
         raise RefereeError(str(error)) from None
     Store.create(path, values)
@@ -174,8 +185,10 @@ def dedupe_key(raw: bytes) -> str:
 
 
 def store_message(store: Store, raw: bytes, oversized: bool,
-                  recipients: str | Sequence[str] | None, now: int) -> StoredResult:
-    """Step 1: keep the message (before anything is decided) and commit.
+                  recipients: str | Sequence[str] | None, now: int,
+                  received_at: int | None = None) -> StoredResult:
+    """Step 1: keep the message (before anything is decided) and commit, with when the
+    mail system received it (``received_at``; None: not known, the store time is used).
 
     ``recipients`` are the envelope recipients the mail server gave (one string is one
     recipient). A copy of a message already stored (a reply-all reaches two of the
@@ -187,7 +200,8 @@ def store_message(store: Store, raw: bytes, oversized: bool,
     rejected = f"larger than {MAX_MESSAGE_BYTES // 2**20} MiB: kept in part" if oversized else None
     key = dedupe_key(raw)
     with store.transaction():
-        new_id = store.inbox.add(key, raw, now, envelope_text(envelope), rejected)
+        new_id = store.inbox.add(key, raw, now, envelope_text(envelope), rejected,
+                                 received_at)
         if new_id is None and envelope:
             _another_copy(store, key, envelope)
     return StoredResult(new_id, rejected)
@@ -209,8 +223,24 @@ def _another_copy(store: Store, key: str, envelope: list[str]) -> None:
         store.inbox.reopen(known.id)
 
 
+def delivered(store: Store, raw: bytes, oversized: bool,
+              recipients: str | Sequence[str] | None, now: int) -> StoredResult:
+    """Step 1 of ``deliver``: :func:`store_message`, the message's time read from the
+    ``Received:`` fields of the hosts named with ``init --received-by``."""
+    return store_message(store, raw, oversized, recipients, now,
+                         stamps.delivered_time(store.settings(), raw))
+
+
+def stamp_note(store: Store, stored: StoredResult) -> str | None:
+    """Why the message ``stored`` was stamped with the time it was stored rather than the
+    time the mail system received it (for the log), or None."""
+    return None if stored.id is None else store.inbox.stamp(stored.id).note
+
+
 def after_storing(store: Store, config: Config, now: int) -> list[Unsent]:
-    """Steps 2 and 3 of deliver: process what is stored, send what was queued."""
+    """Steps 2 and 3 of deliver: process what is stored, send what was queued. The take
+    is noted first: an outage it ends is credited before any message is decided."""
+    note_take(store, config.settings, now, ticked=False)
     process_pending(store, config)
     return send_queued(store, config.settings, now=now, retry=False)
 
@@ -299,6 +329,9 @@ def tick(path: str, now: int, stop: Callable[[], bool] = lambda: False) -> TickR
     store, config = connect(path)
     with store:
         report = TickReport()
+        # An outage is credited before anything is decided: nobody loses on time for a
+        # moment in which the referee could not hear them.
+        note_take(store, config.settings, now, ticked=True)
         report.processed = process_pending(store, config)
         for number in store.games.due(now):
             with store.transaction():

@@ -9,7 +9,9 @@ Tables (the queue of docs/REFEREE.md):
 - ``games``: players, the public record (stamps and draw offers, never conditional
   lines), the thread, the reminder already sent;
 - ``inbox``: every raw message as received, with the time it was stored (the referee's
-  clock), its de-duplication key and what became of it;
+  clock), the time the mail system received it and the time its actions were stamped
+  with (:mod:`.stamps`), its de-duplication key, what became of it, and whether it came
+  after its player's deadline;
 - ``outbox``: every message to send, queued in the transaction that caused it;
 - ``lines``: the private conditional lines;
 - ``leaves``: a copy of the leave periods the record holds, by side (the record is the
@@ -192,6 +194,31 @@ UPDATE games SET acted_at = (SELECT MAX(stored_at) FROM inbox
 -- makes, and draws the kept parts and rows anew.
 UPDATE games SET summary = NULL;
 DELETE FROM page_parts;
+-- tnote: when the referee last took mail (deliver, fetch, run, tick), in one row, and
+-- whether it has ticked since: a gap longer than the outage_after setting between two
+-- takes is the referee's own outage, credited to the clocks that ran in it. Each outage
+-- found is kept for the organiser (the newest MAX_OUTAGES_KEPT). Each player of a credited
+-- game is told in the next message they get (outage_notices, taken when it is queued):
+-- telling a whole club at once would hold the store's lock for minutes.
+CREATE TABLE outage_notices (game INTEGER NOT NULL, side INTEGER NOT NULL,
+    begins INTEGER NOT NULL, ends INTEGER NOT NULL);
+CREATE INDEX outage_notices_by_seat ON outage_notices (game, side);
+CREATE TABLE takes (id INTEGER PRIMARY KEY CHECK (id = 1), last INTEGER NOT NULL,
+    ticked INTEGER NOT NULL DEFAULT 0);
+CREATE TABLE outages (id INTEGER PRIMARY KEY, begins INTEGER NOT NULL,
+    ends INTEGER NOT NULL, games INTEGER NOT NULL);
+-- stamps: an action's time is when the club's mail system received its message (a
+-- trusted Received field, the Maildir name, the IMAP INTERNALDATE), kept with the row
+-- when it is stored (NULL: not known); the time the action was stamped with, and why
+-- it is not the received time when it is not (a bound, in words); and, for a message
+-- that came after its player's deadline, that player's side and the deadline, for the
+-- organiser's report.
+ALTER TABLE inbox ADD COLUMN received_at INTEGER;
+ALTER TABLE inbox ADD COLUMN stamped_at INTEGER;
+ALTER TABLE inbox ADD COLUMN stamp_note TEXT;
+ALTER TABLE inbox ADD COLUMN late_side INTEGER;
+ALTER TABLE inbox ADD COLUMN late_deadline INTEGER;
+CREATE INDEX inbox_late ON inbox (stored_at) WHERE late_side IS NOT NULL;
 -- remind: how many of the turn's reminder moments (reminded_ply's turn, earliest first)
 -- were sent, so each goes once; a store from before sent one, the half-time reminder.
 ALTER TABLE games ADD COLUMN reminders_sent INTEGER NOT NULL DEFAULT 0;
@@ -263,6 +290,7 @@ class Store:
         self.published = Published(connection)
         self.page_parts = PageParts(connection)
         self.bounces = Bounces(connection)
+        self.takes = Takes(connection)
 
     # ------------------------------------------------------------------ open and close
     @classmethod
@@ -362,6 +390,29 @@ class Stored:
     raw: bytes
     stored_at: int
     recipient: str | None
+    received_at: int | None = None     # when the club's mail system had it (None: unknown)
+
+
+@dataclass(frozen=True)
+class StampRow:
+    """The time a stored message's actions were stamped with, and why it is not the time
+    the mail system received it, when it is not (None: it is, or nothing was said)."""
+
+    at: int | None
+    note: str | None
+
+
+@dataclass(frozen=True)
+class LateRow:
+    """A message that reached the club after its player's deadline: which, when stored,
+    when received, the game, the side whose time had run out, and that deadline."""
+
+    id: int
+    stored_at: int
+    received_at: int | None
+    game: int
+    side: int
+    deadline: int
 
 
 @dataclass(frozen=True)
@@ -406,14 +457,15 @@ class Inbox:
         self._connection = connection
 
     def add(self, key: str, raw: bytes, stored_at: int, recipient: str | None,
-            refused: str | None) -> int | None:
+            refused: str | None, received_at: int | None = None) -> int | None:
         """Keep ``raw`` under its de-duplication ``key`` (refused at once with the reason
-        ``refused``, if given); its number, or None when that key was stored before."""
+        ``refused``, if given), with when the mail system received it (``received_at``,
+        None when not known); its number, or None when that key was stored before."""
         cursor = self._connection.execute(
             "INSERT OR IGNORE INTO inbox (dedupe_key, stored_at, recipient, raw, size, state, "
-            "reason) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            "reason, received_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             (key, stored_at, recipient, raw, len(raw),
-             "new" if refused is None else "rejected", refused))
+             "new" if refused is None else "rejected", refused, received_at))
         return cursor.lastrowid if cursor.rowcount else None
 
     def known(self, key: str) -> KnownCopy | None:
@@ -438,6 +490,30 @@ class Inbox:
             "UPDATE inbox SET state = 'new', reason = NULL, game = NULL, readings = 0, "
             "reading_until = NULL WHERE id = ?", (number,))
 
+    def set_stamp(self, number: int, at: int, note: str | None) -> None:
+        """Keep the time message ``number`` is stamped with, and the note that says why it
+        is not its received time (in the deciding transaction)."""
+        self._connection.execute("UPDATE inbox SET stamped_at = ?, stamp_note = ? WHERE id = ?",
+                                 (at, note, number))
+
+    def stamp(self, number: int) -> StampRow:
+        return StampRow(*self._connection.execute(
+            "SELECT stamped_at, stamp_note FROM inbox WHERE id = ?", (number,)).fetchone())
+
+    def set_late(self, number: int, side: int, deadline: int) -> None:
+        """Mark message ``number`` as come after ``side``'s deadline (the organiser's
+        report names it)."""
+        self._connection.execute("UPDATE inbox SET late_side = ?, late_deadline = ? WHERE id = ?",
+                                 (side, deadline, number))
+
+    def late_since(self, since: int) -> list[LateRow]:
+        """The messages that came after their player's deadline, stored at ``since`` or
+        later, oldest first (by their own index)."""
+        return [LateRow(*row) for row in self._connection.execute(
+            "SELECT id, stored_at, received_at, game, late_side, late_deadline FROM inbox "
+            "WHERE late_side IS NOT NULL AND stored_at >= ? ORDER BY stored_at, id",
+            (since,)).fetchall()]
+
     def undecided(self) -> list[Undecided]:
         """The undecided messages, oldest first, without their bodies: a long queue is
         not loaded whole to take one message."""
@@ -448,7 +524,8 @@ class Inbox:
     def stored(self, number: int) -> Stored:
         """Message ``number`` with its body (and no other's)."""
         return Stored(number, *self._connection.execute(
-            "SELECT raw, stored_at, recipient FROM inbox WHERE id = ?", (number,)).fetchone())
+            "SELECT raw, stored_at, recipient, received_at FROM inbox WHERE id = ?",
+            (number,)).fetchone())
 
     def begin_reading(self, number: int, until: float, by: int) -> None:
         """Count one more reading of ``number``, claimed by process ``by`` until ``until``."""
@@ -1094,6 +1171,76 @@ class PageParts:
             "INSERT INTO page_parts (name, fingerprint, data) VALUES (?, ?, ?) "
             "ON CONFLICT (name) DO UPDATE SET fingerprint = excluded.fingerprint, "
             "data = excluded.data", (name, part.fingerprint, part.data))
+
+
+# --------------------------------------------------------------------------- takes and outages
+
+MAX_OUTAGES_KEPT = 100
+
+
+@dataclass(frozen=True)
+class TakeMark:
+    """When the referee last took mail, and whether it has ticked at least once."""
+
+    last: int
+    ticked: bool
+
+
+@dataclass(frozen=True)
+class OutageRow:
+    """An outage the referee found: from ``begins`` to ``ends``, credited in ``games`` games."""
+
+    begins: int
+    ends: int
+    games: int
+
+
+class Takes:
+    """The last time the referee took mail (one row, never more), and the outages found."""
+
+    def __init__(self, connection: sqlite3.Connection):
+        self._connection = connection
+
+    def mark(self) -> TakeMark | None:
+        row = self._connection.execute("SELECT last, ticked FROM takes WHERE id = 1").fetchone()
+        return None if row is None else TakeMark(row[0], bool(row[1]))
+
+    def note(self, now: int, ticked: bool) -> None:
+        """A take at ``now`` (a clock stepped back keeps the later time); ``ticked`` once
+        tick has run stays so."""
+        self._connection.execute(
+            "INSERT INTO takes (id, last, ticked) VALUES (1, ?, ?) ON CONFLICT (id) DO UPDATE "
+            "SET last = max(last, excluded.last), ticked = max(ticked, excluded.ticked)",
+            (now, int(ticked)))
+
+    def add_outage(self, outage: OutageRow) -> None:
+        self._connection.execute("INSERT INTO outages (begins, ends, games) VALUES (?, ?, ?)",
+                                 (outage.begins, outage.ends, outage.games))
+        self._connection.execute(
+            "DELETE FROM outages WHERE id NOT IN (SELECT id FROM outages ORDER BY id DESC "
+            "LIMIT ?)", (MAX_OUTAGES_KEPT,))
+
+    def outages(self) -> list[OutageRow]:
+        """The outages found, oldest first."""
+        return [OutageRow(*row) for row in self._connection.execute(
+            "SELECT begins, ends, games FROM outages ORDER BY id")]
+
+    def add_notice(self, game: int, side: int, begins: int, ends: int) -> None:
+        """Tell ``side`` of ``game`` of an outage credited to it, in its next message."""
+        self._connection.execute(
+            "INSERT INTO outage_notices (game, side, begins, ends) VALUES (?, ?, ?, ?)",
+            (game, side, begins, ends))
+
+    def take_notices(self, game: int, side: int) -> list[tuple[int, int]]:
+        """The outages ``side`` of ``game`` is not told of yet, (begins, ends) oldest
+        first, forgotten as they are taken (the caller's message tells them)."""
+        rows = self._connection.execute(
+            "SELECT begins, ends FROM outage_notices WHERE game = ? AND side = ? "
+            "ORDER BY begins", (game, side)).fetchall()
+        if rows:
+            self._connection.execute("DELETE FROM outage_notices WHERE game = ? AND side = ?",
+                                     (game, side))
+        return [(begins, ends) for begins, ends in rows]
 
 
 # --------------------------------------------------------------------------- IMAP folders
