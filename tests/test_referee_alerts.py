@@ -149,7 +149,7 @@ def test_a_delivery_report_names_the_player_and_game_and_is_never_answered(lab, 
     assert item["game"] == lab.game and item["at"] == "2026-11-23T12:00Z"
     assert "550 5.1.1" in item["reason"] and "User unknown" in item["reason"]
     assert {key: value for key, value in found.items() if key != "bounced"} == {
-        "stalled": [], "stuck": [], "refused": [], "dropped": [], "late": []}
+        "unreachable": [], "stalled": [], "stuck": [], "refused": [], "dropped": [], "late": []}
     text = _ok("referee", "alerts", lab.db, "--now", "2026-11-23T13:00Z").stdout
     assert text.startswith("Bounced players (1):\n  bo@b.test (Bo Marin, game ")
 
@@ -262,7 +262,8 @@ def test_nothing_needs_a_person_says_so(lab):
     assert _ok("referee", "alerts", lab.db, "--now", "2026-11-23T11:00Z").stdout == \
         "nothing needs a person\n"
     assert _alerts(lab, "2026-11-23T11:00Z") == {
-        "bounced": [], "stalled": [], "stuck": [], "refused": [], "dropped": [], "late": []}
+        "bounced": [], "unreachable": [], "stalled": [], "stuck": [], "refused": [],
+        "dropped": [], "late": []}
 
 
 # --------------------------------------------------------------------------- settings

@@ -1,4 +1,5 @@
-"""What needs a person: bounced players, stalled games, messages stuck in the outbox,
+"""What needs a person: bounced players, players to act who cannot be reached (their
+mail bounced and the last reminder of their turn went without an answer), stalled games, messages stuck in the outbox,
 refused mail from registered players, and messages dropped by an internal error.
 
 ``tomis referee alerts DB`` prints it at any time; ``tick`` mails it to the organiser at
@@ -55,6 +56,17 @@ class BouncedItem:
 
 
 @dataclass(frozen=True)
+class UnreachableItem:
+    """A player to act whose mail in this turn bounced and who has not acted after the
+    turn's last reminder: the organiser has until ``deadline`` to reach them otherwise."""
+
+    game: int
+    player: str
+    address: str
+    deadline: str
+
+
+@dataclass(frozen=True)
 class StalledItem:
     game: int
     waiting_on: str
@@ -103,6 +115,7 @@ class Alerts:
     """Everything that needs a person, by kind (each a list, empty when nothing)."""
 
     bounced: list[BouncedItem] = field(default_factory=list)
+    unreachable: list[UnreachableItem] = field(default_factory=list)
     stalled: list[StalledItem] = field(default_factory=list)
     stuck: list[StuckItem] = field(default_factory=list)
     refused: list[RefusedItem] = field(default_factory=list)
@@ -114,7 +127,8 @@ class Alerts:
         return not any(self.kinds().values())
 
     def kinds(self) -> dict[str, list]:
-        return {"bounced": self.bounced, "stalled": self.stalled, "stuck": self.stuck,
+        return {"bounced": self.bounced, "unreachable": self.unreachable,
+                "stalled": self.stalled, "stuck": self.stuck,
                 "refused": self.refused, "dropped": self.dropped, "late": self.late}
 
     def to_json(self) -> dict:
@@ -139,7 +153,9 @@ class Alerts:
         return text[:-1]
 
 
-HEADINGS = {"bounced": "Bounced players", "stalled": "Stalled games",
+HEADINGS = {"bounced": "Bounced players",
+            "unreachable": "Players to act who cannot be reached, before their time-out",
+            "stalled": "Stalled games",
             "stuck": "Messages stuck in the outbox", "refused": "Refused mail from players",
             "dropped": "Messages dropped by an internal error",
             "late": "Actions after their player's deadline"}
@@ -166,6 +182,9 @@ def _line(item) -> str:
     if isinstance(item, BouncedItem):
         return (f"{item.address} ({item.player or 'no player'}, {_game(item.game)}) bounced "
                 f"{item.at}: {item.reason}")
+    if isinstance(item, UnreachableItem):
+        return (f"game {item.game}: {item.player} <{item.address}> was reminded, their mail "
+                f"bounces, and their time runs out at {item.deadline}")
     if isinstance(item, StalledItem):
         return f"game {item.game}: waiting on {item.waiting_on} since {item.since}"
     if isinstance(item, StuckItem):
@@ -184,8 +203,9 @@ def _line(item) -> str:
 def gather(store: Store, now: int) -> Alerts:
     """What needs a person at ``now``, read from the store (no record replayed but those
     saved by an older program without a summary)."""
-    found = Alerts(bounced=_bounced(store, now), stalled=_stalled(store, now),
-                   stuck=_stuck(store, now), late=_late(store, now))
+    found = Alerts(bounced=_bounced(store, now), unreachable=_unreachable(store, now),
+                   stalled=_stalled(store, now), stuck=_stuck(store, now),
+                   late=_late(store, now))
     for row in store.inbox.refused_since(now - WINDOW):
         reason = visible(" ".join((row.reason or "").split()))
         if reason.startswith(BOUNCE):
@@ -206,6 +226,40 @@ def _bounced(store: Store, now: int) -> list[BouncedItem]:
                         kept.row.reason)
             for kept in store.bounces.since(now - WINDOW)
             if kept.seat_address is None or kept.seat_address == kept.row.address]
+
+
+def _unreachable(store: Store, now: int) -> list[UnreachableItem]:
+    """The players to act, before their time-out, to whom mail bounced since their turn
+    began and who have had every reminder of the turn (with no reminder in the turn: who
+    have a day or less left). Only the games with such a bounce are read."""
+    found, looked = [], set()
+    for kept in store.bounces.of_games_in_play():
+        seat = (kept.row.game, kept.row.side)
+        if seat in looked:               # newest first: one look a seat
+            continue
+        looked.add(seat)
+        game = RefereedGame.load(store, kept.row.game)
+        deadline = None if game is None else _reminded_in_vain(game, kept.row.side,
+                                                                kept.row.at, now)
+        if deadline is not None:
+            found.append(UnreachableItem(game.id, visible(kept.player or "?")[:MAX_SHOWN],
+                                         kept.row.address, minute(deadline)))
+    return sorted(found, key=lambda item: item.game)
+
+
+def _reminded_in_vain(game: RefereedGame, side: int, bounced_at: int, now: int) -> int | None:
+    """``side``'s deadline when it is to act, its mail bounced in this turn (at
+    ``bounced_at``), the turn's reminders have all gone (none left to send) and its time
+    has not run out; else None."""
+    ran = game.clock()
+    if ran is None or game.to_move != side or ran.since is None or bounced_at < ran.since:
+        return None
+    deadline = ran.deadline(side)
+    if deadline is None or now > deadline or game.reminders_to_send(ran, side):
+        return None
+    if not game.schedule.moments(ran, side) and deadline - now > DAY:
+        return None
+    return deadline
 
 
 def _stalled(store: Store, now: int) -> list[StalledItem]:
@@ -256,12 +310,13 @@ def _sender(head: bytes) -> str | None:
 # --------------------------------------------------------------------------- the report
 
 def report_if_due(store: Store, config: Config, now: int) -> bool:
-    """Queue the organiser's report when one is due: an organiser is set, the last report
-    is a day old or more, and something needs a person that the last report did not
-    hold. The report holds everything that needs a person (the organiser acts from the
-    newest mail alone). Looked at most once every :data:`LOOK_EVERY` (a tick every few
-    minutes reads no more than the settings); in one transaction, so two ticks at once
-    queue one report."""
+    """Queue the organiser's report when one is due: an organiser is set, and something
+    needs a person that the last report did not hold, and either the last report is a
+    day old or more, or what is new is a player who cannot be reached (their time-out
+    would not wait a day). The report holds everything that needs a person (the
+    organiser acts from the newest mail alone). Looked at most once every
+    :data:`LOOK_EVERY` (a tick every few minutes reads no more than the settings); in
+    one transaction, so two ticks at once queue one report."""
     if not _looking_due(store.settings(), now):
         return False
     with store.transaction():
@@ -271,7 +326,9 @@ def report_if_due(store: Store, config: Config, now: int) -> bool:
         store.set_setting(LAST_LOOK, str(now))
         found = gather(store, now)
         keys = found.keys()
-        if not keys - set(json.loads(settings.get(REPORTED, "[]"))):
+        new = keys - set(json.loads(settings.get(REPORTED, "[]")))
+        if not new or not (_day_since_report(settings, now)
+                           or any(key.startswith("unreachable:") for key in new)):
             return False
         _queue_report(store, config, settings["organiser"], found, now)
         store.set_setting(LAST_REPORT, str(now))
@@ -279,14 +336,27 @@ def report_if_due(store: Store, config: Config, now: int) -> bool:
     return True
 
 
-def _looking_due(settings: dict[str, str], now: int) -> bool:
-    def since(key: str) -> int | None:
-        text = settings.get(key, "")
-        return now - int(text) if text.isdigit() else None
+def _since(settings: dict[str, str], key: str, now: int) -> int | None:
+    text = settings.get(key, "")
+    return now - int(text) if text.isdigit() else None
 
-    report, look = since(LAST_REPORT), since(LAST_LOOK)
-    return bool(settings.get("organiser")) and (report is None or report >= REPORT_EVERY) \
-        and (look is None or look >= LOOK_EVERY)
+
+def _day_since_report(settings: dict[str, str], now: int) -> bool:
+    report = _since(settings, LAST_REPORT, now)
+    return report is None or report >= REPORT_EVERY
+
+
+def _looking_due(settings: dict[str, str], now: int) -> bool:
+    """An organiser is set, and the alerts were not gathered in the last
+    :data:`LOOK_EVERY` (within a day of a report too: a player who cannot be reached
+    does not wait for the next day), or were last gathered before the day since the
+    last report was over (the daily report is not held back by an earlier look)."""
+    look, report = _since(settings, LAST_LOOK, now), _since(settings, LAST_REPORT, now)
+    if not settings.get("organiser"):
+        return False
+    if look is None or look >= LOOK_EVERY:
+        return True
+    return report is not None and report >= REPORT_EVERY and look > report - REPORT_EVERY
 
 
 def _queue_report(store: Store, config: Config, organiser: str, found: Alerts, now: int) -> None:

@@ -8,6 +8,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
+from . import reminders
 from .durations import DurationError, format_setting_duration, parse_setting_duration
 
 if TYPE_CHECKING:          # the CLI reads this table to build its options: no sqlite3 for it
@@ -60,6 +61,14 @@ def check_organiser(value: str, settings: dict[str, str]) -> str:
     return text.lower()
 
 
+def check_reminders(value: str, settings: dict[str, str]) -> str:
+    """A reminder schedule (:func:`tomis.referee.reminders.parse`), kept as given."""
+    try:
+        return reminders.parse(value).text
+    except reminders.ScheduleError as error:
+        raise SettingError(f"--reminders {value[:40]!r}: {error}") from None
+
+
 def check_outage_after(value: str, settings: dict[str, str]) -> str:
     """A duration (``90m``, ``6h``, ``2d``, ``1d12h``) or ``off``, kept in that form."""
     try:
@@ -75,6 +84,9 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("outage_after", "DURATION|off", "A longer gap in which the referee took no mail "
             "and did not tick is its own outage, given back to the clocks that ran in it "
             "(like 90m, 6h, 2d; default 1h).", check_outage_after, default="1h"),
+    Setting(reminders.SETTING, "LIST", "When a player to act is reminded: shares of the "
+            "turn's time used and times before the time-out, like the default "
+            f"{reminders.DEFAULT}; 'off' for none.", check_reminders, reminders.DEFAULT),
 )
 BY_KEY = {setting.key: setting for setting in SETTINGS}
 
@@ -96,8 +108,13 @@ class Shown:
 def change(store: Store, values: dict[str, str | None]) -> list[Shown]:
     """Keep the given ``values`` (checked) in one transaction; every setting as it now is."""
     with store.transaction():
-        for key, value in checked(values, store.settings()).items():
+        kept = checked(values, store.settings())
+        for key, value in kept.items():
             store.set_setting(key, value)
+        if reminders.SETTING in kept:
+            # Each game in play keeps when tick next looks at it, from the old schedule:
+            # the next tick looks at every one once and sets it anew.
+            store.games.look_again()
     return shown(store.settings())
 
 

@@ -25,6 +25,7 @@ from ..notation import record as _record
 from ..notation.clock import TIME_CONTROL_TAG
 from ..rules.board import SIDE_TITLES
 from ..rules.core import legal_actions
+from . import reminders
 from .composing import Addressee
 from .store import GameChange, LeaveRow, LineRow, Store
 
@@ -77,6 +78,11 @@ class RefereedGame:
     # When the last action was played (the referee's clock; None: none yet). "Waiting
     # since" is this, so chat, status and the organiser's looks do not move it.
     acted_at: int | None = None
+    # How many of the reminder moments of reminded_ply's turn were sent (earliest first),
+    # and the club's schedule they come from (read with the game).
+    reminders_sent: int = 0
+    schedule: reminders.Schedule = field(default_factory=lambda: reminders.parse(
+        reminders.DEFAULT), compare=False, repr=False)
     # The record's text as last written or read (None: changed since), see record_text.
     _text: str | None = field(default=None, init=False, compare=False, repr=False)
 
@@ -92,7 +98,8 @@ class RefereedGame:
                    _record.read_game(row.record), row.over, row.leave_days,
                    json.loads(row.thread) or {}, row.reminded_ply,
                    keys=(row.white_key, row.black_key), created=row.created,
-                   acted_at=row.acted_at)
+                   acted_at=row.acted_at, reminders_sent=row.reminders_sent,
+                   schedule=reminders.of_settings(store.settings()))
         game._text = row.record
         for line in store.games.lines(number):
             game.lines[line.side].append(
@@ -105,7 +112,8 @@ class RefereedGame:
         text = _record.write(rec)
         number = store.games.insert(tuple((player.name, player.address) for player in players),
                                     text, leave_days, created)
-        game = cls(number, players, rec, False, leave_days, {}, -1, created=created)
+        game = cls(number, players, rec, False, leave_days, {}, -1, created=created,
+                   schedule=reminders.of_settings(store.settings()))
         game._text = text
         return game
 
@@ -142,7 +150,7 @@ class RefereedGame:
                              clock.format_date(leave.ends - clock.DAY))
                     for leave in self.leaves()],
             due=self.next_due(), summary=json.dumps(self.saved_summary()),
-            acted_at=self.acted_at))
+            acted_at=self.acted_at, reminders_sent=self.reminders_sent))
 
     def next_due(self, now: int | None = None) -> int | None:
         """The earliest time at which tick may have something to do for this game (a
@@ -153,13 +161,14 @@ class RefereedGame:
         ran, side = self.clock(), self.to_move
         if ran is None or side is None or ran.since is None:
             return None
-        times = [ran.deadline(side)]
-        had = ran.left[side]
-        if self.reminded_ply != self.actions_played and had > 0:
-            # Half of what it had used: ceil(had / 2) seconds of running time (not leave).
-            times.append(clock.advance(ran.leaves, side, ran.since, (had + 1) // 2))
-        due = min(times)
+        due = min([ran.deadline(side), *self.reminders_to_send(ran, side)[:1]])
         return due if now is None else max(due, now + 1)
+
+    def reminders_to_send(self, ran: clock.Clock, side: int) -> list[int]:
+        """The moments of ``side``'s turn whose reminder has not gone, earliest first."""
+        moments = self.schedule.moments(ran, side)
+        sent = self.reminders_sent if self.reminded_ply == self.actions_played else 0
+        return moments[sent:]
 
     def saved_summary(self) -> dict:
         """What the status index shows of this game, saved with it: the players, the

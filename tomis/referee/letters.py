@@ -9,7 +9,7 @@ from ..rules.board import SIDE_TITLES
 from ..rules.actions import (GateJump, GateStrike, Jump, Move, Place, PlaceMarker,
                              RotateMarker, Toggle)
 from ..rules.core import legal_actions
-from ..notation.clock import TIME_CONTROL_TAG
+from ..notation.clock import TIME_CONTROL_TAG, describe_duration, format_stamp
 from ..errors import one_line, visible
 from ..pictures import render, words
 from .composing import HELP_LINES
@@ -111,6 +111,16 @@ def clock_lines(game, now: int) -> list[str]:
     return words.clock_lines(f"Clocks ({heading}):", ran, game.to_move, now,
                        names=[player_words(game, side) for side in (0, 1)],
                        indent="  ", leave=facts)
+
+
+def reminder_lines(reading) -> list[str]:
+    """A reminder's words from the side to act's clock reading (tomis.notation.clock):
+    the share of the turn's time used, the time left and the deadline. Shares are rounded
+    down, so a reminder never says more was used than was."""
+    used = 100 * (reading.had - reading.left) // reading.had if reading.had > 0 else 100
+    return [f"A reminder: it is your turn, and you have used {used}% of the time you had",
+            f"when it began. You have {describe_duration(reading.left)} left: your time runs "
+            f"out at {format_stamp(reading.deadline)}."]
 
 
 def turn_lines(game, side: int) -> list[str]:

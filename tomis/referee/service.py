@@ -15,6 +15,7 @@ from typing import Callable, Sequence
 
 from ..errors import MailError, TomisError
 from ..game import Game as LibraryGame
+from ..notation import clock
 from ..notation.clock import format_stamp
 from ..outgoing.headers import address_pairs
 from . import club, letters, stamps, tokens
@@ -359,20 +360,20 @@ def _tick_game(store: Store, config: Config, number: int, now: int, report: Tick
 
 
 def _remind(store: Store, config: Config, game: RefereedGame, now: int) -> bool:
-    """Once per turn, when the side to act has used half the time it had at its start."""
-    readings = game.readings(now)
-    side = game.to_move
-    if readings is None or side is None or game.reminded_ply == game.actions_played:
+    """The reminders of the club's schedule whose moments in this turn have come and not
+    gone, as one message to the side to act (none while it is on leave: they wait)."""
+    ran, side = game.clock(), game.to_move
+    if ran is None or side is None or ran.since is None:
         return False
-    reading = readings[side]
-    if not reading.used_half or reading.on_leave:
+    due = [at for at in game.reminders_to_send(ran, side) if at <= now]
+    reading = clock.reading(ran, side, side, now)
+    if not due or reading.on_leave:
         return False
-    game.reminded_ply = game.actions_played
-    deadline = reading.deadline
+    if game.reminded_ply != game.actions_played:
+        game.reminded_ply, game.reminders_sent = game.actions_played, 0
+    game.reminders_sent += len(due)
     body = "\n".join([
-        letters.title(game), "",
-        f"A reminder: it is your turn, and you have used half the time you had when it began. "
-        f"Your time runs out at {format_stamp(deadline)}.", "",
+        letters.title(game), "", *letters.reminder_lines(reading), "",
         *letters.position_lines(game), "", *letters.clock_lines(game, now), "", *HELP_LINES])
     queue_letter(store, config, game, side, "reminder: your turn", body, now)
     return True

@@ -223,6 +223,11 @@ CREATE INDEX inbox_late ON inbox (stored_at) WHERE late_side IS NOT NULL;
 -- SEQUENCE, so that SEQUENCE rises exactly when what they show changes (RFC 5545 3.8.7.4).
 CREATE TABLE calendars (game INTEGER PRIMARY KEY, sequence INTEGER NOT NULL,
     shown TEXT NOT NULL);
+-- remind: how many of the turn's reminder moments (reminded_ply's turn, earliest first)
+-- were sent, so each goes once; a store from before sent one, the half-time reminder.
+ALTER TABLE games ADD COLUMN reminders_sent INTEGER NOT NULL DEFAULT 0;
+UPDATE games SET reminders_sent = 1 WHERE reminded_ply >= 0;
+UPDATE games SET next_due = 0 WHERE over = 0;
 """,
 }
 
@@ -609,6 +614,7 @@ class GameRow:
     black_key: int
     created: int
     acted_at: int | None = None        # when its last action was stamped (None: none yet)
+    reminders_sent: int = 0            # of reminded_ply's turn, its moments earliest first
 
 
 @dataclass(frozen=True)
@@ -642,6 +648,7 @@ class GameChange:
     due: int | None = None
     summary: str | None = None
     acted_at: int | None = None        # when its last action was played (None: none yet)
+    reminders_sent: int = 0            # of reminded_ply's turn, its moments earliest first
 
 
 @dataclass(frozen=True)
@@ -664,7 +671,8 @@ class Games:
     def row(self, number: int) -> GameRow | None:
         row = self._connection.execute(
             "SELECT id, white_name, white_address, black_name, black_address, record, over, "
-            "leave_days, thread, reminded_ply, white_key, black_key, created, acted_at FROM games "
+            "leave_days, thread, reminded_ply, white_key, black_key, created, acted_at, "
+            "reminders_sent FROM games "
             "WHERE id = ?", (number,)).fetchone()
         return None if row is None else GameRow(*row[:6], bool(row[6]), *row[7:])
 
@@ -693,10 +701,10 @@ class Games:
         """Write ``change`` over game ``number``: its row, and its lines and leave anew."""
         self._connection.execute(
             "UPDATE games SET record = ?, over = ?, thread = ?, reminded_ply = ?, next_due = ?, "
-            "summary = ?, acted_at = ?, "
+            "summary = ?, acted_at = ?, reminders_sent = ?, "
             "changed = (SELECT COALESCE(MAX(changed), 0) + 1 FROM games) WHERE id = ?",
             (change.record, int(change.over), change.thread, change.reminded_ply, change.due,
-             change.summary, change.acted_at, number))
+             change.summary, change.acted_at, change.reminders_sent, number))
         self._connection.execute("DELETE FROM lines WHERE game = ?", (number,))
         self._connection.execute("DELETE FROM leaves WHERE game = ?", (number,))
         self._connection.executemany(
@@ -743,6 +751,11 @@ class Games:
         return [number for (number,) in self._connection.execute(
             "SELECT id FROM games WHERE next_due IS NOT NULL AND next_due <= ? ORDER BY id",
             (now,)).fetchall()]
+
+    def look_again(self) -> None:
+        """Have the next tick look at every game in play once (a setting that moves when
+        something is due changed), in the caller's transaction."""
+        self._connection.execute("UPDATE games SET next_due = 0 WHERE over = 0")
 
     def set_due(self, number: int, due: int | None) -> None:
         """When tick next has something to do for game ``number`` (None: nothing)."""
@@ -1070,6 +1083,19 @@ class Bounces:
             "CASE b.side WHEN 0 THEN g.white_address WHEN 1 THEN g.black_address END "
             "FROM bounces AS b LEFT JOIN games AS g ON g.id = b.game "
             "WHERE b.at >= ? ORDER BY b.id", (since,)).fetchall()
+        return [Bounced(BounceRow(*row[:6]), row[6], row[7]) for row in rows]
+
+    def of_games_in_play(self) -> list[Bounced]:
+        """The bounces of players of games still in play whose seat still has the address
+        that failed, newest first: for those the organiser should reach another way."""
+        rows = self._connection.execute(
+            "SELECT b.message, b.at, b.address, b.game, b.side, b.reason, "
+            "CASE b.side WHEN 0 THEN g.white_name ELSE g.black_name END, "
+            "CASE b.side WHEN 0 THEN g.white_address ELSE g.black_address END "
+            "FROM bounces AS b JOIN games AS g ON g.id = b.game "
+            "WHERE g.over = 0 AND b.side IN (0, 1) AND b.address = "
+            "CASE b.side WHEN 0 THEN g.white_address ELSE g.black_address END "
+            "ORDER BY b.id DESC").fetchall()
         return [Bounced(BounceRow(*row[:6]), row[6], row[7]) for row in rows]
 
 
