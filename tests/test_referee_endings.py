@@ -80,6 +80,7 @@ def test_an_agreed_draw_says_draw_agreed_after_the_accepted_offer(lab):
     assert "ended 1/2-1/2 draw agreed" in line and listed["termination"] == "agreement"
 
 
+@pytest.mark.slow            # 9 s: a game played by the rules to its end
 def test_an_end_by_the_rules_is_named_in_the_record_too(lab):
     rng = random.Random(BASE_SEED)       # the game test_archive's club plays to R21
     state = core.new_game("manual")

@@ -51,6 +51,7 @@ def _act(lab: Lab, number: int, at: int) -> None:
     lab.new_messages()
 
 
+@pytest.mark.slow            # 17 s: a whole 10/50d game, tick by tick
 def test_a_whole_10_50d_game_gets_each_reminder_once_and_those_due_together_as_one(tmp_path):
     lab = Lab(tmp_path, time_control="10/50d")
     lab.new_messages()

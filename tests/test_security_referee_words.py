@@ -311,6 +311,7 @@ def test_an_autoresponder_without_auto_submitted_is_never_relayed(lab, subject, 
     assert lab.inbox() == [("rejected", lab.inbox()[0][1])] and "machine" in lab.inbox()[0][1]
 
 
+@pytest.mark.slow            # 10 s: two responders run until the chat limit stops them
 def test_two_unmarked_autoresponders_stop_at_the_chat_limit(lab):
     ana, bo = _converse(lab, "Re: {}", {})
     # The side to act is also told, of each message passed on, that nothing was played
