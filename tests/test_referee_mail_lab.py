@@ -112,6 +112,16 @@ def referee_command(*args, user: str | None = None, env=None, check=True):
     return result
 
 
+def fetch_one(db, maildir) -> None:
+    """``fetch`` until it takes a message: delivery into the Maildir is asynchronous."""
+    deadline = time.monotonic() + DELIVERY_LIMIT
+    while time.monotonic() < deadline:
+        if ": message " in referee_command("fetch", db, "--maildir", maildir).stderr:
+            return
+        time.sleep(0.3)
+    raise AssertionError("fetch found no message in the referee's Maildir")
+
+
 def pipe_path(user: str) -> str:
     return f"{ROOT}:/home/{user}/tomis-lab/lib"
 
@@ -169,16 +179,7 @@ def test_a_game_through_a_maildir_read_by_fetch(mail_lab, tmp_path):
     referee_command("init", db, "--address", "referee@tomis.test", "--send-by", SENDMAIL)
     referee_command("new", db, "--white", players.option(0), "--black", players.option(1))
 
-    def advance():
-        # Delivery into the Maildir is asynchronous: fetch until the message is taken.
-        deadline = time.monotonic() + DELIVERY_LIMIT
-        while time.monotonic() < deadline:
-            if ": message " in referee_command("fetch", db, "--maildir", maildir).stderr:
-                return
-            time.sleep(0.3)
-        raise AssertionError("fetch found no message in the referee's Maildir")
-
-    play_a_short_game(players, mail_lab, advance)
+    play_a_short_game(players, mail_lab, lambda: fetch_one(db, maildir))
     sent_all(db)
     assert not os.listdir(maildir / "new")
     assert all(name.endswith(":2,S") for name in os.listdir(maildir / "cur"))

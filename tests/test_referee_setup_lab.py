@@ -38,7 +38,7 @@ import pytest
 
 import recipe_blocks as recipe
 from conftest import ROOT
-from mail_lab import LAB_FILE, Lab, LabUser
+from mail_lab import Lab, read_lab
 from referee_support import reply_to
 from test_referee_mail_lab import DELIVERY_LIMIT, Players
 from test_referee_run import running, stop
@@ -55,21 +55,13 @@ POSTFIX_LOG = Path("/var/log/postfix.log")
 @pytest.fixture(scope="module")
 def lab() -> Lab:
     """The mail_lab fixture's Lab, once for the module (the recipe is applied once)."""
-    try:
-        data = json.loads(LAB_FILE.read_text(encoding="utf-8"))
-    except OSError as exc:
-        message = f"no mail lab ({LAB_FILE}: {exc.strerror}); start one with .ci/mail-lab start"
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
+    found = read_lab()
     if os.geteuid() != 0:
         message = "the recipe is run as root, as the doc says"
         if os.environ.get("CI"):
             pytest.fail(message)
         pytest.skip(message)
-    users = {name: LabUser(name, user["address"], user["password"], Path(user["home"]))
-             for name, user in data["users"].items()}
-    return Lab(data["host"], data["cafile"], data["smtp"], data["imap"], users)
+    return found
 
 
 @dataclass(frozen=True)

@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import sqlite3
 import subprocess
-import time
 
 import pytest
 
-from test_referee_mail_lab import (DELIVERY_LIMIT, SENDMAIL, Players, pipe_user,  # noqa: F401
+from test_referee_mail_lab import (SENDMAIL, Players, fetch_one, pipe_user,  # noqa: F401
                                    play_a_short_game, referee_command)
 
 pytestmark = pytest.mark.slow
@@ -59,13 +58,5 @@ def test_fetch_reads_the_maildir_names_postfix_wrote(mail_lab, tmp_path):
     referee_command("new", db, "--white", players.option(0), "--black", players.option(1),
                     "--time-control", "30d+3d")
 
-    def advance():
-        deadline = time.monotonic() + DELIVERY_LIMIT
-        while time.monotonic() < deadline:
-            if ": message " in referee_command("fetch", db, "--maildir", maildir).stderr:
-                return
-            time.sleep(0.3)
-        raise AssertionError("fetch found no message in the referee's Maildir")
-
-    play_a_short_game(players, mail_lab, advance)
+    play_a_short_game(players, mail_lab, lambda: fetch_one(db, maildir))
     assert_stamped_by_the_mail_system(player_rows(db))
