@@ -25,6 +25,9 @@ Tables (the queue of docs/REFEREE.md):
   games, the standings, each game in play's row of the index), with the state of the
   games they were drawn from;
 - ``bounces``: each delivery report of a message sent, with the player and game it names.
+- ``club_requests``: the club mail's one-time requests (a command waiting for its
+  confirmation, a challenge for its answer), each used once (:mod:`.clubmail`);
+- ``digests``: each player's digest, daily or weekly, and when it is next due.
 
 The schema has a version (:data:`SCHEMA_VERSION`, kept in ``settings``). Opening an older
 store upgrades it in place, one step per version (:data:`UPGRADES`), after copying it to
@@ -268,6 +271,18 @@ UPDATE games SET settled = 1 WHERE over = 1;
 CREATE INDEX games_unsettled ON games (id) WHERE over = 1 AND settled = 0;
 CREATE INDEX games_by_white_player ON games (white_player, over);
 CREATE INDEX games_by_black_player ON games (black_player, over);
+-- clubmail: the one-time requests mailed to confirm a command sent to the bare address
+-- (kind 'confirm') or to ask a challenged player (kind 'challenge'): the address mailed,
+-- the player concerned (NULL: one joining), the command (JSON), when, and when used (once).
+-- The index counts the requests to one address in a day (at most 3 of each kind).
+CREATE TABLE club_requests (id INTEGER PRIMARY KEY, kind TEXT NOT NULL,
+    address TEXT NOT NULL, player INTEGER, command TEXT NOT NULL, created INTEGER NOT NULL,
+    used_at INTEGER);
+CREATE INDEX club_requests_by_address ON club_requests (address, kind, created);
+-- clubmail: each player's digest, daily or weekly, and when it is next due, indexed so
+-- that tick reads only the players whose digest is due (as next_due does for games).
+CREATE TABLE digests (player INTEGER PRIMARY KEY, every TEXT NOT NULL, due INTEGER NOT NULL);
+CREATE INDEX digests_due ON digests (due);
 """,
 }
 
@@ -317,7 +332,9 @@ class Store:
       parts of the index it keeps between runs;
     - :attr:`bounces`: the delivery reports of messages sent, for the organiser;
     - :attr:`calendars`: what each game's calendar events last showed, and their SEQUENCE;
-    - :attr:`players`: the club's players, each with their addresses and rating.
+    - :attr:`players`: the club's players, each with their addresses and rating;
+    - :attr:`requests` and :attr:`digests`: the club mail's one-time requests and each
+      player's digest.
 
     Opened with :meth:`open` (an older store upgraded first), made with :meth:`create`;
     a context manager that closes the connection on every path, errors included. No SQL
@@ -339,6 +356,8 @@ class Store:
         self.takes = Takes(connection)
         self.calendars = Calendars(connection)
         self.players = Players(connection)
+        self.requests = Requests(connection)
+        self.digests = Digests(connection)
 
     # ------------------------------------------------------------------ open and close
     @classmethod
@@ -1482,6 +1501,88 @@ class Calendars:
             "DO UPDATE SET sequence = excluded.sequence, shown = excluded.shown",
             (game, sequence, shown))
         return sequence
+
+
+# --------------------------------------------------------------------------- the club's mail
+
+CONFIRM, CHALLENGE = "confirm", "challenge"      # the two kinds of one-time request
+
+
+@dataclass(frozen=True)
+class RequestRow:
+    """A one-time request (:mod:`.clubmail`): a command waiting for its confirmation
+    (:data:`CONFIRM`) or a challenge waiting for its player's answer (:data:`CHALLENGE`),
+    the address its one-time reply address was mailed to, the player it concerns (None:
+    one who is joining), the command (JSON), when it was made and when it was used."""
+
+    id: int
+    kind: str
+    address: str
+    player: int | None
+    command: str
+    created: int
+    used_at: int | None
+
+
+class Requests:
+    """The club's one-time requests, each used at most once."""
+
+    def __init__(self, connection: sqlite3.Connection):
+        self._connection = connection
+
+    def add(self, kind: str, address: str, player: int | None, command: str,
+            created: int) -> int:
+        return self._connection.execute(
+            "INSERT INTO club_requests (kind, address, player, command, created) "
+            "VALUES (?, ?, ?, ?, ?)", (kind, address, player, command, created)).lastrowid
+
+    def get(self, number: int) -> RequestRow | None:
+        row = self._connection.execute(
+            "SELECT id, kind, address, player, command, created, used_at FROM club_requests "
+            "WHERE id = ?", (number,)).fetchone()
+        return None if row is None else RequestRow(*row)
+
+    def use(self, number: int, at: int) -> bool:
+        """Mark request ``number`` used at ``at``; False when it was used already."""
+        return self._connection.execute(
+            "UPDATE club_requests SET used_at = ? WHERE id = ? AND used_at IS NULL",
+            (at, number)).rowcount == 1
+
+    def count_since(self, address: str, since: int, kind: str) -> int:
+        """How many requests of ``kind`` were mailed to ``address`` after ``since``."""
+        (count,) = self._connection.execute(
+            "SELECT COUNT(*) FROM club_requests WHERE address = ? AND created > ? AND kind = ?",
+            (address, since, kind)).fetchone()
+        return count
+
+
+class Digests:
+    """Each player's digest: how often (``daily``, ``weekly``) and when it is next due,
+    indexed so that tick reads only the players whose digest is due."""
+
+    def __init__(self, connection: sqlite3.Connection):
+        self._connection = connection
+
+    def set(self, player: int, every: str, due: int) -> None:
+        self._connection.execute(
+            "INSERT INTO digests (player, every, due) VALUES (?, ?, ?) ON CONFLICT (player) "
+            "DO UPDATE SET every = excluded.every, due = excluded.due", (player, every, due))
+
+    def stop(self, player: int) -> None:
+        self._connection.execute("DELETE FROM digests WHERE player = ?", (player,))
+
+    def every(self, player: int) -> str | None:
+        row = self._connection.execute("SELECT every FROM digests WHERE player = ?",
+                                       (player,)).fetchone()
+        return None if row is None else row[0]
+
+    def due(self, now: int) -> list[int]:
+        """The players whose digest is due by ``now``, by the index on ``due``."""
+        return [player for (player,) in self._connection.execute(
+            "SELECT player FROM digests WHERE due <= ? ORDER BY due, player", (now,))]
+
+    def set_due(self, player: int, due: int) -> None:
+        self._connection.execute("UPDATE digests SET due = ? WHERE player = ?", (due, player))
 
 
 # --------------------------------------------------------------------------- create, open, upgrade
