@@ -253,7 +253,8 @@ def tick(db, now):
         click.echo(f"not rated or paired yet (an error, tried again next tick): {failed}",
                    err=True)
     click.echo(f"processed {report.processed}, reminders {report.reminders}, "
-               f"time-outs {report.forfeits}, unsent {len(report.failures or [])}"
+               f"time-outs {report.forfeits}, digests {report.digests}, "
+               f"unsent {len(report.failures or [])}"
                + (", the organiser's report queued" if report.organiser else ""), err=True)
 
 
