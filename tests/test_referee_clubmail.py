@@ -333,3 +333,11 @@ def test_leave_past_the_allowance_is_refused_after_confirmation_in_words(lab):
     confirm(lab, ANA, "leave 2026-12-01 2027-03-01", DAY1)        # 31 + 60 days > 45
     refusal = [m for m in lab.new_messages() if "ana@a.test" in str(m["To"])][-1]
     assert "Not taken" in body_of(refusal) and "2026-12-01" not in lab.record()
+
+
+def test_mail_in_the_referees_own_name_is_never_answered(lab):
+    for sender in (f"Club Referee <{REFEREE}>", "x <ref+abc@club.test>"):
+        lab.deliver(to_club(sender, "join Someone Else"), DAY1)
+        lab.deliver(to_club(sender, "help"), DAY1)
+    assert lab.new_messages() == []
+    assert all("referee's own addresses" in reason for _state, reason in lab.inbox()[-4:])

@@ -110,6 +110,10 @@ def decide(store: Store, config: Config, incoming: Incoming, where: ClubTarget,
     """What a message to the club's addresses does; every answer is queued here."""
     if incoming.sender is None:
         return Decision(REJECTED, "club mail whose From is not one address: no answer")
+    if _own(config, incoming.sender):
+        # Answered, it would come back here: the referee never writes to itself.
+        return Decision(REJECTED, "club mail from one of the referee's own addresses: "
+                                  "no answer")
     try:
         if where.request is not None:
             return _answer_request(store, config, incoming, where.request, at)
@@ -118,6 +122,13 @@ def decide(store: Store, config: Config, incoming: Incoming, where: ClubTarget,
         # An address the sender's checks refuse (the answer could not be addressed).
         return Decision(REJECTED, f"club mail: no answer could be addressed: "
                                   f"{visible(error.message)}"[:500])
+
+
+def _own(config: Config, address: str) -> bool:
+    """Whether ``address`` is the referee's bare address or one of its ``+TOKEN`` ones."""
+    user, _, host = address.rpartition("@")
+    return (host == config.referee.domain.lower()
+            and user.partition("+")[0] == config.referee.local.lower())
 
 
 def first_line(text: str) -> str:
