@@ -300,5 +300,18 @@ def test_cancel_leave_takes_out_only_the_sides_leave_not_yet_begun():
         (1, "2026-11-03 2026-11-04"), (0, "2026-11-20 2026-11-22")]
     assert game.record.nodes[-1].comments[1:] == ["back soon"]     # the free text stays
     assert game.cancel_leave("black", "2026-11-03T00:00Z") == []
+    # With its days, only that leave goes.
+    game.take_leave("white", "2026-12-01", "2026-12-02")
+    assert [str(leave) for leave in game.cancel_leave("white", "2026-11-03T00:00Z", first="2026-12-01",
+                                                      last="2026-12-02")] == ["2026-12-01 2026-12-02"]
+    assert [str(leave) for leave in correspondence.read_facts(game.record).leaves] == [
+        "2026-11-03 2026-11-04", "2026-11-20 2026-11-22"]
+    # An ended game keeps its record as it ended.
+    game.take_leave("white", "2026-12-01", "2026-12-02")
+    game.resign("black")
+    ended = str(game)
+    with pytest.raises(record.RecordError, match="already ended 1-0"):
+        game.cancel_leave("white", "2026-11-03T00:00Z")
+    assert str(game) == ended
     assert tomis.read_game(str(game)).error is None
     assert game.digest != tomis.read_game(before).digest

@@ -853,12 +853,15 @@ class Game:
             comments.pop()
             raise RecordError(error.message) from None
 
-    def cancel_leave(self, side: str, at: str | int | None = None) -> list:
+    def cancel_leave(self, side: str, at: str | int | None = None, *,
+                     first: str | None = None, last: str | None = None) -> list:
         """Take out of the record every leave of ``side`` that has not begun at ``at`` (a
         time, None: this minute): its first day begins after it. Such a leave stopped no
-        clock, so the record stays true without it (docs/NOTATION.md, "Cancelling leave not yet begun");
-        a leave already begun stays whole. Returns the :class:`~tomis.notation.clock.Leave`
-        taken out, in record order (empty when there was none).
+        clock, so the record stays true without it (docs/NOTATION.md, "Cancelling leave
+        not yet begun"); a leave already begun stays whole. With ``first`` and ``last``
+        (``YYYY-MM-DD``), only a leave of exactly those days. Returns the
+        :class:`~tomis.notation.clock.Leave` taken out, in record order (empty when there
+        was none).
 
         Raises :class:`RecordError` when the game has ended or ``at`` is before the
         record's last stamp; the record is then unchanged.
@@ -871,7 +874,7 @@ class Game:
         >>> game.record.comments
         ['[%ts 2026-11-23T09:00Z]']
         """
-        from .notation import correspondence
+        from .notation import clock, correspondence
 
         self._refuse_if_broken()
         self.check_not_ended()
@@ -879,13 +882,14 @@ class Game:
         facts = correspondence.read_facts(rec)
         when = _forward_stamp(at, (facts.start, *facts.stamps))
         taker = SIDES.index(_side(side))
+        only = None if first is None and last is None else clock.parse_leave(f"{first} {last}", taker)
         places = [rec.comments] + [node.comments for node in rec.nodes]
         saved = [list(comments) for comments in places]
         cancelled = []
         for index, comments in enumerate(places):
             for k, comment in enumerate(comments):
                 kept, gone = _without_leave(comment, correspondence.leave_side(rec, index),
-                                            taker, when)
+                                            taker, when, only)
                 comments[k] = kept
                 cancelled.extend(gone)
             comments[:] = [comment for comment in comments if comment.strip()]
@@ -1138,15 +1142,17 @@ def _forward_stamp(at: str | int | None, earlier) -> int:
     return when
 
 
-def _without_leave(comment: str, place_side: int, side: int, after: int) -> tuple[str, list]:
+def _without_leave(comment: str, place_side: int, side: int, after: int,
+                   only=None) -> tuple[str, list]:
     """``comment`` without its ``[%leave]`` commands of ``side`` that begin after
-    ``after``, and those leaves; ``place_side`` is whose leave an unnamed one is."""
+    ``after`` (and are ``only``, a Leave, when given), and those leaves; ``place_side``
+    is whose leave an unnamed one is."""
     from .notation import clock, correspondence
 
     kept, gone, end = [], [], 0
     for arguments, begins, ends in correspondence.leave_spans(comment):
         leave = clock.parse_leave(arguments, place_side)
-        if leave.side != side or leave.begins <= after:
+        if leave.side != side or leave.begins <= after or only not in (None, leave):
             continue
         # One blank beside the command goes with it: "a [%leave ...] b" becomes "a b".
         if comment[ends:ends + 1] == " ":
