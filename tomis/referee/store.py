@@ -24,7 +24,8 @@ Tables (the queue of docs/REFEREE.md):
 - ``page_parts``: parts of the status pages kept between runs of page (the finished
   games, the standings, each game in play's row of the index), with the state of the
   games they were drawn from;
-- ``bounces``: each delivery report of a message sent, with the player and game it names.
+- ``bounces``: each delivery report of a message sent, with the player and game it names;
+- ``club_leaves``: each player's leave across all their games, kept or cancelled.
 
 The schema has a version (:data:`SCHEMA_VERSION`, kept in ``settings``). Opening an older
 store upgrades it in place, one step per version (:data:`UPGRADES`), after copying it to
@@ -43,7 +44,7 @@ from dataclasses import dataclass
 
 from ..errors import FileError
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 BUSY_TIMEOUT_MS = 20_000      # how long a writer waits for another before giving up (exit 75)
 WAIT_ENV = "TOMIS_REFEREE_WAIT"   # seconds, to change that wait (a slow disk, or a test)
 
@@ -229,6 +230,17 @@ ALTER TABLE games ADD COLUMN reminders_sent INTEGER NOT NULL DEFAULT 0;
 UPDATE games SET reminders_sent = 1 WHERE reminded_ply >= 0;
 UPDATE games SET next_due = 0 WHERE over = 0;
 """,
+    3: """
+-- The club's season (issue 43): each part adds its statements below.
+-- leave: a player's leave across all their games (tomis.referee.clubleave), one row per
+-- period taken, counted against the club's yearly allowance; cancelled_at is set when it
+-- was cancelled before it began (its days are then given back). The records hold the
+-- leave itself; this table lets a game started later during it get it too.
+CREATE TABLE club_leaves (id INTEGER PRIMARY KEY, player INTEGER NOT NULL,
+    first_day TEXT NOT NULL, last_day TEXT NOT NULL, taken_at INTEGER NOT NULL,
+    cancelled_at INTEGER);
+CREATE INDEX club_leaves_by_player ON club_leaves (player, first_day);
+""",
 }
 
 
@@ -276,7 +288,8 @@ class Store:
     - :attr:`published` and :attr:`page_parts`: what page wrote to each folder, and the
       parts of the index it keeps between runs;
     - :attr:`bounces`: the delivery reports of messages sent, for the organiser;
-    - :attr:`calendars`: what each game's calendar events last showed, and their SEQUENCE.
+    - :attr:`calendars`: what each game's calendar events last showed, and their SEQUENCE;
+    - :attr:`club_leaves`: each player's leave across all their games.
 
     Opened with :meth:`open` (an older store upgraded first), made with :meth:`create`;
     a context manager that closes the connection on every path, errors included. No SQL
@@ -297,6 +310,7 @@ class Store:
         self.bounces = Bounces(connection)
         self.takes = Takes(connection)
         self.calendars = Calendars(connection)
+        self.club_leaves = ClubLeaves(connection)
 
     # ------------------------------------------------------------------ open and close
     @classmethod
@@ -1310,6 +1324,48 @@ class Calendars:
             "DO UPDATE SET sequence = excluded.sequence, shown = excluded.shown",
             (game, sequence, shown))
         return sequence
+
+
+# --------------------------------------------------------------------------- leave across games
+
+@dataclass(frozen=True)
+class ClubLeaveRow:
+    """A player's leave across their games: days ``YYYY-MM-DD``, both inclusive."""
+
+    id: int
+    player: int
+    first_day: str
+    last_day: str
+    taken_at: int
+
+
+class ClubLeaves:
+    """Each player's leave across all their games (:mod:`tomis.referee.clubleave`): the
+    periods kept, none cancelled, and their cancelling."""
+
+    def __init__(self, connection: sqlite3.Connection):
+        self._connection = connection
+
+    def add(self, player: int, first_day: str, last_day: str, at: int) -> int:
+        return self._connection.execute(
+            "INSERT INTO club_leaves (player, first_day, last_day, taken_at) VALUES (?, ?, ?, ?)",
+            (player, first_day, last_day, at)).lastrowid
+
+    def of_player(self, player: int) -> list[ClubLeaveRow]:
+        """``player``'s leave kept (not cancelled), by first day."""
+        return [ClubLeaveRow(*row) for row in self._connection.execute(
+            "SELECT id, player, first_day, last_day, taken_at FROM club_leaves "
+            "WHERE player = ? AND cancelled_at IS NULL ORDER BY first_day, id", (player,))]
+
+    def all_kept(self) -> list[ClubLeaveRow]:
+        """Every player's leave kept, by player and first day (the organiser's listing)."""
+        return [ClubLeaveRow(*row) for row in self._connection.execute(
+            "SELECT id, player, first_day, last_day, taken_at FROM club_leaves "
+            "WHERE cancelled_at IS NULL ORDER BY player, first_day, id")]
+
+    def cancel(self, id: int, at: int) -> None:
+        self._connection.execute(
+            "UPDATE club_leaves SET cancelled_at = ? WHERE id = ?", (at, id))
 
 
 # --------------------------------------------------------------------------- create, open, upgrade
