@@ -15,6 +15,7 @@ from datetime import datetime, timezone
 from ..errors import MailError, TomisError
 from ..game import Game as LibraryGame
 from ..outgoing.headers import address_pairs
+from . import clubleave
 from .composing import Addressee
 from .games import RefereedGame
 from .queueing import Config, queue_update
@@ -177,11 +178,14 @@ def start_game(store: Store, config: Config, white: PlayerRow, black: PlayerRow,
     game = RefereedGame.insert(
         store, (Addressee(white.name, white.address), Addressee(black.name, black.address)),
         library.record, terms.leave_days, now, (white.id, black.id))
+    # leave: a player on leave across their games is on leave in this one too.
+    on_leave = clubleave.extend_to(store, game, now)
     if announce:
         for side, words in ((0, "You have White: your turn."),
                             (1, "You have Black: White plays first; you will hear of it.")):
             queue_update(store, config, game, side, "the game begins",
-                         [f"A new game of Tomis begins. {words}", FIRST_HELP], None, [], now)
+                         [f"A new game of Tomis begins. {words}", *on_leave, FIRST_HELP],
+                         None, [], now)
     game.save(store)
     return game
 
