@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import email
 import email.policy
+import json
 import re
 import sqlite3
 from datetime import date
@@ -255,3 +256,18 @@ def test_a_game_started_during_the_leave_gets_the_rest_of_it(club):
                                    "2026-12-10" in body_of(m) for m in first)
     # Counted once: the club's account does not change with a new game.
     assert club.used("Ana") == 10
+
+
+def test_the_organisers_listing_shows_the_leave_each_player_took_this_year(club):
+    _take(club)
+    _take(club, TAKEN, "2027-01-05", "2027-01-07")
+
+    def listed(now: str) -> dict[str, int]:
+        result = _ok("referee", "players", club.db, "--json", "--now", now)
+        return {entry["name"]: entry["leave_days_used"]
+                for entry in map(json.loads, result.stdout.splitlines())}
+
+    assert listed("2026-12-20T00:00Z") == {"Ana": 10, "Bo": 0, "Cy": 0, "Di": 0}
+    assert listed("2027-02-01T00:00Z") == {"Ana": 3, "Bo": 0, "Cy": 0, "Di": 0}
+    text = _ok("referee", "players", club.db, "--now", "2026-12-20T00:00Z").stdout.splitlines()
+    assert [line.endswith(", leave 10d this year") for line in text] == [True, False, False, False]

@@ -27,7 +27,7 @@ from .store import ClubLeaveRow, PlayerRow, Store
 
 LEAVE_DAYS = "leave_days"         # the club setting (tomis.referee.club.SETTINGS)
 DEFAULT_LEAVE_DAYS = 45           # a calendar year, as ICCF
-MAX_CLUB_LEAVES = 20              # periods a player holds at once (a game holds at most 20)
+MAX_CLUB_LEAVES = 20              # periods not yet over a player holds (a game holds at most 20)
 
 
 @dataclass(frozen=True)
@@ -88,8 +88,9 @@ def take(store: Store, config: Config, player: PlayerRow, first: date, last: dat
     leave = _period(first, last, at)
     kept = store.club_leaves.of_player(player.id)
     _refuse_overlap(leave, kept)
-    if len(kept) >= MAX_CLUB_LEAVES:
-        raise Refusal(f"at most {MAX_CLUB_LEAVES} periods of leave across your games at once")
+    if len([row for row in kept if _leave_of(row).ends > at]) >= MAX_CLUB_LEAVES:
+        raise Refusal(f"at most {MAX_CLUB_LEAVES} periods of leave across your games not yet "
+                      f"over")
     _refuse_past_allowance(store, leave, kept)
     seated = _games_of(store, player.id)
     refusals = []

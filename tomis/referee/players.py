@@ -205,20 +205,25 @@ class Listed:
     approved: bool
     games_in_play: int
     games: int
+    leave_days_used: int = 0        # leave: days of leave across games taken this year
 
     def as_json(self) -> dict:
         return {"name": self.name, "address": self.address, "addresses": self.addresses,
                 "rating": round(self.rating, 2), "deviation": round(self.deviation, 2),
                 "volatility": round(self.volatility, 6), "approved": self.approved,
-                "games_in_play": self.games_in_play, "games": self.games}
+                "games_in_play": self.games_in_play, "games": self.games,
+                "leave_days_used": self.leave_days_used}
 
 
-def listing(store: Store) -> list[Listed]:
-    """Every player, by name, with their addresses and how many games they play."""
+def listing(store: Store, year: int) -> list[Listed]:
+    """Every player, by name, with their addresses, how many games they play, and the days
+    of leave across games they took in ``year``."""
+    used = clubleave.days_used(store, year)
     return [Listed(player.name, player.address, store.players.addresses(player.id),
                    player.rating, player.deviation, player.volatility, player.approved,
                    len(store.games.of_player(player.id, in_play=True)),
-                   len(store.games.of_player(player.id, in_play=False)))
+                   len(store.games.of_player(player.id, in_play=False)),
+                   used.get(player.id, 0))
             for player in store.players.all()]
 
 
