@@ -13,7 +13,7 @@ import email.policy
 from dataclasses import dataclass
 
 from ..errors import TomisError, one_line, visible
-from ..notation.clock import TIME_CONTROL_TAG, describe_duration, format_stamp
+from ..notation.clock import TIME_CONTROL_TAG, describe_duration, format_stamp, year_of
 from ..notation.ending import ending_words
 from ..rules.board import DECIDED_RESULTS, SIDE_NAMES, SIDE_TITLES
 from . import club, letters
@@ -328,11 +328,11 @@ def settings(path: str, values: dict[str, str | None]) -> list[club.Shown]:
 
 # --------------------------------------------------------------------------- players
 
-def players(path: str) -> list[PlayerListed]:
-    """Every player, by name."""
+def players(path: str, now: int) -> list[PlayerListed]:
+    """Every player, by name (the leave they took in ``now``'s year)."""
     store, _config = connect(path)
     with store:
-        return player_listing(store)
+        return player_listing(store, year_of(now))
 
 
 def add_player(path: str, text: str, glicko: Glicko, now: int) -> PlayerRow:
