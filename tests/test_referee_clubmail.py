@@ -341,3 +341,12 @@ def test_mail_in_the_referees_own_name_is_never_answered(lab):
         lab.deliver(to_club(sender, "help"), DAY1)
     assert lab.new_messages() == []
     assert all("referee's own addresses" in reason for _state, reason in lab.inbox()[-4:])
+
+
+def test_a_stranger_asking_for_help_gets_the_commands_and_unknown_text_says_so(lab):
+    lab.deliver(to_club("Eve <eve@x.test>", "help"), DAY1)
+    assert "join NAME" in body_of(one_to(lab, "eve@x.test"))
+    lab.deliver(to_club("Eve <eve@x.test>", "hi"), DAY1)
+    assert "'hi' is no command of the club" in text(one_to(lab, "eve@x.test"))
+    assert lab.inbox()[-2:] == [("done", "club mail: help sent (asked for)"),
+                                ("done", "club mail: help sent ('hi' is no command of the club.)")]

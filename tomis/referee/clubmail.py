@@ -148,12 +148,13 @@ def _command(store: Store, config: Config, sender: str, line: str, at: int) -> D
     word = word.lower()
     if word == "join":
         return _ask_join(store, config, sender, rest, at)
+    unknown = None if word == "help" else f"'{visible(line[:60])}' is no command of the club."
     player = store.players.by_address(sender)
     if player is None:
         return _help(store, config, Sent("", sender), at,
                      "Only the club's players may send that; to become one, mail 'join "
                      "YOUR NAME'." if word in ("challenge", "games", "leave", "digest") else
-                     None)
+                     unknown)
     to = Sent(player.name, player.address)
     if word == "games":
         return _games(store, config, player, at)
@@ -163,8 +164,7 @@ def _command(store: Store, config: Config, sender: str, line: str, at: int) -> D
         return _ask_leave(store, config, sender, player, rest, at)
     if word == "digest":
         return _ask_digest(store, config, sender, player, rest, at)
-    return _help(store, config, to, at, None if word == "help" else
-                 f"'{visible(line[:60])}' is no command of the club.")
+    return _help(store, config, to, at, unknown)
 
 
 def _help(store: Store, config: Config, to: Sent, at: int, why: str | None) -> Decision:
