@@ -350,3 +350,10 @@ def test_a_stranger_asking_for_help_gets_the_commands_and_unknown_text_says_so(l
     assert "'hi' is no command of the club" in text(one_to(lab, "eve@x.test"))
     assert lab.inbox()[-2:] == [("done", "club mail: help sent (asked for)"),
                                 ("done", "club mail: help sent ('hi' is no command of the club.)")]
+
+
+def test_prune_drops_requests_past_their_seven_days(lab):
+    lab.deliver(to_club(CY, "join Cy Dune"), DAY1)
+    lab.deliver(to_club("Di Ek <di@d.test>", "join Di Ek"), DAY2)
+    assert run("referee", "prune", lab.db, "--now", "2026-12-01T09:10Z").exit_code == 0
+    assert lab.query("SELECT address FROM club_requests") == [("di@d.test",)]

@@ -233,13 +233,15 @@ def prune_store(store: Store, now: int, keep_days: int) -> PruneReport:
     messages out, those sent or given up, except the newest each seat got in each game
     (``resend`` sends it again). Every row stays, with its Message-ID or digest: a message
     delivered again is still a duplicate. Old tries of sent messages go too; the rate
-    limits keep only their windows. The space is given back by incremental vacuum."""
+    limits keep only their windows, the club's one-time requests only their 7 days. The space is given back by incremental vacuum."""
     before = now - keep_days * 86_400
     with store.transaction():
         cut_in = store.inbox.prune(before, kept_headers)
         cut_out = store.outbox.prune(before)
         store.replies.forget_until(now - WHY_WINDOW)
         store.relayed.forget_until(now - CHAT_WINDOW)
+        # A request is good for 7 days and counts against its address's limit for one.
+        store.requests.forget_before(now - clubmail.REQUEST_DAYS * clubmail.DAY)
         store.set_setting(LAST_PRUNE, str(now))
     return PruneReport(cut_in, cut_out, store.give_back_space())
 

@@ -1601,6 +1601,12 @@ class Requests:
             "UPDATE club_requests SET used_at = ? WHERE id = ? AND used_at IS NULL",
             (at, number)).rowcount == 1
 
+    def forget_before(self, before: int) -> int:
+        """Drop the requests made before ``before`` (lapsed or used: a reply to one reads
+        as to no request, and does nothing); how many."""
+        return self._connection.execute(
+            "DELETE FROM club_requests WHERE created < ?", (before,)).rowcount
+
     def count_since(self, address: str, since: int, kind: str) -> int:
         """How many requests of ``kind`` were mailed to ``address`` after ``since``."""
         (count,) = self._connection.execute(
