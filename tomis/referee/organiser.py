@@ -22,9 +22,8 @@ from .durations import parse_setting_duration
 from .games import RefereedGame
 from .queueing import queue_update
 from .sending import Unsent, Waiting, send_queued, unsent_messages
-from .players import Glicko, RefereeError, add_address, named, parse_player, register, rename
-from .players import Listed as PlayerListed
-from .players import listing as player_listing
+from .players import (Glicko, PlayerListing, RefereeError, add_address, listing, named,
+                      parse_player, register, rename)
 from .season import settle_endings
 from .service import connect
 from .store import PlayerRow, Store
@@ -328,11 +327,11 @@ def settings(path: str, values: dict[str, str | None]) -> list[club.Shown]:
 
 # --------------------------------------------------------------------------- players
 
-def players(path: str) -> list[PlayerListed]:
+def players(path: str) -> list[PlayerListing]:
     """Every player, by name."""
     store, _config = connect(path)
     with store:
-        return player_listing(store)
+        return listing(store)
 
 
 def add_player(path: str, text: str, glicko: Glicko, now: int) -> PlayerRow:

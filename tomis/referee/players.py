@@ -192,7 +192,7 @@ def start_game(store: Store, config: Config, white: PlayerRow, black: PlayerRow,
 # --------------------------------------------------------------------------- the organiser
 
 @dataclass(frozen=True)
-class Listed:
+class PlayerListing:
     """A player as ``tomis referee players`` shows them."""
 
     name: str
@@ -212,9 +212,9 @@ class Listed:
                 "games_in_play": self.games_in_play, "games": self.games}
 
 
-def listing(store: Store) -> list[Listed]:
+def listing(store: Store) -> list[PlayerListing]:
     """Every player, by name, with their addresses and how many games they play."""
-    return [Listed(player.name, player.address, store.players.addresses(player.id),
+    return [PlayerListing(player.name, player.address, store.players.addresses(player.id),
                    player.rating, player.deviation, player.volatility, player.approved,
                    len(store.games.of_player(player.id, in_play=True)),
                    len(store.games.of_player(player.id, in_play=False)))
