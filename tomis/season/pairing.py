@@ -139,7 +139,7 @@ class ColourCost:
 
 
 @dataclass(frozen=True)
-class Seat:
+class SwissPlayer:
     """An entrant as this round's pairing weighs them, worked out once: their rank (0 is
     the top: score, then seeding), their place in their score group and its size, the
     colour they prefer and what each colour costs them (None: not allowed)."""
@@ -237,20 +237,20 @@ def check_entrants(entrants: list[Entrant]) -> None:
                                f"{entrant.colours!r}")
 
 
-def seats_of(entrants: list[Entrant]) -> list[Seat]:
-    """The entrants as :class:`Seat`, in rank order."""
+def seats_of(entrants: list[Entrant]) -> list[SwissPlayer]:
+    """The entrants as :class:`SwissPlayer`, in rank order."""
     ranked = sorted(entrants, key=lambda entrant: (-entrant.score, entrant.number))
     groups: dict[float, list[int]] = {}
     for entrant in ranked:
         groups.setdefault(entrant.score, []).append(entrant.number)
     strong = strong_weight(len(entrants))
-    return [Seat(entrant, rank, groups[entrant.score].index(entrant.number),
+    return [SwissPlayer(entrant, rank, groups[entrant.score].index(entrant.number),
                  len(groups[entrant.score]), preferred_colour(entrant),
                  colour_cost(entrant, WHITE, strong), colour_cost(entrant, BLACK, strong))
             for rank, entrant in enumerate(ranked)]
 
 
-def tiers_for(seats: list[Seat]) -> Tiers:
+def tiers_for(seats: list[SwissPlayer]) -> Tiers:
     """The units of :class:`Tiers` for these players, from the most each criterion can
     add up to over one round (integers: networkx's matching is exact with them)."""
     count = len(seats)
@@ -280,7 +280,7 @@ def half_points(score: float) -> int:
     return round(abs(score) * 2)
 
 
-def add_bye_edges(graph: networkx.Graph, seats: list[Seat], tiers: Tiers) -> None:
+def add_bye_edges(graph: networkx.Graph, seats: list[SwissPlayer], tiers: Tiers) -> None:
     """An edge to the bye for each player who has not had one; the lower the player
     ranks, the less it costs."""
     eligible = [seat for seat in seats if not seat.entrant.had_bye]
@@ -288,7 +288,7 @@ def add_bye_edges(graph: networkx.Graph, seats: list[Seat], tiers: Tiers) -> Non
         graph.add_edge(seat.entrant.number, BYE, weight=tiers.base - tiers.bye * below)
 
 
-def add_pair_edges(graph: networkx.Graph, seats: list[Seat], tiers: Tiers) -> None:
+def add_pair_edges(graph: networkx.Graph, seats: list[SwissPlayer], tiers: Tiers) -> None:
     """An edge for each pair allowed to meet, weighed by what the pair costs."""
     for place, higher in enumerate(seats):
         for lower in seats[place + 1:]:
@@ -308,7 +308,7 @@ def have_met(first: Entrant, second: Entrant) -> bool:
     return second.number in first.opponents or first.number in second.opponents
 
 
-def seed_cost(higher: Seat, lower: Seat) -> int:
+def seed_cost(higher: SwissPlayer, lower: SwissPlayer) -> int:
     """How far a pair is from the Dutch order: within a group, place ``i`` of the top half
     meets place ``i`` of the bottom half; across groups, the bottom of the higher group
     meets the top of the lower one. ``higher`` ranks above ``lower``."""
@@ -344,7 +344,7 @@ def preferred_colour(entrant: Entrant) -> str | None:
     return None
 
 
-def side_of(white: Seat, black: Seat) -> Side | None:
+def side_of(white: SwissPlayer, black: SwissPlayer) -> Side | None:
     if white.white is None or black.black is None:
         return None
     return Side(white.entrant.number, black.entrant.number,
@@ -352,7 +352,7 @@ def side_of(white: Seat, black: Seat) -> Side | None:
                 white.white.preference + black.black.preference)
 
 
-def best_side(higher: Seat, lower: Seat) -> Side | None:
+def best_side(higher: SwissPlayer, lower: SwissPlayer) -> Side | None:
     """The cheaper way round of a pair (None if neither is allowed); at equal cost, the
     higher-ranked player's preference, else the opposite of the other's; with no
     preference at all, the higher-ranked player has White (:func:`boards_of` turns every
@@ -369,7 +369,7 @@ def best_side(higher: Seat, lower: Seat) -> Side | None:
     return turned if wanted == BLACK else straight
 
 
-def boards_of(matching: set, seats: dict[int, Seat]) -> list[Pairing]:
+def boards_of(matching: set, seats: dict[int, SwissPlayer]) -> list[Pairing]:
     """The matched pairs as boards: by the higher score, then the sum of the scores, then
     the higher rank; the bye last."""
     pairs = []
