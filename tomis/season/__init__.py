@@ -1,5 +1,3 @@
-"""The season's mathematics: pairings, tie-breaks and ratings, pure (no store, no mail).
-
-The referee's modules (:mod:`tomis.referee`) call these with numbers and results they
-read from the store; nothing here knows where those came from.
-"""
+"""A club's season as pure reckoning: ratings (Glicko-2), pairings (round robins by Berger
+tables, Swiss rounds by maximum-weight matching) and tie-breaks. No store and no mail here:
+the referee (:mod:`tomis.referee`) keeps the season and calls these."""
