@@ -213,18 +213,18 @@ def swiss_round(entrants: list[Entrant]) -> list[Pairing]:
     check_entrants(entrants)
     if not entrants:
         return []
-    seats = seats_of(entrants)
-    tiers = tiers_for(seats)
+    field = swiss_players(entrants)
+    tiers = tiers_for(field)
     graph = networkx.Graph()
-    graph.add_nodes_from(seat.entrant.number for seat in seats)
-    if len(seats) % 2:
+    graph.add_nodes_from(player.entrant.number for player in field)
+    if len(field) % 2:
         graph.add_node(BYE)
-        add_bye_edges(graph, seats, tiers)
-    add_pair_edges(graph, seats, tiers)
+        add_bye_edges(graph, field, tiers)
+    add_pair_edges(graph, field, tiers)
     matching = networkx.max_weight_matching(graph, maxcardinality=True)
     if 2 * len(matching) != graph.number_of_nodes():
-        raise PairingError(unpaired_message(graph, matching, len(seats)))
-    players = {seat.entrant.number: seat for seat in seats}
+        raise PairingError(unpaired_message(graph, matching, len(field)))
+    players = {player.entrant.number: player for player in field}
     if not next_round_pairable(matching, players):
         matching = pairable_instead(graph, matching, players) or matching
     return boards_of(matching, players)
@@ -243,7 +243,7 @@ def check_entrants(entrants: list[Entrant]) -> None:
                                f"{entrant.colours!r}")
 
 
-def seats_of(entrants: list[Entrant]) -> list[SwissPlayer]:
+def swiss_players(entrants: list[Entrant]) -> list[SwissPlayer]:
     """The entrants as :class:`SwissPlayer`, in rank order."""
     ranked = sorted(entrants, key=lambda entrant: (-entrant.score, entrant.number))
     groups: dict[float, list[int]] = {}
@@ -256,12 +256,12 @@ def seats_of(entrants: list[Entrant]) -> list[SwissPlayer]:
             for rank, entrant in enumerate(ranked)]
 
 
-def tiers_for(seats: list[SwissPlayer]) -> Tiers:
+def tiers_for(field: list[SwissPlayer]) -> Tiers:
     """The units of :class:`Tiers` for these players, from the most each criterion can
     add up to over one round (integers: networkx's matching is exact with them)."""
-    count = len(seats)
+    count = len(field)
     pairs = count // 2 + 1
-    widest = half_points(seats[0].entrant.score - seats[-1].entrant.score)
+    widest = half_points(field[0].entrant.score - field[-1].entrant.score)
     most = {                       # the most one pair (or the bye) can cost, per criterion
         "seed": count,
         "colour": 2 * strong_weight(count),
@@ -286,18 +286,18 @@ def half_points(score: float) -> int:
     return round(abs(score) * 2)
 
 
-def add_bye_edges(graph: networkx.Graph, seats: list[SwissPlayer], tiers: Tiers) -> None:
+def add_bye_edges(graph: networkx.Graph, field: list[SwissPlayer], tiers: Tiers) -> None:
     """An edge to the bye for each player who has not had one; the lower the player
     ranks, the less it costs."""
-    eligible = [seat for seat in seats if not seat.entrant.had_bye]
-    for below, seat in enumerate(reversed(eligible)):
-        graph.add_edge(seat.entrant.number, BYE, weight=tiers.base - tiers.bye * below)
+    eligible = [player for player in field if not player.entrant.had_bye]
+    for below, player in enumerate(reversed(eligible)):
+        graph.add_edge(player.entrant.number, BYE, weight=tiers.base - tiers.bye * below)
 
 
-def add_pair_edges(graph: networkx.Graph, seats: list[SwissPlayer], tiers: Tiers) -> None:
+def add_pair_edges(graph: networkx.Graph, field: list[SwissPlayer], tiers: Tiers) -> None:
     """An edge for each pair allowed to meet, weighed by what the pair costs."""
-    for place, higher in enumerate(seats):
-        for lower in seats[place + 1:]:
+    for place, higher in enumerate(field):
+        for lower in field[place + 1:]:
             if have_met(higher.entrant, lower.entrant):
                 continue
             side = best_side(higher, lower)
@@ -412,13 +412,14 @@ def entrants_after(matching: set, players: dict[int, SwissPlayer]) -> list[Entra
         if BYE in (one, other):
             bye.add(other if one == BYE else one)
             continue
-        side = best_side(*sorted((players[one], players[other]), key=lambda seat: seat.rank))
+        higher, lower = sorted((players[one], players[other]), key=lambda player: player.rank)
+        side = best_side(higher, lower)
         met[one], met[other] = (other,), (one,)
         colour[side.white], colour[side.black] = WHITE, BLACK
-    return [Entrant(number, 0.0, seat.entrant.opponents + met.get(number, ()),
-                    seat.entrant.colours + colour.get(number, ""),
-                    seat.entrant.had_bye or number in bye)
-            for number, seat in players.items()]
+    return [Entrant(number, 0.0, player.entrant.opponents + met.get(number, ()),
+                    player.entrant.colours + colour.get(number, ""),
+                    player.entrant.had_bye or number in bye)
+            for number, player in players.items()]
 
 
 def colours_allowed(entrant: Entrant) -> str:
@@ -472,7 +473,7 @@ def weight_of(graph: networkx.Graph, matching: set) -> int:
     return sum(graph.edges[pair]["weight"] for pair in matching)
 
 
-def boards_of(matching: set, seats: dict[int, SwissPlayer]) -> list[Pairing]:
+def boards_of(matching: set, players: dict[int, SwissPlayer]) -> list[Pairing]:
     """The matched pairs as boards: by the higher score, then the sum of the scores, then
     the higher rank; the bye last."""
     pairs = []
@@ -481,7 +482,7 @@ def boards_of(matching: set, seats: dict[int, SwissPlayer]) -> list[Pairing]:
         if BYE in (one, other):
             bye.append(Pairing(other if one == BYE else one, None))
         else:
-            pairs.append(sorted((seats[one], seats[other]), key=lambda seat: seat.rank))
+            pairs.append(sorted((players[one], players[other]), key=lambda player: player.rank))
     pairs.sort(key=lambda pair: (-pair[0].entrant.score,
                                  -pair[0].entrant.score - pair[1].entrant.score, pair[0].rank))
     boards = []
