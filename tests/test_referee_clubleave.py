@@ -290,3 +290,12 @@ def test_the_organisers_listing_shows_the_leave_each_player_took_this_year(club)
     assert listed("2027-02-01T00:00Z") == {"Ana": 3, "Bo": 0, "Cy": 0, "Di": 0}
     text = _ok("referee", "players", club.db, "--now", "2026-12-20T00:00Z").stdout.splitlines()
     assert [line.endswith(", leave 10d this year") for line in text] == [True, False, False, False]
+
+
+def test_a_game_without_clocks_needs_no_leave_and_is_left_out(club):
+    unclocked = int(_ok("referee", "new", club.db, "--white", "Ana", "--black", "Cy",
+                        "--now", T0).stdout)
+    before = club.records()[unclocked]
+    words = _take(club)
+    assert "in your 3 game(s) in play with clocks: #1, #2, #3." in words[0]
+    assert club.records()[unclocked] == before
