@@ -887,12 +887,15 @@ class Game:
         saved = [list(comments) for comments in places]
         cancelled = []
         for index, comments in enumerate(places):
+            emptied = []                  # comments that held nothing but the leave taken out
             for k, comment in enumerate(comments):
                 kept, gone = _without_leave(comment, correspondence.leave_side(rec, index),
                                             taker, when, only)
                 comments[k] = kept
                 cancelled.extend(gone)
-            comments[:] = [comment for comment in comments if comment.strip()]
+                if gone and not kept:
+                    emptied.append(k)
+            comments[:] = [comment for k, comment in enumerate(comments) if k not in emptied]
         try:
             correspondence.check(rec, correspondence.read_facts(rec))
         except TomisError as error:       # a record that read before reads after: kept safe
