@@ -41,8 +41,6 @@ ANSWER_LIMIT = 5               # answers to 'games', 'help' and unknown text to 
 ANSWER_KIND = "club"           # how those answers are counted in the store's replies
 MAX_LINE = 200                 # of a command line, what is read
 DIGEST_PERIODS = {"daily": DAY, "weekly": 7 * DAY}
-# The commands a confirmation carries out (the verb kept in the request's command).
-CONFIRMED = ("join", "challenge", "leave", "leave cancel", "digest")
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 COLOURS = ("white", "black")
 
