@@ -1,1 +1,3 @@
-"""The season's mathematics: ratings, pairings and tie-breaks, pure (no store, no mail)."""
+"""A club's season as pure reckoning: ratings (Glicko-2), pairings (round robins by Berger
+tables, Swiss rounds by maximum-weight matching) and tie-breaks. No store and no mail here:
+the referee (:mod:`tomis.referee`) keeps the season and calls these."""
