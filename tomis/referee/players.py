@@ -125,14 +125,17 @@ def named(store: Store, name: str) -> PlayerRow:
 
 def seat(store: Store, addressee: Addressee, at: int) -> PlayerRow:
     """The player a game's seat is given to: the player who writes from the address,
-    else the one of that name (who gets the address), else a new player."""
+    else a new player. A registered name with another address is refused rather than
+    guessed at: it may be someone else of that name, or the player's new address, which
+    ``player address`` gives them for all their games."""
     player = store.players.by_address(addressee.address)
     if player is not None:
         return player
-    player = store.players.by_name(addressee.name)
-    if player is not None:
-        store.players.add_address(player.id, addressee.address)
-        return store.players.get(player.id)
+    named_so = store.players.by_name(addressee.name)
+    if named_so is not None:
+        raise RefereeError(f"{named_so.name} is registered at {named_so.address}, not "
+                           f"{addressee.address}: give the name alone for that player, or "
+                           f"add the address with 'tomis referee player address'")
     return register(store, addressee.name, addressee.address, at)
 
 
