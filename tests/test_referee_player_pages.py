@@ -5,10 +5,13 @@ index; never an address or token; drawn again only for players who changed."""
 from __future__ import annotations
 
 import re
+import shutil
+import sqlite3
 from html import escape
 
 import pytest
 
+from conftest import ROOT
 from referee_support import BO, Lab, reply_to, run
 from tomis.referee import pages, playerpages
 from tomis.referee.store import RatingRow
@@ -141,3 +144,29 @@ def test_the_chart_with_one_point_stands_in_the_middle():
     assert float(cx) == pytest.approx(middle)
     assert "<polyline" not in chart                    # no line through one point
     assert "1662 ± 581 after game 7" in chart
+
+
+def test_an_upgraded_store_gets_player_pages_and_rates_only_what_ends_after(tmp_path):
+    """store-v3.sqlite (today's main): its games' summaries name no players, so page
+    reads each record once more and links every name; nothing is rated until a game in
+    play ends."""
+    db = tmp_path / "referee.db"
+    shutil.copy(ROOT / "tests" / "data" / "referee" / "store-v3.sqlite", db)
+    folder = tmp_path / "pages"
+    _ok("referee", "page", db, "-o", folder, "--now", "2026-11-25T10:00Z")
+    with sqlite3.connect(db) as connection:
+        ids = dict(connection.execute("SELECT name, id FROM players"))
+        assert connection.execute("SELECT COUNT(*) FROM ratings").fetchone() == (0,)
+    assert sorted(path.name for path in folder.glob("player-*.html")) == sorted(
+        f"player-{number}.html" for number in ids.values())
+    index = (folder / "index.html").read_text(encoding="utf-8")
+    for name in ("Ana Lungu", "Bo Marin", "Cy Dobre"):      # games 1 and 2 are in play
+        assert f'<a href="player-{ids[name]}.html">{name}</a>' in index
+    _ok("referee", "adjudicate", db, 1, "1-0", "--reason", "Bo left the club",
+        "--now", "2026-11-25T11:00Z")
+    _ok("referee", "page", db, "-o", folder, "--now", "2026-11-25T12:00Z")
+    with sqlite3.connect(db) as connection:
+        rated = connection.execute("SELECT player, game FROM ratings ORDER BY player").fetchall()
+    assert rated == sorted([(ids["Ana Lungu"], 1), (ids["Bo Marin"], 1)])
+    ana = (folder / f"player-{ids['Ana Lungu']}.html").read_text(encoding="utf-8")
+    assert ana.count('<circle class="point"') == 1 and "won 1-0, adjudication" in ana
