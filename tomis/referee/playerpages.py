@@ -11,6 +11,7 @@ escaped; one point or none still reads (none is said in words, not drawn).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from html import escape
 
 from ..notation.clock import format_date
@@ -43,10 +44,11 @@ def shown_rating(rating: float, deviation: float) -> str:
 
 
 def player_body(player: PlayerRow, games: dict[int, dict], history: list[RatingRow],
-                game_link) -> str:
-    """The page's body under its heading (the name): ``games`` are the player's games' saved summaries by number
-    (:meth:`RefereedGame.saved_summary`), ``history`` their rating after each rated game,
-    oldest first; ``game_link(number)`` links a game's replay page."""
+                game_link: Callable[[int], str]) -> str:
+    """The page's body under its heading (the name): ``games`` are the player's games'
+    saved summaries by number (:meth:`RefereedGame.saved_summary`), ``history`` their
+    rating after each rated game, oldest first; ``game_link(number)`` links a game's
+    replay page."""
     rated = {row.game: row for row in history}
     in_play = {number: saved for number, saved in games.items() if not saved["over"]}
     finished = {number: saved for number, saved in games.items() if saved["over"]}
@@ -58,21 +60,25 @@ def player_body(player: PlayerRow, games: dict[int, dict], history: list[RatingR
         f"</strong> ({after}; Glicko-2: the true strength lies within the range shown "
         "with 95 % confidence).</p>",
         "<h2>Games in play</h2>",
-        _games_table(player.id, in_play, rated, game_link),
+        _games_table(player, in_play, rated, game_link),
         "<h2>Finished games</h2>",
-        _games_table(player.id, finished, rated, game_link),
+        _games_table(player, finished, rated, game_link),
         "<h2>Rating history</h2>",
         rating_chart(history),
         *([_history_table(history, game_link)] if history else []),
     ])
 
 
-def _side_of(player: int, saved: dict) -> int:
-    return 0 if saved.get("white_player") == player else 1
+def _side_of(player: PlayerRow, saved: dict) -> int:
+    """The player's side in a game (a summary saved before players were kept names no
+    numbers: then by the name)."""
+    if "white_player" in saved:
+        return 0 if saved["white_player"] == player.id else 1
+    return 0 if saved["white"] == player.name else 1
 
 
-def _games_table(player: int, games: dict[int, dict], rated: dict[int, RatingRow],
-                 game_link) -> str:
+def _games_table(player: PlayerRow, games: dict[int, dict], rated: dict[int, RatingRow],
+                 game_link: Callable[[int], str]) -> str:
     """The player's games in play (who acts) or finished (the outcome from their side,
     and their rating after it, or that it was not rated)."""
     if not games:
@@ -107,7 +113,7 @@ def _outcome(side: int, saved: dict) -> str:
     return escape(f"{word} {result}" + (f", {ended}" if ended else ""))
 
 
-def _history_table(history: list[RatingRow], game_link) -> str:
+def _history_table(history: list[RatingRow], game_link: Callable[[int], str]) -> str:
     """The chart's points as a table, for a reader who cannot see the chart."""
     rows = "\n".join(f"<tr><td>{escape(format_date(row.at))}</td><td>{game_link(row.game)}"
                      f"</td><td>{shown_rating(row.rating, row.deviation)}</td></tr>"
