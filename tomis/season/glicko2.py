@@ -7,10 +7,11 @@ of ``f`` found by the Illinois variant of regula falsi, and the deviation and ra
 from it. A period with no games only widens the deviation by the volatility.
 
 Not in the paper: the deviation is capped at :data:`MAX_DEVIATION` (350, a new player's),
-so a long silence never makes a rating less certain than knowing nothing, as lichess and
-OGS also cap it; and a rating is kept from :data:`LOWEST` to :data:`HIGHEST`, far beyond
-any person's, so every exponential in the steps stays finite whatever the input. The
-system constant is :data:`TAU` (0.5, the club's choice; Glickman suggests 0.3 to 1.2).
+so a long silence never makes a rating less certain than knowing nothing (the cap
+Glickman's earlier Glicko system puts on a widened deviation); and a rating is kept from
+:data:`LOWEST` to :data:`HIGHEST`, far beyond any person's, so every exponential in the
+steps stays finite whatever the input. The system constant is :data:`TAU` (0.5, the
+club's choice; Glickman suggests 0.3 to 1.2).
 """
 
 from __future__ import annotations
