@@ -1,7 +1,7 @@
 """Glicko-2 ratings: one rating period of one player.
 
-The steps are those of Mark Glickman's "Example of the Glicko-2 system" (glicko.net,
-2022 revision): ratings move to the Glicko-2 scale, the estimated variance ``v`` and the
+The steps are those of Mark Glickman's "Example of the Glicko-2 system" (glicko.net, in
+the revision that finds the volatility by the Illinois algorithm): ratings move to the Glicko-2 scale, the estimated variance ``v`` and the
 improvement ``delta`` are summed over the period's games, the new volatility is the root
 of ``f`` found by the Illinois variant of regula falsi, and the deviation and rating follow
 from it. A period with no games only widens the deviation by the volatility.
