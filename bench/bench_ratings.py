@@ -22,7 +22,6 @@ import tempfile
 import time
 from pathlib import Path
 
-import _common  # noqa: F401 (puts nothing on the path but this folder's)
 
 from tomis.referee import pages, players, service
 from tomis.referee.games import RefereedGame

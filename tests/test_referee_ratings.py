@@ -7,7 +7,6 @@ from __future__ import annotations
 import pytest
 
 from referee_support import BO, Lab, reply_to, run
-from tomis.referee.store import Store
 from tomis.season.glicko2 import PeriodGame, Rating, rate_period
 
 
@@ -90,3 +89,15 @@ def test_an_aborted_game_and_one_ended_before_any_action_are_not_rated(tmp_path)
     assert set(players(lab).values()) == {(1500.0, 350.0, 0.06)}
     # both games were taken by the season all the same: nothing waits to be rated
     assert lab.query("SELECT COUNT(*) FROM games WHERE over = 1 AND settled = 1") == [(2,)]
+
+
+def test_a_time_out_by_tick_is_rated_as_a_loss(tmp_path):
+    lab = Lab(tmp_path)
+    lab.deliver(lab.reply(0, "B@e1"), "2026-11-23T11:00Z")
+    _ok("referee", "tick", lab.db, "--now", "2027-01-10T00:00Z")     # Bo's 30d+3d ran out
+    assert "time forfeit" in lab.record()
+    new = Rating()
+    now = players(lab)
+    assert now["Ana Lungu"] == pytest.approx(expected(new, new, 1))
+    assert now["Bo Marin"] == pytest.approx(expected(new, new, 0))
+    assert [row[0] for row in history(lab, "Bo Marin")] == [lab.game]
