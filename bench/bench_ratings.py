@@ -22,7 +22,6 @@ import tempfile
 import time
 from pathlib import Path
 
-
 from tomis.referee import pages, players, service
 from tomis.referee.games import RefereedGame
 from tomis.referee.season import settle_endings
