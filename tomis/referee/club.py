@@ -77,6 +77,14 @@ def check_outage_after(value: str, settings: dict[str, str]) -> str:
         raise SettingError(str(error)) from None
 
 
+def check_leave_days(value: str, settings: dict[str, str]) -> str:
+    """Whole days from 0 to 366, kept as digits without leading zeros."""
+    text = value.strip()
+    if not text.isascii() or not text.isdigit() or len(text) > 3 or int(text) > 366:
+        raise SettingError(f"--leave-days {value[:40]!r}: a number of days from 0 to 366")
+    return str(int(text))
+
+
 SETTINGS: tuple[Setting, ...] = (
     Setting("organiser", "ADDR", "The organiser's address: mailed once a day at most what "
             "needs a person (tomis referee alerts).", check_organiser),
@@ -87,6 +95,10 @@ SETTINGS: tuple[Setting, ...] = (
     Setting(reminders.SETTING, "LIST", "When a player to act is reminded: shares of the "
             "turn's time used and times before the time-out, like the default "
             f"{reminders.DEFAULT}; 'off' for none.", check_reminders, reminders.DEFAULT),
+    # The key is tomis.referee.clubleave's LEAVE_DAYS; each game's own LeaveDays tag is new's.
+    Setting("leave_days", "DAYS", "Leave a player may take per calendar year across all "
+            "their games at once (mail 'leave FROM TO' to the club; default 45, as ICCF).",
+            check_leave_days, default="45"),
 )
 BY_KEY = {setting.key: setting for setting in SETTINGS}
 

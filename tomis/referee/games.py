@@ -406,3 +406,20 @@ class RefereedGame:
             self.library.take_leave(SIDES[side], first.isoformat(), last.isoformat())
         except TomisError as error:
             raise Refusal(f"leave {first} {last}: {error.message}") from None
+
+    def cancel_leave(self, side: int, first: date, last: date, at: int) -> bool:
+        """Take ``side``'s leave from ``first`` to ``last`` out of the record if it has not
+        begun at ``at`` (docs/NOTATION.md, "Cancelling leave not yet begun"); whether it
+        was there to take out. A game's last stamp may lie a little after ``at`` (a stamp
+        is when the mail system received the message): "not begun" is then counted from it."""
+        ran = self.clock()
+        if self.over or ran is None:
+            return False
+        when = max(at, ran.since or at)
+        self.record_changed()
+        try:
+            gone = self.library.cancel_leave(SIDES[side], when, first=first.isoformat(),
+                                             last=last.isoformat())
+        except TomisError as error:
+            raise Refusal(f"leave {first} {last}: {error.message}") from None
+        return bool(gone)

@@ -395,11 +395,9 @@ def _apply(store: Store, config: Config, game: RefereedGame, side: int, text: st
 
 
 def _take_leave(game: RefereedGame, side: int, commands, events: Events, at: int) -> None:
-    """Leave follows the side's own action in the record, so it is taken after the action
-    the message carries (docs/NOTATION.md, "Leave")."""
-    if commands.leaves and game.to_move == side:
-        raise Refusal("leave is written after your own action: send it with your action (or "
-                      "once you have played, while your opponent is to act)")
+    """Leave is taken after the action the message carries, if any: after the side's own
+    action the record says whose it is by its place; on the side's own turn the record
+    names the side (docs/NOTATION.md, "Leave")."""
     for leave in commands.leaves:
         game.add_leave(side, leave.first, leave.last, at)
         events.both.append(f"{letters.player_words(game, side)} takes leave from {leave.first} "

@@ -24,7 +24,8 @@ Tables (the queue of docs/REFEREE.md):
 - ``page_parts``: parts of the status pages kept between runs of page (the finished
   games, the standings, each game in play's row of the index), with the state of the
   games they were drawn from;
-- ``bounces``: each delivery report of a message sent, with the player and game it names.
+- ``bounces``: each delivery report of a message sent, with the player and game it names;
+- ``club_leaves``: each player's leave across all their games, kept or cancelled.
 
 The schema has a version (:data:`SCHEMA_VERSION`, kept in ``settings``). Opening an older
 store upgrades it in place, one step per version (:data:`UPGRADES`), after copying it to
@@ -268,6 +269,14 @@ UPDATE games SET settled = 1 WHERE over = 1;
 CREATE INDEX games_unsettled ON games (id) WHERE over = 1 AND settled = 0;
 CREATE INDEX games_by_white_player ON games (white_player, over);
 CREATE INDEX games_by_black_player ON games (black_player, over);
+-- leave: a player's leave across all their games (tomis.referee.clubleave), one row per
+-- period taken, counted against the club's yearly allowance; cancelled_at is set when it
+-- was cancelled before it began (its days are then given back). The records hold the
+-- leave itself; this table lets a game started later during it get it too.
+CREATE TABLE club_leaves (id INTEGER PRIMARY KEY, player INTEGER NOT NULL,
+    first_day TEXT NOT NULL, last_day TEXT NOT NULL, taken_at INTEGER NOT NULL,
+    cancelled_at INTEGER);
+CREATE INDEX club_leaves_by_player ON club_leaves (player, first_day);
 -- rating: each player's rating after each rated game (Glicko-2, every game its own
 -- period), for the player's page and its chart; the rating now is in players. One row a
 -- player and game, so a game is never rated twice for anyone.
@@ -330,6 +339,7 @@ class Store:
     - :attr:`bounces`: the delivery reports of messages sent, for the organiser;
     - :attr:`calendars`: what each game's calendar events last showed, and their SEQUENCE;
     - :attr:`players`: the club's players, each with their addresses and rating;
+    - :attr:`club_leaves`: each player's leave across all their games;
     - :attr:`ratings`: each player's rating after each rated game.
 
     Opened with :meth:`open` (an older store upgraded first), made with :meth:`create`;
@@ -352,6 +362,7 @@ class Store:
         self.takes = Takes(connection)
         self.calendars = Calendars(connection)
         self.players = Players(connection)
+        self.club_leaves = ClubLeaves(connection)
         self.ratings = Ratings(connection)
 
     # ------------------------------------------------------------------ open and close
@@ -1537,6 +1548,48 @@ class Calendars:
             "DO UPDATE SET sequence = excluded.sequence, shown = excluded.shown",
             (game, sequence, shown))
         return sequence
+
+
+# --------------------------------------------------------------------------- leave across games
+
+@dataclass(frozen=True)
+class ClubLeaveRow:
+    """A player's leave across their games: days ``YYYY-MM-DD``, both inclusive."""
+
+    id: int
+    player: int
+    first_day: str
+    last_day: str
+    taken_at: int
+
+
+class ClubLeaves:
+    """Each player's leave across all their games (:mod:`tomis.referee.clubleave`): the
+    periods kept, none cancelled, and their cancelling."""
+
+    def __init__(self, connection: sqlite3.Connection):
+        self._connection = connection
+
+    def add(self, player: int, first_day: str, last_day: str, at: int) -> int:
+        return self._connection.execute(
+            "INSERT INTO club_leaves (player, first_day, last_day, taken_at) VALUES (?, ?, ?, ?)",
+            (player, first_day, last_day, at)).lastrowid
+
+    def of_player(self, player: int) -> list[ClubLeaveRow]:
+        """``player``'s leave kept (not cancelled), by first day."""
+        return [ClubLeaveRow(*row) for row in self._connection.execute(
+            "SELECT id, player, first_day, last_day, taken_at FROM club_leaves "
+            "WHERE player = ? AND cancelled_at IS NULL ORDER BY first_day, id", (player,))]
+
+    def all_kept(self) -> list[ClubLeaveRow]:
+        """Every player's leave kept, by player and first day (the organiser's listing)."""
+        return [ClubLeaveRow(*row) for row in self._connection.execute(
+            "SELECT id, player, first_day, last_day, taken_at FROM club_leaves "
+            "WHERE cancelled_at IS NULL ORDER BY player, first_day, id")]
+
+    def cancel(self, id: int, at: int) -> None:
+        self._connection.execute(
+            "UPDATE club_leaves SET cancelled_at = ? WHERE id = ?", (at, id))
 
 
 # --------------------------------------------------------------------------- create, open, upgrade
