@@ -196,6 +196,7 @@ class RefereedGame:
         last = self.record.nodes[-1].action if self.record.nodes else None
         facts = StatsProbe()(_Checked(self.record), None)
         return {"white": self.players[0].name, "black": self.players[1].name,
+                "white_player": self.player_ids[0], "black_player": self.player_ids[1],
                 "result": self.record.result, "over": self.over, "to_move": self.to_move,
                 "actions": self.actions_played,
                 "last_action": None if last is None else str(last),

@@ -14,12 +14,13 @@ from typing import Callable
 from ..errors import TomisError, visible
 from .games import RefereedGame
 from .queueing import Config
+from .ratings import rate
 from .store import Store
 
 Step = Callable[[Store, Config, RefereedGame, int], None]
 
 # The season's steps, in order: the rating comes before the event's next round is paired.
-STEPS: tuple[Step, ...] = ()
+STEPS: tuple[Step, ...] = (rate,)
 
 
 # What a bug of a step raises: that game's steps are undone and it stays unsettled, so the

@@ -292,6 +292,18 @@ CREATE INDEX club_requests_by_address ON club_requests (address, kind, created);
 -- that tick reads only the players whose digest is due (as next_due does for games).
 CREATE TABLE digests (player INTEGER PRIMARY KEY, every TEXT NOT NULL, due INTEGER NOT NULL);
 CREATE INDEX digests_due ON digests (due);
+-- rating: each player's rating after each rated game (Glicko-2, every game its own
+-- period), for the player's page and its chart; the rating now is in players. One row a
+-- player and game, so a game is never rated twice for anyone.
+CREATE TABLE ratings (id INTEGER PRIMARY KEY, player INTEGER NOT NULL,
+    game INTEGER NOT NULL, at INTEGER NOT NULL, rating REAL NOT NULL,
+    deviation REAL NOT NULL, volatility REAL NOT NULL);
+CREATE UNIQUE INDEX ratings_by_player ON ratings (player, game);
+-- rating: the index links each player's name to their page, so each game's summary must
+-- name its players' numbers: page reads each record once more (as after schema 2) and
+-- draws the kept rows and parts anew.
+UPDATE games SET summary = NULL;
+DELETE FROM page_parts;
 """,
 }
 
@@ -344,7 +356,8 @@ class Store:
     - :attr:`players`: the club's players, each with their addresses and rating;
     - :attr:`club_leaves`: each player's leave across all their games;
     - :attr:`requests` and :attr:`digests`: the club mail's one-time requests and each
-      player's digest.
+      player's digest;
+    - :attr:`ratings`: each player's rating after each rated game.
 
     Opened with :meth:`open` (an older store upgraded first), made with :meth:`create`;
     a context manager that closes the connection on every path, errors included. No SQL
@@ -369,6 +382,7 @@ class Store:
         self.club_leaves = ClubLeaves(connection)
         self.requests = Requests(connection)
         self.digests = Digests(connection)
+        self.ratings = Ratings(connection)
 
     # ------------------------------------------------------------------ open and close
     @classmethod
@@ -782,6 +796,17 @@ class Games:
             f"UNION SELECT id FROM games WHERE black_player = ? {over}",
             (player, player)).fetchall())
 
+    def listed_of(self, numbers: list[int]) -> list[Listed]:
+        """:meth:`listed` of the games ``numbers`` alone (a player's), oldest first."""
+        found = []
+        for start in range(0, len(numbers), 500):     # SQLite's bound on parameters
+            part = numbers[start:start + 500]
+            found += self._connection.execute(
+                f"SELECT id, over, summary, changed FROM games WHERE id IN "
+                f"({', '.join('?' * len(part))})", part).fetchall()
+        return sorted((Listed(number, bool(over), summary, changed)
+                       for number, over, summary, changed in found), key=lambda row: row.id)
+
     def unsettled(self) -> list[int]:
         """The finished games whose end the season has not yet taken, oldest first."""
         return [number for (number,) in self._connection.execute(
@@ -997,6 +1022,36 @@ class Players:
         self._connection.execute(
             "UPDATE players SET rating = ?, deviation = ?, volatility = ? WHERE id = ?",
             (rating, deviation, volatility, number))
+
+
+@dataclass(frozen=True)
+class RatingRow:
+    """A player's rating after one rated game (Glicko-2's three numbers), and when."""
+
+    game: int
+    at: int
+    rating: float
+    deviation: float
+    volatility: float
+
+
+class Ratings:
+    """Each player's rating after each rated game: the history their page draws."""
+
+    def __init__(self, connection: sqlite3.Connection):
+        self._connection = connection
+
+    def add(self, player: int, game: int, at: int, rating: float, deviation: float,
+            volatility: float) -> None:
+        self._connection.execute(
+            "INSERT INTO ratings (player, game, at, rating, deviation, volatility) "
+            "VALUES (?, ?, ?, ?, ?, ?)", (player, game, at, rating, deviation, volatility))
+
+    def history(self, player: int) -> list[RatingRow]:
+        """Player ``player``'s rating after each rated game, oldest first."""
+        return [RatingRow(*row) for row in self._connection.execute(
+            "SELECT game, at, rating, deviation, volatility FROM ratings WHERE player = ? "
+            "ORDER BY id", (player,))]
 
 
 # --------------------------------------------------------------------------- the outbox
