@@ -24,7 +24,9 @@ Tables (the queue of docs/REFEREE.md):
 - ``page_parts``: parts of the status pages kept between runs of page (the finished
   games, the standings, each game in play's row of the index), with the state of the
   games they were drawn from;
-- ``bounces``: each delivery report of a message sent, with the player and game it names.
+- ``bounces``: each delivery report of a message sent, with the player and game it names;
+- ``events``, ``event_players``, ``event_byes``: the events, their players by number (the
+  seeding) and who sat out which round; a game of an event names it and its round.
 
 The schema has a version (:data:`SCHEMA_VERSION`, kept in ``settings``). Opening an older
 store upgrades it in place, one step per version (:data:`UPGRADES`), after copying it to
@@ -43,7 +45,7 @@ from dataclasses import dataclass
 
 from ..errors import FileError
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 BUSY_TIMEOUT_MS = 20_000      # how long a writer waits for another before giving up (exit 75)
 WAIT_ENV = "TOMIS_REFEREE_WAIT"   # seconds, to change that wait (a slow disk, or a test)
 
@@ -229,6 +231,26 @@ ALTER TABLE games ADD COLUMN reminders_sent INTEGER NOT NULL DEFAULT 0;
 UPDATE games SET reminders_sent = 1 WHERE reminded_ply >= 0;
 UPDATE games SET next_due = 0 WHERE over = 0;
 """,
+    3: """
+-- events: an event (a round robin or a Swiss) by its name; ``rounds`` is how many it
+-- plays, ``paired`` how many have been started (a round robin starts all at once, a
+-- Swiss one round when the round before it ends); ``finished`` when its last game ended.
+CREATE TABLE events (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE COLLATE NOCASE,
+    format TEXT NOT NULL CHECK (format IN ('round-robin', 'swiss')),
+    double INTEGER NOT NULL DEFAULT 0, rounds INTEGER NOT NULL,
+    paired INTEGER NOT NULL DEFAULT 0, time_control TEXT NOT NULL,
+    leave_days INTEGER NOT NULL, created INTEGER NOT NULL, finished INTEGER);
+-- events: its players numbered in the order the organiser gave them (the seeding).
+CREATE TABLE event_players (event INTEGER NOT NULL, number INTEGER NOT NULL,
+    player INTEGER NOT NULL, PRIMARY KEY (event, number));
+-- events: who sat out a round (no game: a Swiss counts it a point, a round robin nothing).
+CREATE TABLE event_byes (event INTEGER NOT NULL, round INTEGER NOT NULL,
+    number INTEGER NOT NULL, PRIMARY KEY (event, round, number));
+-- events: a game's event and round, read by an index when a round ends.
+ALTER TABLE games ADD COLUMN event INTEGER;
+ALTER TABLE games ADD COLUMN round INTEGER;
+CREATE INDEX games_by_event ON games (event, round) WHERE event IS NOT NULL;
+""",
 }
 
 
@@ -276,7 +298,8 @@ class Store:
     - :attr:`published` and :attr:`page_parts`: what page wrote to each folder, and the
       parts of the index it keeps between runs;
     - :attr:`bounces`: the delivery reports of messages sent, for the organiser;
-    - :attr:`calendars`: what each game's calendar events last showed, and their SEQUENCE.
+    - :attr:`calendars`: what each game's calendar events last showed, and their SEQUENCE;
+    - :attr:`events`: the events (round robins, Swiss), their players, rounds and byes.
 
     Opened with :meth:`open` (an older store upgraded first), made with :meth:`create`;
     a context manager that closes the connection on every path, errors included. No SQL
@@ -297,6 +320,7 @@ class Store:
         self.bounces = Bounces(connection)
         self.takes = Takes(connection)
         self.calendars = Calendars(connection)
+        self.events = ClubEvents(connection)
 
     # ------------------------------------------------------------------ open and close
     @classmethod
@@ -1310,6 +1334,173 @@ class Calendars:
             "DO UPDATE SET sequence = excluded.sequence, shown = excluded.shown",
             (game, sequence, shown))
         return sequence
+
+
+# --------------------------------------------------------------------------- events
+
+@dataclass(frozen=True)
+class EventRow:
+    """An event: a round robin (all its rounds started at once) or a Swiss (a round
+    started when the one before it ends)."""
+
+    id: int
+    name: str
+    format: str                 # 'round-robin' or 'swiss'
+    double: bool                # a round robin played with both colours
+    rounds: int                 # how many it plays
+    paired: int                 # how many have been started
+    time_control: str
+    leave_days: int
+    created: int
+    finished: int | None        # when its last game ended (None: not yet)
+
+
+@dataclass(frozen=True)
+class EventEntrant:
+    """A player of an event: their number (the seeding) and who they are."""
+
+    number: int
+    player: int                 # players.id
+    name: str
+
+
+@dataclass(frozen=True)
+class EventGameRow:
+    """A game of an event as the event reads it: its round, its two players and, once
+    saved, the summary the status pages keep (JSON; its result among it)."""
+
+    game: int
+    round: int
+    white_player: int | None
+    black_player: int | None
+    over: bool
+    summary: str | None
+
+
+@dataclass(frozen=True)
+class EventPlace:
+    """The event and round a game belongs to."""
+
+    event: int
+    round: int
+
+
+@dataclass(frozen=True)
+class ByeRow:
+    round: int
+    number: int
+
+
+_EVENT_COLUMNS = ("id, name, format, double, rounds, paired, time_control, leave_days, "
+                  "created, finished")
+
+
+def _event_row(row) -> EventRow:
+    return EventRow(*row[:3], bool(row[3]), *row[4:])
+
+
+class ClubEvents:
+    """The events, their players, their games by round and their byes."""
+
+    def __init__(self, connection: sqlite3.Connection):
+        self._connection = connection
+
+    def add(self, name: str, format: str, *, double: bool, rounds: int, time_control: str,
+            leave_days: int, created: int) -> int:
+        """A new event (no round started yet); its number."""
+        return self._connection.execute(
+            "INSERT INTO events (name, format, double, rounds, time_control, leave_days, "
+            "created) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (name, format, int(double), rounds, time_control, leave_days, created)).lastrowid
+
+    def add_players(self, event: int, players: list[int]) -> None:
+        """``players`` (players.id) as the event's numbers 1, 2, ... in that order."""
+        self._connection.executemany(
+            "INSERT INTO event_players (event, number, player) VALUES (?, ?, ?)",
+            [(event, number, player) for number, player in enumerate(players, 1)])
+
+    def get(self, number: int) -> EventRow | None:
+        row = self._connection.execute(
+            f"SELECT {_EVENT_COLUMNS} FROM events WHERE id = ?", (number,)).fetchone()
+        return None if row is None else _event_row(row)
+
+    def by_name(self, name: str) -> EventRow | None:
+        """The event of that name, in any case."""
+        row = self._connection.execute(
+            f"SELECT {_EVENT_COLUMNS} FROM events WHERE name = ?", (name,)).fetchone()
+        return None if row is None else _event_row(row)
+
+    def all(self) -> list[EventRow]:
+        """Every event, oldest first."""
+        return [_event_row(row) for row in self._connection.execute(
+            f"SELECT {_EVENT_COLUMNS} FROM events ORDER BY id")]
+
+    def entrants(self, event: int) -> list[EventEntrant]:
+        """The event's players by number, with their names as registered now."""
+        return [EventEntrant(*row) for row in self._connection.execute(
+            "SELECT event_players.number, event_players.player, players.name "
+            "FROM event_players JOIN players ON players.id = event_players.player "
+            "WHERE event_players.event = ? ORDER BY event_players.number", (event,))]
+
+    def place_games(self, event: int, round: int, games: list[int]) -> None:
+        """Say that ``games`` are round ``round`` of ``event``."""
+        self._connection.executemany(
+            "UPDATE games SET event = ?, round = ? WHERE id = ?",
+            [(event, round, game) for game in games])
+
+    def games(self, event: int) -> list[EventGameRow]:
+        """The event's games, by round and then by number (by the index on the event)."""
+        return [EventGameRow(game, round, white, black, bool(over), summary)
+                for game, round, white, black, over, summary in self._connection.execute(
+                    "SELECT id, round, white_player, black_player, over, summary FROM games "
+                    "WHERE event = ? ORDER BY round, id", (event,))]
+
+    def place_of(self, game: int) -> EventPlace | None:
+        """The event and round of ``game``; None for a game of no event."""
+        row = self._connection.execute(
+            "SELECT event, round FROM games WHERE id = ? AND event IS NOT NULL",
+            (game,)).fetchone()
+        return None if row is None else EventPlace(*row)
+
+    def in_play(self, event: int, round: int | None = None) -> int:
+        """How many games of ``event`` (of its round ``round`` when given) are still
+        played."""
+        if round is None:
+            (count,) = self._connection.execute(
+                "SELECT COUNT(*) FROM games WHERE event = ? AND over = 0", (event,)).fetchone()
+        else:
+            (count,) = self._connection.execute(
+                "SELECT COUNT(*) FROM games WHERE event = ? AND round = ? AND over = 0",
+                (event, round)).fetchone()
+        return count
+
+    def of_games(self, games: list[int]) -> list[int]:
+        """The events ``games`` belong to, each once, oldest first."""
+        found: set[int] = set()
+        for start in range(0, len(games), 500):          # SQLite's bound on parameters
+            chunk = games[start:start + 500]
+            marks = ", ".join("?" * len(chunk))
+            found.update(event for (event,) in self._connection.execute(
+                f"SELECT DISTINCT event FROM games WHERE id IN ({marks}) "
+                "AND event IS NOT NULL", chunk))
+        return sorted(found)
+
+    def set_paired(self, event: int, paired: int) -> None:
+        self._connection.execute("UPDATE events SET paired = ? WHERE id = ?", (paired, event))
+
+    def finish(self, event: int, at: int) -> None:
+        self._connection.execute("UPDATE events SET finished = ? WHERE id = ?", (at, event))
+
+    def add_bye(self, event: int, round: int, number: int) -> None:
+        self._connection.execute(
+            "INSERT INTO event_byes (event, round, number) VALUES (?, ?, ?)",
+            (event, round, number))
+
+    def byes(self, event: int) -> list[ByeRow]:
+        """Who sat out which round, by round."""
+        return [ByeRow(*row) for row in self._connection.execute(
+            "SELECT round, number FROM event_byes WHERE event = ? ORDER BY round, number",
+            (event,))]
 
 
 # --------------------------------------------------------------------------- create, open, upgrade
