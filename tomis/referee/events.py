@@ -21,6 +21,7 @@ from email.headerregistry import Address
 from typing import Sequence
 
 from ..errors import TomisError, one_line, visible
+from ..notation.clock import parse_time_control
 from ..outgoing import message as mail_message
 from ..outgoing.headers import message_bytes
 from ..season.pairing import Entrant, Pairing, round_robin, swiss_round
@@ -121,6 +122,10 @@ def check_plan(store: Store, plan: EventPlan) -> list[PlayerRow]:
                          "rounds follow from the number of players")
     if plan.format == SWISS and plan.rounds is None:
         raise EventError("a Swiss needs --rounds N, the number of rounds it plays")
+    try:
+        parse_time_control(plan.time_control)
+    except TomisError as error:
+        raise EventError(f"--time-control: {error.message}") from None
     players = _registered(store, plan.names)
     least = 3 if plan.format == SWISS else 2
     if len(players) < least:
