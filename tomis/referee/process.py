@@ -30,6 +30,7 @@ from .games import RefereedGame, Refusal
 from .inbound import Incoming, Unreadable, read_message, stored_envelope, with_envelope
 from .queueing import (CHAT_LIMIT, FORGED, RELAY, TELL, Config, chat_passage, queue_letter,
                        queue_update, queue_why)
+from .season import settle_endings
 from .sending import process_alive
 from .store import BounceRow, Busy, Decision, Store, Stored
 
@@ -135,6 +136,7 @@ def _decide_claimed(store: Store, config: Config, stored: Stored,
             verdict = _internal_error(store, config, stored, incoming, error)
         store.release("deciding")
         store.inbox.decide(stored.id, verdict)
+        settle_endings(store, config, stored.stored_at)
 
 
 def _with_later_copies(store: Store, stored: Stored, incoming: Incoming | Unreadable):
@@ -167,7 +169,7 @@ def _told_of_error(store: Store, config: Config, stored: Stored, incoming: Incom
     None when the sender is not that player."""
     seat = find_seat(store, config, incoming.recipients)
     game = RefereedGame.load(store, seat.game) if seat is not None else None
-    if game is None or incoming.sender != game.players[seat.side].address:
+    if game is None or not game.writes_for(store, seat.side, incoming.sender):
         return None
     queue_why(store, config, game, seat.side, stored.stored_at,
               "Your message could not be handled because of an error in the referee, so "
@@ -242,7 +244,7 @@ def decide(store: Store, config: Config, stored: Stored,
         return Decision(REJECTED, STRANGER)
     side, at = seat.side, stored.stored_at
     player = game.players[side]
-    if incoming.sender != player.address:
+    if not game.writes_for(store, side, incoming.sender):
         shown = incoming.sender or "no single address"
         queue_why(store, config, game, side, at,
                   f"A message from {shown} reached your reply address for this game. Only "

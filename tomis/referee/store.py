@@ -232,6 +232,44 @@ UPDATE games SET reminders_sent = 1 WHERE reminded_ply >= 0;
 UPDATE games SET next_due = 0 WHERE over = 0;
 """,
     3: """
+-- A club's season (issue 43): each part adds its statements below.
+-- foundation: a player is a person who lasts beyond one game: a name (unique, whatever
+-- its case), the address mailed, a rating, and whether the organiser approved them; every
+-- address they write from is in player_addresses (the mailed one included). Games refer
+-- to their players; ``settled`` says the season has taken a finished game's end (rated,
+-- its event advanced), so a step missed by a crash is taken by the next tick.
+CREATE TABLE players (id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE COLLATE NOCASE, address TEXT NOT NULL,
+    rating REAL NOT NULL DEFAULT 1500, deviation REAL NOT NULL DEFAULT 350,
+    volatility REAL NOT NULL DEFAULT 0.06, approved INTEGER NOT NULL DEFAULT 1,
+    created INTEGER NOT NULL);
+CREATE TABLE player_addresses (address TEXT PRIMARY KEY COLLATE NOCASE,
+    player INTEGER NOT NULL);
+CREATE INDEX player_addresses_by_player ON player_addresses (player);
+ALTER TABLE games ADD COLUMN white_player INTEGER;
+ALTER TABLE games ADD COLUMN black_player INTEGER;
+ALTER TABLE games ADD COLUMN settled INTEGER NOT NULL DEFAULT 0;
+-- A store from before: each game's two players become players, by name; the newest
+-- game's address is the one mailed, and every address a name played from is theirs
+-- (an address two names used stays with the newer game's name).
+CREATE TEMP TABLE seats AS
+    SELECT id AS game, 0 AS side, white_name AS name, white_address AS address, created
+        FROM games
+    UNION ALL
+    SELECT id, 1, black_name, black_address, created FROM games;
+INSERT OR IGNORE INTO players (name, address, created)
+    SELECT name, address, created FROM seats ORDER BY game DESC, side;
+INSERT OR IGNORE INTO player_addresses (address, player)
+    SELECT address, (SELECT id FROM players WHERE players.name = seats.name) FROM seats
+        ORDER BY game DESC, side;
+DROP TABLE seats;
+UPDATE games SET white_player = (SELECT id FROM players WHERE players.name = games.white_name),
+    black_player = (SELECT id FROM players WHERE players.name = games.black_name);
+-- Finished games are history: the season does not rate or pair them again.
+UPDATE games SET settled = 1 WHERE over = 1;
+CREATE INDEX games_unsettled ON games (id) WHERE over = 1 AND settled = 0;
+CREATE INDEX games_by_white_player ON games (white_player, over);
+CREATE INDEX games_by_black_player ON games (black_player, over);
 -- events: an event (a round robin or a Swiss) by its name; ``rounds`` is how many it
 -- plays, ``paired`` how many have been started (a round robin starts all at once, a
 -- Swiss one round when the round before it ends); ``finished`` when its last game ended.
@@ -299,6 +337,7 @@ class Store:
       parts of the index it keeps between runs;
     - :attr:`bounces`: the delivery reports of messages sent, for the organiser;
     - :attr:`calendars`: what each game's calendar events last showed, and their SEQUENCE;
+    - :attr:`players`: the club's players, each with their addresses and rating;
     - :attr:`events`: the events (round robins, Swiss), their players, rounds and byes.
 
     Opened with :meth:`open` (an older store upgraded first), made with :meth:`create`;
@@ -320,6 +359,7 @@ class Store:
         self.bounces = Bounces(connection)
         self.takes = Takes(connection)
         self.calendars = Calendars(connection)
+        self.players = Players(connection)
         self.events = ClubEvents(connection)
 
     # ------------------------------------------------------------------ open and close
@@ -639,6 +679,8 @@ class GameRow:
     created: int
     acted_at: int | None = None        # when its last action was stamped (None: none yet)
     reminders_sent: int = 0            # of reminded_ply's turn, its moments earliest first
+    white_player: int | None = None    # the players (store.players) who sit there
+    black_player: int | None = None
 
 
 @dataclass(frozen=True)
@@ -696,7 +738,7 @@ class Games:
         row = self._connection.execute(
             "SELECT id, white_name, white_address, black_name, black_address, record, over, "
             "leave_days, thread, reminded_ply, white_key, black_key, created, acted_at, "
-            "reminders_sent FROM games "
+            "reminders_sent, white_player, black_player FROM games "
             "WHERE id = ?", (number,)).fetchone()
         return None if row is None else GameRow(*row[:6], bool(row[6]), *row[7:])
 
@@ -712,14 +754,50 @@ class Games:
             "SELECT side, actions FROM lines WHERE game = ? ORDER BY id", (number,))]
 
     def insert(self, players: tuple[tuple[str, str], tuple[str, str]], record: str,
-               leave_days: int, created: int) -> int:
-        """A new game of ``players`` (name, address) each; its number."""
+               leave_days: int, created: int,
+               player_ids: tuple[int | None, int | None] = (None, None)) -> int:
+        """A new game of ``players`` (name, address) each, who are the players
+        ``player_ids`` of :attr:`Store.players`; its number."""
         (white_name, white_address), (black_name, black_address) = players
         return self._connection.execute(
             "INSERT INTO games (white_name, white_address, black_name, black_address, record, "
-            "leave_days, created) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            "leave_days, created, white_player, black_player) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (white_name, white_address, black_name, black_address, record, leave_days,
-             created)).lastrowid
+             created, *player_ids)).lastrowid
+
+    def of_player(self, player: int, *, in_play: bool) -> list[int]:
+        """The games ``player`` sits in, oldest first: those still played, or all (by the
+        indexes on each seat's player)."""
+        over = "AND over = 0 " if in_play else ""
+        return sorted(number for (number,) in self._connection.execute(
+            f"SELECT id FROM games WHERE white_player = ? {over}"
+            f"UNION SELECT id FROM games WHERE black_player = ? {over}",
+            (player, player)).fetchall())
+
+    def unsettled(self) -> list[int]:
+        """The finished games whose end the season has not yet taken, oldest first."""
+        return [number for (number,) in self._connection.execute(
+            "SELECT id FROM games WHERE over = 1 AND settled = 0 ORDER BY id").fetchall()]
+
+    def settle(self, number: int) -> None:
+        """Say that the season has taken game ``number``'s end (in the caller's transaction)."""
+        self._connection.execute("UPDATE games SET settled = 1 WHERE id = ?", (number,))
+
+    def rename_player(self, player: int, name: str) -> None:
+        """Show ``player`` as ``name`` in the games they play now (a finished game keeps
+        the name it was played under, as its record does)."""
+        for column, name_column in (("white_player", "white_name"), ("black_player", "black_name")):
+            self._connection.execute(
+                f"UPDATE games SET {name_column} = ? WHERE {column} = ? AND over = 0",
+                (name, player))
+
+    def readdress_player(self, player: int, address: str) -> None:
+        """Mail ``player`` at ``address`` in the games they play now."""
+        for column, address_column in (("white_player", "white_address"),
+                                       ("black_player", "black_address")):
+            self._connection.execute(
+                f"UPDATE games SET {address_column} = ? WHERE {column} = ? AND over = 0",
+                (address, player))
 
     def save(self, number: int, change: GameChange) -> None:
         """Write ``change`` over game ``number``: its row, and its lines and leave anew."""
@@ -819,6 +897,98 @@ class Games:
         (number,) = self._connection.execute(
             "SELECT COALESCE(MAX(changed), 0) FROM games").fetchone()
         return number
+
+
+# --------------------------------------------------------------------------- the players
+@dataclass(frozen=True)
+class PlayerRow:
+    """A club's player: who they are, where they are mailed, their rating (Glicko-2's
+    three numbers) and whether the organiser approved them."""
+
+    id: int
+    name: str
+    address: str
+    rating: float
+    deviation: float
+    volatility: float
+    approved: bool
+    created: int
+
+
+_PLAYER_COLUMNS = "id, name, address, rating, deviation, volatility, approved, created"
+
+
+def _player(row) -> PlayerRow | None:
+    return None if row is None else PlayerRow(*row[:6], bool(row[6]), row[7])
+
+
+class Players:
+    """The club's players and every address each writes from. Names and addresses are
+    matched whatever their case (the columns' NOCASE collation)."""
+
+    def __init__(self, connection: sqlite3.Connection):
+        self._connection = connection
+
+    def add(self, name: str, address: str, at: int, *, rating: float = 1500.0,
+            deviation: float = 350.0, volatility: float = 0.06, approved: bool = True) -> int:
+        """A new player, mailed at ``address``; their number. The caller has checked that
+        neither the name nor the address is taken."""
+        number = self._connection.execute(
+            "INSERT INTO players (name, address, rating, deviation, volatility, approved, "
+            "created) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (name, address, rating, deviation, volatility, int(approved), at)).lastrowid
+        self._connection.execute("INSERT INTO player_addresses (address, player) VALUES (?, ?)",
+                                 (address, number))
+        return number
+
+    def get(self, number: int) -> PlayerRow | None:
+        return _player(self._connection.execute(
+            f"SELECT {_PLAYER_COLUMNS} FROM players WHERE id = ?", (number,)).fetchone())
+
+    def by_name(self, name: str) -> PlayerRow | None:
+        return _player(self._connection.execute(
+            f"SELECT {_PLAYER_COLUMNS} FROM players WHERE name = ?", (name,)).fetchone())
+
+    def by_address(self, address: str) -> PlayerRow | None:
+        """The player who writes from ``address`` (any of theirs), or None."""
+        return _player(self._connection.execute(
+            f"SELECT {_PLAYER_COLUMNS} FROM players WHERE id = "
+            f"(SELECT player FROM player_addresses WHERE address = ?)", (address,)).fetchone())
+
+    def all(self) -> list[PlayerRow]:
+        """Every player, by name."""
+        return [_player(row) for row in self._connection.execute(
+            f"SELECT {_PLAYER_COLUMNS} FROM players ORDER BY name")]
+
+    def addresses(self, number: int) -> list[str]:
+        """Every address of player ``number``, in the order they were added."""
+        return [address for (address,) in self._connection.execute(
+            "SELECT address FROM player_addresses WHERE player = ? ORDER BY rowid", (number,))]
+
+    def owns(self, number: int, address: str) -> bool:
+        """Whether ``address`` is one of player ``number``'s."""
+        return self._connection.execute(
+            "SELECT 1 FROM player_addresses WHERE address = ? AND player = ?",
+            (address, number)).fetchone() is not None
+
+    def add_address(self, number: int, address: str) -> None:
+        """Add ``address`` to player ``number``'s (kept when it is theirs already) and mail
+        them there from now on."""
+        self._connection.execute(
+            "INSERT OR IGNORE INTO player_addresses (address, player) VALUES (?, ?)",
+            (address, number))
+        self._connection.execute("UPDATE players SET address = ? WHERE id = ?", (address, number))
+
+    def rename(self, number: int, name: str) -> None:
+        self._connection.execute("UPDATE players SET name = ? WHERE id = ?", (name, number))
+
+    def approve(self, number: int) -> None:
+        self._connection.execute("UPDATE players SET approved = 1 WHERE id = ?", (number,))
+
+    def set_rating(self, number: int, rating: float, deviation: float, volatility: float) -> None:
+        self._connection.execute(
+            "UPDATE players SET rating = ?, deviation = ?, volatility = ? WHERE id = ?",
+            (rating, deviation, volatility, number))
 
 
 # --------------------------------------------------------------------------- the outbox
