@@ -10,8 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..notation.clock import format_stamp
-from .events import (EventError, EventGame, EventPlan, Started, event_games,
+from .events import (EventGame, EventPlan, Started, event_games,
                      event_standings, rounds_done, start_event, state_words)
+from .players import RefereeError
 from .sending import Unsent, send_queued
 from .service import connect
 from .store import EventRow, Store
@@ -119,7 +120,7 @@ def show_event(path: str, name: str) -> EventShown:
     with store:
         event = store.events.by_name(name.strip())
         if event is None:
-            raise EventError(f"there is no event named {name!r} (tomis referee event list DB)")
+            raise RefereeError(f"there is no event named {name!r} (tomis referee event list DB)")
         return shown_event(store, event)
 
 

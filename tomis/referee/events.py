@@ -24,11 +24,11 @@ from ..errors import TomisError, one_line, visible
 from ..notation.clock import parse_time_control
 from ..outgoing import message as mail_message
 from ..outgoing.headers import message_bytes
-from ..season.pairing import Entrant, Pairing, round_robin, swiss_round
+from ..season.pairing import Entrant, Pairing, PairingError, round_robin, swiss_round
 from ..season.tiebreaks import GameResult, Standing, standings
 from . import tokens
 from .games import RefereedGame
-from .players import start_game
+from .players import RefereeError, Terms, check_name, start_game
 from .queueing import Config
 from .sending import check_envelope
 from .store import EventGameRow, EventRow, PlayerRow, Store
@@ -36,16 +36,11 @@ from .store import EventGameRow, EventRow, PlayerRow, Store
 ROUND_ROBIN, SWISS = "round-robin", "swiss"
 FORMATS = (ROUND_ROBIN, SWISS)
 BYE_POINTS = {ROUND_ROBIN: 0.0, SWISS: 1.0}      # a round robin's bye scores nothing
-MAX_EVENT_NAME = 64
 # Bounds that keep one start within one transaction of seconds: a round robin of 100
 # players is 4,950 games started at once; a Swiss round of 1,000 is 500.
 MAX_PLAYERS = {ROUND_ROBIN: 100, SWISS: 1000}
 MAX_ROUNDS = 99
 SCORES = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}      # White's score by the result
-
-
-class EventError(TomisError):
-    """An event the organiser asked for that cannot be: nothing was written."""
 
 
 @dataclass(frozen=True)
@@ -90,56 +85,51 @@ def player_names(values: Sequence[str]) -> tuple[str, ...]:
         for part in value.split(","):
             name = part.strip()
             if not name:
-                raise EventError(f"--players {one_line(value)!r}: an empty name between "
+                raise RefereeError(f"--players {one_line(value)!r}: an empty name between "
                                  f"commas; write the names as registered, like \"Ana, Bo\"")
             names.append(name)
     return tuple(names)
 
 
 def check_event_name(text: str) -> str:
-    """An event's name: 1 to 64 printable characters without ``< > " \\``, one line (it
-    stands in the records' Event tag and the subject of the players' mail)."""
-    name = text.strip()
-    if (not name or len(name) > MAX_EVENT_NAME or not name.isprintable()
-            or any(c in name for c in '<>"\\')):
-        raise EventError(f"the event's name {visible(text)!r}: 1 to {MAX_EVENT_NAME} printable "
-                         f"characters without < > \" \\")
-    return name
+    """An event's name: a name as a player's is (:func:`tomis.referee.players.check_name`),
+    for it stands in the records' Event tag and the subject of the players' mail."""
+    return check_name(text, "the event's name")
 
 
 def check_plan(store: Store, plan: EventPlan) -> list[PlayerRow]:
     """The players of ``plan`` as registered, in its order, when the plan can start;
-    else an :class:`EventError` saying what is wrong (nothing is written)."""
+    else an :class:`RefereeError` saying what is wrong (nothing is written)."""
     name = check_event_name(plan.name)
     if plan.format not in FORMATS:
-        raise EventError(f"--format {plan.format!r}: round-robin or swiss")
+        raise RefereeError(f"--format {plan.format!r}: round-robin or swiss")
     if store.events.by_name(name) is not None:
-        raise EventError(f"there is already an event named {name!r}: choose another name")
+        raise RefereeError(f"there is already an event named {name!r}: choose another name")
     if plan.format == SWISS and plan.double:
-        raise EventError("--double is for a round robin (a Swiss never pairs two players twice)")
+        raise RefereeError("--double is for a round robin (a Swiss never pairs two players twice)")
     if plan.format == ROUND_ROBIN and plan.rounds is not None:
-        raise EventError("--rounds is for a Swiss: a round robin plays every pairing, so its "
+        raise RefereeError("--rounds is for a Swiss: a round robin plays every pairing, so its "
                          "rounds follow from the number of players")
     if plan.format == SWISS and plan.rounds is None:
-        raise EventError("a Swiss needs --rounds N, the number of rounds it plays")
+        raise RefereeError("a Swiss needs --rounds N, the number of rounds it plays")
     try:
         parse_time_control(plan.time_control)
     except TomisError as error:
-        raise EventError(f"--time-control: {error.message}") from None
+        raise RefereeError(f"--time-control: {error.message}") from None
     players = _registered(store, plan.names)
     least = 3 if plan.format == SWISS else 2
     if len(players) < least:
-        raise EventError(f"a {_format_words(plan.format)} needs at least {least} players; "
+        raise RefereeError(f"a {_format_words(plan.format)} needs at least {least} players; "
                          f"--players names {len(players)}")
     most = MAX_PLAYERS[plan.format]
     if len(players) > most:
-        raise EventError(f"a {_format_words(plan.format)} takes at most {most} players; "
+        raise RefereeError(f"a {_format_words(plan.format)} takes at most {most} players; "
                          f"--players names {len(players)}")
     if plan.format == SWISS:
         # Without a repeated pair or a second bye: n - 1 rounds for an even n, n for an odd.
         most_rounds = min(MAX_ROUNDS, len(players) - 1 + len(players) % 2)
         if not 1 <= plan.rounds <= most_rounds:
-            raise EventError(f"--rounds {plan.rounds}: a Swiss of {len(players)} players "
+            raise RefereeError(f"--rounds {plan.rounds}: a Swiss of {len(players)} players "
                              f"plays 1 to {most_rounds} rounds (no pair twice, one bye each)")
     return players
 
@@ -149,13 +139,13 @@ def _registered(store: Store, names: tuple[str, ...]) -> list[PlayerRow]:
     for name in names:
         player = store.players.by_name(name)
         if player is None:
-            raise EventError(f"--players: no player is registered as {visible(name)!r} "
+            raise RefereeError(f"--players: no player is registered as {visible(name)!r} "
                              f"(tomis referee players DB lists them)")
         if not player.approved:
-            raise EventError(f"--players: {visible(player.name)!r} is not approved yet "
+            raise RefereeError(f"--players: {visible(player.name)!r} is not approved yet "
                              f"(tomis referee player approve DB NAME)")
         if player.id in seen:
-            raise EventError(f"--players names {visible(player.name)!r} twice")
+            raise RefereeError(f"--players names {visible(player.name)!r} twice")
         seen[player.id] = name
         players.append(player)
     return players
@@ -195,6 +185,7 @@ def _start_rounds(store: Store, config: Config, event: EventRow, players: list[P
     byes: dict[int, list[int]] = {number: [] for number in seats}
     games = 0
     for round, pairings in tables.items():
+        terms = Terms(event.time_control, event.leave_days, event.name, str(round))
         started = []
         for pairing in pairings:
             if pairing.black is None:
@@ -202,9 +193,7 @@ def _start_rounds(store: Store, config: Config, event: EventRow, players: list[P
                 byes[pairing.white].append(round)
                 continue
             game = start_game(store, config, players[pairing.white - 1],
-                              players[pairing.black - 1], time_control=event.time_control,
-                              leave_days=event.leave_days, event=event.name, round=str(round),
-                              now=now, announce=False)
+                              players[pairing.black - 1], terms, now, announce=False)
             started.append(game.id)
             seats[pairing.white].append(Seat(round, game, 0, pairing.black))
             seats[pairing.black].append(Seat(round, game, 1, pairing.white))
@@ -308,7 +297,7 @@ def advance(store: Store, config: Config, game: RefereedGame, at: int) -> None:
                    for entrant in store.events.entrants(event.id)]
         try:
             pairings = swiss_round(entrants_now(store, event))
-        except ValueError:
+        except PairingError:
             store.events.finish(event.id, at)
             return
         _start_rounds(store, config, event, players, {place.round + 1: pairings}, at)
@@ -392,6 +381,8 @@ def rounds_done(event: EventRow, games: list[EventGame]) -> int:
 
 def state_words(event: EventRow, games: list[EventGame]) -> str:
     """Where the event stands, in a few words: ``finished``, ``round 2 of 5 in play``."""
+    if event.finished is not None and event.paired < event.rounds:
+        return f"ended after round {event.paired} of {event.rounds}: no pairing left"
     if event.finished is not None:
         return "finished"
     done = rounds_done(event, games)
