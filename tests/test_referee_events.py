@@ -312,3 +312,55 @@ def test_an_unapproved_player_a_bad_time_control_and_a_taken_name_are_refused(tm
                 "--players", "Ana Lungu, Cy Dumitru", "--time-control", "30d+3d")
     assert again.exit_code == 1 and "already an event named 'cup'" in again.output
     assert club.query("SELECT COUNT(*) FROM games")[0][0] == 1
+
+
+# --------------------------------------------------------------------------- the event page
+
+RESULTS = ("1-0", "0-1", "1/2-1/2", "1-0", "0-1", "1-0", "1/2-1/2")     # for games 1..7 of 10
+
+
+@pytest.fixture
+def played_event(tmp_path):
+    """A round robin of 5 (10 games, a bye a round): one game resigned through deliver,
+    seven adjudicated, two still played; its pages written."""
+    club = Club(tmp_path, 5)
+    ok("referee", "event", "new", club.db, "Autumn <cup> & co".replace("<", "(").replace(">", ")"),
+       "--format", "round-robin", "--players", ", ".join(club.names),
+       "--time-control", "30d+3d", "--now", START)
+    letters = {str(m["To"]).split(" <")[0]: m for m in club.messages()}
+    number, _r, _white, black, _o = club.games()[7]
+    address = [a for _r2, game, colour, _o2, a in listed_games(letters[black])
+               if game == number and colour == "Black"][0]
+    club.send(black, address, "resign", "2026-11-24T10:00Z")
+    for game, result in enumerate(RESULTS, 1):
+        ok("referee", "adjudicate", club.db, game, result, "--reason", "decided by the club",
+           "--now", "2026-11-25T10:00Z")
+    club.pages = tmp_path / "pages"
+    ok("referee", "page", club.db, "-o", club.pages, "--now", "2026-11-26T10:00Z")
+    club.records = tmp_path / "event.tgn"
+    club.records.write_text("\n".join(ok("referee", "export", club.db, n).stdout
+                                      for n in range(1, 11)), encoding="utf-8")
+    return club
+
+
+def test_the_event_page_is_linked_and_holds_no_address_or_token(played_event):
+    club = played_event
+    index = (club.pages / "index.html").read_text(encoding="utf-8")
+    assert '<a href="event-1.html">Autumn (cup) &amp; co</a>' in index
+    page = (club.pages / "event-1.html").read_text(encoding="utf-8")
+    tokens_sent = {a.split("+")[1].split("@")[0] for m in club.messages()
+                   for a in re.findall(r"ref\+\w+@club\.test", body(m))}
+    assert tokens_sent and not any(token in page for token in tokens_sent)
+    assert "@p" not in page and "ref@" not in page and club.secret() not in page
+    assert page.count("<h3>Round ") == 5 and page.count("<td>bye</td>") == 5
+    assert "8 of 10" not in page and "0 of 5 rounds ended" not in page
+
+
+def test_a_page_run_after_a_game_of_the_event_ends_draws_its_page_again(played_event):
+    club = played_event
+    before = (club.pages / "event-1.html").read_text(encoding="utf-8")
+    ok("referee", "adjudicate", club.db, 9, "1-0", "--reason", "decided by the club",
+       "--now", "2026-11-27T10:00Z")
+    written = ok("referee", "page", club.db, "-o", club.pages, "--now", "2026-11-27T11:00Z")
+    after = (club.pages / "event-1.html").read_text(encoding="utf-8")
+    assert after != before and "wrote" in written.output

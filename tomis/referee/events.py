@@ -57,7 +57,7 @@ class EventPlan:
 
 
 @dataclass(frozen=True)
-class Seat:
+class EventSeat:
     """A player's game in one round: the game, their side, the opponent's number."""
 
     round: int
@@ -181,7 +181,7 @@ def _start_rounds(store: Store, config: Config, event: EventRow, players: list[P
                   tables: dict[int, list[Pairing]], now: int) -> Started:
     """Start the games of ``tables`` (round -> pairings, numbers 1-based into
     ``players``), note the byes, and mail each player their games of these rounds."""
-    seats: dict[int, list[Seat]] = {number: [] for number in range(1, len(players) + 1)}
+    seats: dict[int, list[EventSeat]] = {number: [] for number in range(1, len(players) + 1)}
     byes: dict[int, list[int]] = {number: [] for number in seats}
     games = 0
     for round, pairings in tables.items():
@@ -195,8 +195,8 @@ def _start_rounds(store: Store, config: Config, event: EventRow, players: list[P
             game = start_game(store, config, players[pairing.white - 1],
                               players[pairing.black - 1], terms, now, announce=False)
             started.append(game.id)
-            seats[pairing.white].append(Seat(round, game, 0, pairing.black))
-            seats[pairing.black].append(Seat(round, game, 1, pairing.white))
+            seats[pairing.white].append(EventSeat(round, game, 0, pairing.black))
+            seats[pairing.black].append(EventSeat(round, game, 1, pairing.white))
         store.events.place_games(event.id, round, started)
         games += len(started)
     store.events.set_paired(event.id, max(tables))
@@ -209,7 +209,7 @@ def _start_rounds(store: Store, config: Config, event: EventRow, players: list[P
 # --------------------------------------------------------------------------- the message
 
 def _queue_games_letter(store: Store, config: Config, event: EventRow, player: PlayerRow,
-                        number: int, count: int, seats: list[Seat], byes: list[int],
+                        number: int, count: int, seats: list[EventSeat], byes: list[int],
                         rounds: tuple[int, ...], players: list[PlayerRow], now: int) -> None:
     """One message to ``player`` listing their games of ``rounds``, each with its seat's
     reply address: from the referee's bare address, since it is no one game's."""
@@ -245,7 +245,7 @@ def seat_address(config: Config, game: RefereedGame, side: int) -> str:
 
 
 def games_letter_lines(event: EventRow, config: Config, number: int, count: int,
-                       seats: list[Seat], byes: list[int], rounds: tuple[int, ...],
+                       seats: list[EventSeat], byes: list[int], rounds: tuple[int, ...],
                        players: list[PlayerRow]) -> list[str]:
     """The text of a player's message at a start: the event, then each of their games
     of ``rounds`` (round, game, colour, opponent, whose turn) with its reply address."""
