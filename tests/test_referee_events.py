@@ -18,7 +18,8 @@ from pathlib import Path
 import pytest
 
 from referee_support import REFEREE, run
-from tomis.referee import tokens
+from tomis.referee import events, tokens
+from tomis.season.pairing import PairingError
 
 START = "2026-11-23T10:00Z"
 NAMES = ("Ana Lungu", "Bo Marin", "Cy Dumitru", "Di Popa", "Ed Stan", "Flo Ionescu",
@@ -364,3 +365,22 @@ def test_a_page_run_after_a_game_of_the_event_ends_draws_its_page_again(played_e
     written = ok("referee", "page", club.db, "-o", club.pages, "--now", "2026-11-27T11:00Z")
     after = (club.pages / "event-1.html").read_text(encoding="utf-8")
     assert after != before and "wrote" in written.output
+
+
+def test_a_round_that_cannot_be_paired_ends_the_event_and_the_game_end_stands(tmp_path,
+                                                                              monkeypatch):
+    club = Club(tmp_path, 4)
+    ok("referee", "event", "new", club.db, "Small", "--format", "swiss", "--rounds", "3",
+       "--players", ", ".join(club.names), "--time-control", "30d+3d", "--now", START)
+    letters = letters_by_name(club.new_messages())
+
+    def unpairable(entrants):
+        raise PairingError("players 1 and 2 are left over: they have met")
+
+    monkeypatch.setattr(events, "swiss_round", unpairable)
+    resign_round(club, 1, letters, "2026-11-24T12:00Z")
+    assert [over for *_rest, over in club.games()] == [1, 1]      # both resignations stand
+    assert club.query("SELECT COUNT(*) FROM games WHERE round = 2")[0][0] == 0
+    listed = ok("referee", "event", "list", club.db).stdout
+    assert ("ended after round 1 of 3: round 2 could not be paired: players 1 and 2 are "
+            "left over: they have met") in listed

@@ -297,8 +297,9 @@ def advance(store: Store, config: Config, game: RefereedGame, at: int) -> None:
                    for entrant in store.events.entrants(event.id)]
         try:
             pairings = swiss_round(entrants_now(store, event))
-        except PairingError:
-            store.events.finish(event.id, at)
+        except PairingError as error:
+            store.events.finish(event.id, at, f"round {place.round + 1} could not be "
+                                              f"paired: {error.message}"[:300])
             return
         _start_rounds(store, config, event, players, {place.round + 1: pairings}, at)
         return
@@ -381,8 +382,8 @@ def rounds_done(event: EventRow, games: list[EventGame]) -> int:
 
 def state_words(event: EventRow, games: list[EventGame]) -> str:
     """Where the event stands, in a few words: ``finished``, ``round 2 of 5 in play``."""
-    if event.finished is not None and event.paired < event.rounds:
-        return f"ended after round {event.paired} of {event.rounds}: no pairing left"
+    if event.finished is not None and event.stopped is not None:
+        return f"ended after round {event.paired} of {event.rounds}: {event.stopped}"
     if event.finished is not None:
         return "finished"
     done = rounds_done(event, games)

@@ -272,12 +272,14 @@ CREATE INDEX games_by_white_player ON games (white_player, over);
 CREATE INDEX games_by_black_player ON games (black_player, over);
 -- events: an event (a round robin or a Swiss) by its name; ``rounds`` is how many it
 -- plays, ``paired`` how many have been started (a round robin starts all at once, a
--- Swiss one round when the round before it ends); ``finished`` when its last game ended.
+-- Swiss one round when the round before it ends); ``finished`` when its last game ended;
+-- ``stopped`` why a Swiss ended before its last round (a round that could not be paired).
 CREATE TABLE events (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE COLLATE NOCASE,
     format TEXT NOT NULL CHECK (format IN ('round-robin', 'swiss')),
     double INTEGER NOT NULL DEFAULT 0, rounds INTEGER NOT NULL,
     paired INTEGER NOT NULL DEFAULT 0, time_control TEXT NOT NULL,
-    leave_days INTEGER NOT NULL, created INTEGER NOT NULL, finished INTEGER);
+    leave_days INTEGER NOT NULL, created INTEGER NOT NULL, finished INTEGER,
+    stopped TEXT);
 -- events: its players numbered in the order the organiser gave them (the seeding).
 CREATE TABLE event_players (event INTEGER NOT NULL, number INTEGER NOT NULL,
     player INTEGER NOT NULL, PRIMARY KEY (event, number));
@@ -1523,6 +1525,7 @@ class EventRow:
     leave_days: int
     created: int
     finished: int | None        # when its last game ended (None: not yet)
+    stopped: str | None = None  # why it ended before its last round (None: it did not)
 
 
 @dataclass(frozen=True)
@@ -1562,7 +1565,7 @@ class ByeRow:
 
 
 _EVENT_COLUMNS = ("id, name, format, double, rounds, paired, time_control, leave_days, "
-                  "created, finished")
+                  "created, finished, stopped")
 
 
 def _event_row(row) -> EventRow:
@@ -1658,8 +1661,10 @@ class ClubEvents:
     def set_paired(self, event: int, paired: int) -> None:
         self._connection.execute("UPDATE events SET paired = ? WHERE id = ?", (paired, event))
 
-    def finish(self, event: int, at: int) -> None:
-        self._connection.execute("UPDATE events SET finished = ? WHERE id = ?", (at, event))
+    def finish(self, event: int, at: int, stopped: str | None = None) -> None:
+        """Say that ``event`` ended at ``at``; ``stopped``: why before its last round."""
+        self._connection.execute("UPDATE events SET finished = ?, stopped = ? WHERE id = ?",
+                                 (at, stopped, event))
 
     def add_bye(self, event: int, round: int, number: int) -> None:
         self._connection.execute(
