@@ -21,7 +21,8 @@ folder, the referee's clock given as ``--now`` gives it (one simulated day a rou
   (``tomis.referee.season.settle_endings``: the season's steps for each game, rating
   where that step is present, and the next round paired and started with its messages);
 - refreshing the status pages (``tomis.referee.pages.write``) after each round, into a
-  folder written before, and once whole for the round robin's store.
+  folder written before; for the round robin's store, once whole and once after one of
+  its games ended (the event's page drawn again from its 1,770 games).
 """
 
 from __future__ import annotations
@@ -148,6 +149,16 @@ def names(count: int) -> tuple[str, ...]:
     return tuple(f"Player {number:03d}" for number in range(1, count + 1))
 
 
+def end_one_game(path: str, at: int) -> None:
+    """The first game of the store resigned by Black, and settled."""
+    store, config = service.connect(path)
+    with store, store.transaction():
+        game = RefereedGame.load(store, 1)
+        game.resign(1)
+        game.save(store)
+        season.settle_endings(store, config, at)
+
+
 def end_round(path: str, round: int, at: int, chance: random.Random,
               ending: Timings, settling: Timings) -> int:
     """Every game of ``round`` of the store's one event ended by a resignation (White's
@@ -190,6 +201,11 @@ def referee_figures(args: argparse.Namespace) -> None:
         timed(robin_pages, pages.write, robin, os.path.join(folder, "robin-pages"), START)
         print(f"referee: pages of the round robin's store, written whole: "
               f"{robin_pages.wall[0]:.2f} s wall, {robin_pages.cpu[0]:.2f} s cpu")
+        one_game = Timings()
+        end_one_game(robin, START + DAY)
+        timed(one_game, pages.write, robin, os.path.join(folder, "robin-pages"), START + DAY)
+        print(f"referee: pages after one game of the round robin ended (its event page "
+              f"drawn again): {one_game.wall[0]:.2f} s wall, {one_game.cpu[0]:.2f} s cpu")
         swiss_store = club_store(folder, "swiss", args.players)
         first = Timings()
         start_timed(swiss_store, events.EventPlan(
