@@ -120,6 +120,7 @@ def swiss(count: int, rounds: int, seed: int) -> tuple[Timings, Timings]:
 
 DAY = 86_400
 START = 1_795_000_000          # the referee's clock at the start (2026-11-18, UTC)
+FIRST_ACTION = "B@e1"          # White's first action in every game
 
 
 def club_store(folder: str, name: str, count: int) -> str:
@@ -161,9 +162,9 @@ def end_one_game(path: str, at: int) -> None:
 
 def end_round(path: str, round: int, at: int, chance: random.Random,
               ending: Timings, settling: Timings) -> int:
-    """Every game of ``round`` of the store's one event ended by a resignation (White's
-    chance as :func:`white_score` draws it, a draw counted as White's win: a referee
-    game ends by a verb), then settled; the next round's games."""
+    """Every game of ``round`` of the store's one event ended: White's first action, then
+    a resignation by the side the seeded generator picks, each game saved; then settled
+    (rated, and the next round paired and started); the next round's games."""
     store, config = service.connect(path)
     with store:
         event = store.events.all()[0]
@@ -173,6 +174,8 @@ def end_round(path: str, round: int, at: int, chance: random.Random,
             with store.transaction():
                 for number in numbers:
                     game = RefereedGame.load(store, number)
+                    # One action first: a game ended before any is not rated.
+                    game.play(0, FIRST_ACTION, at - DAY // 2)
                     game.resign(1 if chance.random() < 0.5 else 0)
                     game.save(store)
 
