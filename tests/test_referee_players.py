@@ -125,3 +125,11 @@ def test_players_lists_each_with_rating_and_games(tmp_path):
     shown = run("referee", "players", lab.db).stdout.splitlines()
     assert shown == ["Ana Lungu <ana@a.test>  1500 ± 700  games 1 in play, 1 in all",
                      "Bo Marin <bo@b.test>  1500 ± 700  games 1 in play, 1 in all"]
+
+
+def test_a_registered_name_at_another_address_is_refused_not_guessed(tmp_path):
+    lab = Lab(tmp_path)
+    before = lab.db.read_bytes()
+    _fails(run("referee", "new", lab.db, "--white", "Ana Lungu <ana@other.test>", "--black",
+               "Bo Marin"), "Ana Lungu is registered at ana@a.test, not ana@other.test")
+    assert lab.db.read_bytes() == before

@@ -253,7 +253,8 @@ def tick(db, now):
         click.echo(f"not rated or paired yet (an error, tried again next tick): {failed}",
                    err=True)
     click.echo(f"processed {report.processed}, reminders {report.reminders}, "
-               f"time-outs {report.forfeits}, unsent {len(report.failures or [])}"
+               f"time-outs {report.forfeits}, digests {report.digests}, "
+               f"unsent {len(report.failures or [])}"
                + (", the organiser's report queued" if report.organiser else ""), err=True)
 
 
@@ -606,22 +607,24 @@ def page(db, output, now):
 @referee.command()
 @_db
 @click.option("--json", "as_json", is_flag=True, help="One JSON object a line.")
-def players(db, as_json):
-    """List the club's players: name, address, rating, games."""
+@_now_option
+def players(db, as_json, now):
+    """List the club's players: name, address, rating, games, leave taken this year."""
     import json
 
     from ..errors import visible
     from ..referee import organiser
 
-    found = organiser.players(db)
+    found = organiser.players(db, _clock(now))
     for player in found:
         if as_json:
             click.echo(json.dumps(player.as_json()))
             continue
         waiting = "" if player.approved else "  (waiting for approval)"
+        leave = f", leave {player.leave_days_used}d this year" if player.leave_days_used else ""
         click.echo(f"{visible(player.name)} <{visible(player.address)}>  "
                    f"{player.rating:.0f} \u00b1 {2 * player.deviation:.0f}  "
-                   f"games {player.games_in_play} in play, {player.games} in all{waiting}")
+                   f"games {player.games_in_play} in play, {player.games} in all{leave}{waiting}")
     if not found and not as_json:
         click.echo("no players", err=True)
 

@@ -196,6 +196,7 @@ class RefereedGame:
         last = self.record.nodes[-1].action if self.record.nodes else None
         facts = StatsProbe()(_Checked(self.record), None)
         return {"white": self.players[0].name, "black": self.players[1].name,
+                "white_player": self.player_ids[0], "black_player": self.player_ids[1],
                 "result": self.record.result, "over": self.over, "to_move": self.to_move,
                 "actions": self.actions_played,
                 "last_action": None if last is None else str(last),
@@ -405,3 +406,20 @@ class RefereedGame:
             self.library.take_leave(SIDES[side], first.isoformat(), last.isoformat())
         except TomisError as error:
             raise Refusal(f"leave {first} {last}: {error.message}") from None
+
+    def cancel_leave(self, side: int, first: date, last: date, at: int) -> bool:
+        """Take ``side``'s leave from ``first`` to ``last`` out of the record if it has not
+        begun at ``at`` (docs/NOTATION.md, "Cancelling leave not yet begun"); whether it
+        was there to take out. A game's last stamp may lie a little after ``at`` (a stamp
+        is when the mail system received the message): "not begun" is then counted from it."""
+        ran = self.clock()
+        if self.over or ran is None:
+            return False
+        when = max(at, ran.since or at)
+        self.record_changed()
+        try:
+            gone = self.library.cancel_leave(SIDES[side], when, first=first.isoformat(),
+                                             last=last.isoformat())
+        except TomisError as error:
+            raise Refusal(f"leave {first} {last}: {error.message}") from None
+        return bool(gone)

@@ -13,7 +13,7 @@ import email.policy
 from dataclasses import dataclass
 
 from ..errors import TomisError, one_line, visible
-from ..notation.clock import TIME_CONTROL_TAG, describe_duration, format_stamp
+from ..notation.clock import TIME_CONTROL_TAG, describe_duration, format_stamp, year_of
 from ..notation.ending import ending_words
 from ..rules.board import DECIDED_RESULTS, SIDE_NAMES, SIDE_TITLES
 from . import club, letters
@@ -22,9 +22,8 @@ from .durations import parse_setting_duration
 from .games import RefereedGame
 from .queueing import queue_update
 from .sending import Unsent, Waiting, send_queued, unsent_messages
-from .players import Glicko, RefereeError, add_address, named, parse_player, register, rename
-from .players import Listed as PlayerListed
-from .players import listing as player_listing
+from .players import (Glicko, PlayerListing, RefereeError, add_address, listing, named,
+                      parse_player, register, rename)
 from .season import settle_endings
 from .service import connect
 from .store import PlayerRow, Store
@@ -328,11 +327,11 @@ def settings(path: str, values: dict[str, str | None]) -> list[club.Shown]:
 
 # --------------------------------------------------------------------------- players
 
-def players(path: str) -> list[PlayerListed]:
-    """Every player, by name."""
+def players(path: str, now: int) -> list[PlayerListing]:
+    """Every player, by name (the leave they took in ``now``'s year)."""
     store, _config = connect(path)
     with store:
-        return player_listing(store)
+        return listing(store, year_of(now))
 
 
 def add_player(path: str, text: str, glicko: Glicko, now: int) -> PlayerRow:

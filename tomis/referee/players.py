@@ -15,6 +15,7 @@ from datetime import datetime, timezone
 from ..errors import MailError, TomisError
 from ..game import Game as LibraryGame
 from ..outgoing.headers import address_pairs
+from . import clubleave
 from .composing import Addressee
 from .games import RefereedGame
 from .queueing import Config, queue_update
@@ -125,14 +126,17 @@ def named(store: Store, name: str) -> PlayerRow:
 
 def seat(store: Store, addressee: Addressee, at: int) -> PlayerRow:
     """The player a game's seat is given to: the player who writes from the address,
-    else the one of that name (who gets the address), else a new player."""
+    else a new player. A registered name with another address is refused rather than
+    guessed at: it may be someone else of that name, or the player's new address, which
+    ``player address`` gives them for all their games."""
     player = store.players.by_address(addressee.address)
     if player is not None:
         return player
-    player = store.players.by_name(addressee.name)
-    if player is not None:
-        store.players.add_address(player.id, addressee.address)
-        return store.players.get(player.id)
+    named_so = store.players.by_name(addressee.name)
+    if named_so is not None:
+        raise RefereeError(f"{named_so.name} is registered at {named_so.address}, not "
+                           f"{addressee.address}: give the name alone for that player, or "
+                           f"add the address with 'tomis referee player address'")
     return register(store, addressee.name, addressee.address, at)
 
 
@@ -177,11 +181,14 @@ def start_game(store: Store, config: Config, white: PlayerRow, black: PlayerRow,
     game = RefereedGame.insert(
         store, (Addressee(white.name, white.address), Addressee(black.name, black.address)),
         library.record, terms.leave_days, now, (white.id, black.id))
+    # leave: a player on leave across their games is on leave in this one too.
+    on_leave = clubleave.extend_to(store, game, now)
     if announce:
         for side, words in ((0, "You have White: your turn."),
                             (1, "You have Black: White plays first; you will hear of it.")):
             queue_update(store, config, game, side, "the game begins",
-                         [f"A new game of Tomis begins. {words}", FIRST_HELP], None, [], now)
+                         [f"A new game of Tomis begins. {words}", *on_leave, FIRST_HELP],
+                         None, [], now)
     game.save(store)
     return game
 
@@ -189,7 +196,7 @@ def start_game(store: Store, config: Config, white: PlayerRow, black: PlayerRow,
 # --------------------------------------------------------------------------- the organiser
 
 @dataclass(frozen=True)
-class Listed:
+class PlayerListing:
     """A player as ``tomis referee players`` shows them."""
 
     name: str
@@ -201,20 +208,25 @@ class Listed:
     approved: bool
     games_in_play: int
     games: int
+    leave_days_used: int = 0        # leave: days of leave across games taken this year
 
     def as_json(self) -> dict:
         return {"name": self.name, "address": self.address, "addresses": self.addresses,
                 "rating": round(self.rating, 2), "deviation": round(self.deviation, 2),
                 "volatility": round(self.volatility, 6), "approved": self.approved,
-                "games_in_play": self.games_in_play, "games": self.games}
+                "games_in_play": self.games_in_play, "games": self.games,
+                "leave_days_used": self.leave_days_used}
 
 
-def listing(store: Store) -> list[Listed]:
-    """Every player, by name, with their addresses and how many games they play."""
-    return [Listed(player.name, player.address, store.players.addresses(player.id),
+def listing(store: Store, year: int) -> list[PlayerListing]:
+    """Every player, by name, with their addresses, how many games they play, and the days
+    of leave across games they took in ``year``."""
+    used = clubleave.days_used(store, year)
+    return [PlayerListing(player.name, player.address, store.players.addresses(player.id),
                    player.rating, player.deviation, player.volatility, player.approved,
                    len(store.games.of_player(player.id, in_play=True)),
-                   len(store.games.of_player(player.id, in_play=False)))
+                   len(store.games.of_player(player.id, in_play=False)),
+                   used.get(player.id, 0))
             for player in store.players.all()]
 
 

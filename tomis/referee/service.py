@@ -18,7 +18,7 @@ from ..game import Game as LibraryGame
 from ..notation import clock
 from ..notation.clock import format_stamp
 from ..outgoing.headers import address_pairs
-from . import club, letters, stamps, tokens
+from . import club, clubmail, letters, stamps, tokens
 from .alerts import report_if_due
 from .games import RefereedGame
 from .inbound import (MAX_ENVELOPE, MAX_MESSAGE_BYTES, envelope_addresses, envelope_text,
@@ -233,13 +233,15 @@ def prune_store(store: Store, now: int, keep_days: int) -> PruneReport:
     messages out, those sent or given up, except the newest each seat got in each game
     (``resend`` sends it again). Every row stays, with its Message-ID or digest: a message
     delivered again is still a duplicate. Old tries of sent messages go too; the rate
-    limits keep only their windows. The space is given back by incremental vacuum."""
+    limits keep only their windows, the club's one-time requests only their 7 days. The space is given back by incremental vacuum."""
     before = now - keep_days * 86_400
     with store.transaction():
         cut_in = store.inbox.prune(before, kept_headers)
         cut_out = store.outbox.prune(before)
         store.replies.forget_until(now - WHY_WINDOW)
         store.relayed.forget_until(now - CHAT_WINDOW)
+        # A request is good for 7 days and counts against its address's limit for one.
+        store.requests.forget_before(now - clubmail.REQUEST_DAYS * clubmail.DAY)
         store.set_setting(LAST_PRUNE, str(now))
     return PruneReport(cut_in, cut_out, store.give_back_space())
 
@@ -273,6 +275,7 @@ class TickReport:
     processed: int = 0
     reminders: int = 0
     forfeits: int = 0
+    digests: int = 0                 # the players' digests queued (tomis.referee.clubmail)
     failures: list[Unsent] | None = None
     organiser: bool = False          # the organiser's report was queued
     # Finished games the season could not settle (rate, advance their event), in words.
@@ -280,8 +283,8 @@ class TickReport:
 
 
 def tick(path: str, now: int, stop: Callable[[], bool] = lambda: False) -> TickReport:
-    """Unprocessed messages, due reminders and time-outs, the organiser's report when one
-    is due (:func:`tomis.referee.alerts.report_if_due`), then every unsent message; and
+    """Unprocessed messages, due reminders and time-outs, the players' digests that are
+    due, the organiser's report when one is due (:func:`tomis.referee.alerts.report_if_due`), then every unsent message; and
     once a day, :func:`prune`.
 
     Only the games with something due are read: each game's row keeps when tick next has
@@ -299,6 +302,7 @@ def tick(path: str, now: int, stop: Callable[[], bool] = lambda: False) -> TickR
         for number in store.games.due(now):
             with store.transaction():
                 _tick_game(store, config, number, now, report)
+        report.digests = clubmail.send_digests(store, config, now)
         report.organiser = report_if_due(store, config, now)
         report.failures = send_queued(store, config.settings, now=now, retry=True, stop=stop)
         if _prune_due(store, now):

@@ -25,6 +25,10 @@ Tables (the queue of docs/REFEREE.md):
   games, the standings, each game in play's row of the index), with the state of the
   games they were drawn from;
 - ``bounces``: each delivery report of a message sent, with the player and game it names;
+- ``club_leaves``: each player's leave across all their games, kept or cancelled;
+- ``club_requests``: the club mail's one-time requests (a command waiting for its
+  confirmation, a challenge for its answer), each used once (:mod:`.clubmail`);
+- ``digests``: each player's digest, daily or weekly, and when it is next due;
 - ``events``, ``event_players``, ``event_byes``: the events, their players by number (the
   seeding) and who sat out which round; a game of an event names it and its round.
 
@@ -270,6 +274,38 @@ UPDATE games SET settled = 1 WHERE over = 1;
 CREATE INDEX games_unsettled ON games (id) WHERE over = 1 AND settled = 0;
 CREATE INDEX games_by_white_player ON games (white_player, over);
 CREATE INDEX games_by_black_player ON games (black_player, over);
+-- leave: a player's leave across all their games (tomis.referee.clubleave), one row per
+-- period taken, counted against the club's yearly allowance; cancelled_at is set when it
+-- was cancelled before it began (its days are then given back). The records hold the
+-- leave itself; this table lets a game started later during it get it too.
+CREATE TABLE club_leaves (id INTEGER PRIMARY KEY, player INTEGER NOT NULL,
+    first_day TEXT NOT NULL, last_day TEXT NOT NULL, taken_at INTEGER NOT NULL,
+    cancelled_at INTEGER);
+CREATE INDEX club_leaves_by_player ON club_leaves (player, first_day);
+-- clubmail: the one-time requests mailed to confirm a command sent to the bare address
+-- (kind 'confirm') or to ask a challenged player (kind 'challenge'): the address mailed,
+-- the player concerned (NULL: one joining), the command (JSON), when, and when used (once).
+-- The index counts the requests to one address in a day (at most 3 of each kind).
+CREATE TABLE club_requests (id INTEGER PRIMARY KEY, kind TEXT NOT NULL,
+    address TEXT NOT NULL, player INTEGER, command TEXT NOT NULL, created INTEGER NOT NULL,
+    used_at INTEGER);
+CREATE INDEX club_requests_by_address ON club_requests (address, kind, created);
+-- clubmail: each player's digest, daily or weekly, and when it is next due, indexed so
+-- that tick reads only the players whose digest is due (as next_due does for games).
+CREATE TABLE digests (player INTEGER PRIMARY KEY, every TEXT NOT NULL, due INTEGER NOT NULL);
+CREATE INDEX digests_due ON digests (due);
+-- rating: each player's rating after each rated game (Glicko-2, every game its own
+-- period), for the player's page and its chart; the rating now is in players. One row a
+-- player and game, so a game is never rated twice for anyone.
+CREATE TABLE ratings (id INTEGER PRIMARY KEY, player INTEGER NOT NULL,
+    game INTEGER NOT NULL, at INTEGER NOT NULL, rating REAL NOT NULL,
+    deviation REAL NOT NULL, volatility REAL NOT NULL);
+CREATE UNIQUE INDEX ratings_by_player ON ratings (player, game);
+-- rating: the index links each player's name to their page, so each game's summary must
+-- name its players' numbers: page reads each record once more (as after schema 2) and
+-- draws the kept rows and parts anew.
+UPDATE games SET summary = NULL;
+DELETE FROM page_parts;
 -- events: an event (a round robin or a Swiss) by its name; ``rounds`` is how many it
 -- plays, ``paired`` how many have been started (a round robin starts all at once, a
 -- Swiss one round when the round before it ends); ``finished`` when its last game ended;
@@ -340,6 +376,10 @@ class Store:
     - :attr:`bounces`: the delivery reports of messages sent, for the organiser;
     - :attr:`calendars`: what each game's calendar events last showed, and their SEQUENCE;
     - :attr:`players`: the club's players, each with their addresses and rating;
+    - :attr:`club_leaves`: each player's leave across all their games;
+    - :attr:`requests` and :attr:`digests`: the club mail's one-time requests and each
+      player's digest;
+    - :attr:`ratings`: each player's rating after each rated game;
     - :attr:`events`: the events (round robins, Swiss), their players, rounds and byes.
 
     Opened with :meth:`open` (an older store upgraded first), made with :meth:`create`;
@@ -362,6 +402,10 @@ class Store:
         self.takes = Takes(connection)
         self.calendars = Calendars(connection)
         self.players = Players(connection)
+        self.club_leaves = ClubLeaves(connection)
+        self.requests = Requests(connection)
+        self.digests = Digests(connection)
+        self.ratings = Ratings(connection)
         self.events = ClubEvents(connection)
 
     # ------------------------------------------------------------------ open and close
@@ -776,6 +820,17 @@ class Games:
             f"UNION SELECT id FROM games WHERE black_player = ? {over}",
             (player, player)).fetchall())
 
+    def listed_of(self, numbers: list[int]) -> list[Listed]:
+        """:meth:`listed` of the games ``numbers`` alone (a player's), oldest first."""
+        found = []
+        for start in range(0, len(numbers), 500):     # SQLite's bound on parameters
+            part = numbers[start:start + 500]
+            found += self._connection.execute(
+                f"SELECT id, over, summary, changed FROM games WHERE id IN "
+                f"({', '.join('?' * len(part))})", part).fetchall()
+        return sorted((Listed(number, bool(over), summary, changed)
+                       for number, over, summary, changed in found), key=lambda row: row.id)
+
     def unsettled(self) -> list[int]:
         """The finished games whose end the season has not yet taken, oldest first."""
         return [number for (number,) in self._connection.execute(
@@ -991,6 +1046,36 @@ class Players:
         self._connection.execute(
             "UPDATE players SET rating = ?, deviation = ?, volatility = ? WHERE id = ?",
             (rating, deviation, volatility, number))
+
+
+@dataclass(frozen=True)
+class RatingRow:
+    """A player's rating after one rated game (Glicko-2's three numbers), and when."""
+
+    game: int
+    at: int
+    rating: float
+    deviation: float
+    volatility: float
+
+
+class Ratings:
+    """Each player's rating after each rated game: the history their page draws."""
+
+    def __init__(self, connection: sqlite3.Connection):
+        self._connection = connection
+
+    def add(self, player: int, game: int, at: int, rating: float, deviation: float,
+            volatility: float) -> None:
+        self._connection.execute(
+            "INSERT INTO ratings (player, game, at, rating, deviation, volatility) "
+            "VALUES (?, ?, ?, ?, ?, ?)", (player, game, at, rating, deviation, volatility))
+
+    def history(self, player: int) -> list[RatingRow]:
+        """Player ``player``'s rating after each rated game, oldest first."""
+        return [RatingRow(*row) for row in self._connection.execute(
+            "SELECT game, at, rating, deviation, volatility FROM ratings WHERE player = ? "
+            "ORDER BY id", (player,))]
 
 
 # --------------------------------------------------------------------------- the outbox
@@ -1506,6 +1591,136 @@ class Calendars:
             "DO UPDATE SET sequence = excluded.sequence, shown = excluded.shown",
             (game, sequence, shown))
         return sequence
+
+
+# --------------------------------------------------------------------------- leave across games
+
+@dataclass(frozen=True)
+class ClubLeaveRow:
+    """A player's leave across their games: days ``YYYY-MM-DD``, both inclusive."""
+
+    id: int
+    player: int
+    first_day: str
+    last_day: str
+    taken_at: int
+
+
+class ClubLeaves:
+    """Each player's leave across all their games (:mod:`tomis.referee.clubleave`): the
+    periods kept, none cancelled, and their cancelling."""
+
+    def __init__(self, connection: sqlite3.Connection):
+        self._connection = connection
+
+    def add(self, player: int, first_day: str, last_day: str, at: int) -> int:
+        return self._connection.execute(
+            "INSERT INTO club_leaves (player, first_day, last_day, taken_at) VALUES (?, ?, ?, ?)",
+            (player, first_day, last_day, at)).lastrowid
+
+    def of_player(self, player: int) -> list[ClubLeaveRow]:
+        """``player``'s leave kept (not cancelled), by first day."""
+        return [ClubLeaveRow(*row) for row in self._connection.execute(
+            "SELECT id, player, first_day, last_day, taken_at FROM club_leaves "
+            "WHERE player = ? AND cancelled_at IS NULL ORDER BY first_day, id", (player,))]
+
+    def all_kept(self) -> list[ClubLeaveRow]:
+        """Every player's leave kept, by player and first day (the organiser's listing)."""
+        return [ClubLeaveRow(*row) for row in self._connection.execute(
+            "SELECT id, player, first_day, last_day, taken_at FROM club_leaves "
+            "WHERE cancelled_at IS NULL ORDER BY player, first_day, id")]
+
+    def cancel(self, id: int, at: int) -> None:
+        self._connection.execute(
+            "UPDATE club_leaves SET cancelled_at = ? WHERE id = ?", (at, id))
+
+
+# --------------------------------------------------------------------------- the club's mail
+
+CONFIRM, CHALLENGE = "confirm", "challenge"      # the two kinds of one-time request
+
+
+@dataclass(frozen=True)
+class RequestRow:
+    """A one-time request (:mod:`.clubmail`): a command waiting for its confirmation
+    (:data:`CONFIRM`) or a challenge waiting for its player's answer (:data:`CHALLENGE`),
+    the address its one-time reply address was mailed to, the player it concerns (None:
+    one who is joining), the command (JSON), when it was made and when it was used."""
+
+    id: int
+    kind: str
+    address: str
+    player: int | None
+    command: str
+    created: int
+    used_at: int | None
+
+
+class Requests:
+    """The club's one-time requests, each used at most once."""
+
+    def __init__(self, connection: sqlite3.Connection):
+        self._connection = connection
+
+    def add(self, kind: str, address: str, player: int | None, command: str,
+            created: int) -> int:
+        return self._connection.execute(
+            "INSERT INTO club_requests (kind, address, player, command, created) "
+            "VALUES (?, ?, ?, ?, ?)", (kind, address, player, command, created)).lastrowid
+
+    def get(self, number: int) -> RequestRow | None:
+        row = self._connection.execute(
+            "SELECT id, kind, address, player, command, created, used_at FROM club_requests "
+            "WHERE id = ?", (number,)).fetchone()
+        return None if row is None else RequestRow(*row)
+
+    def use(self, number: int, at: int) -> bool:
+        """Mark request ``number`` used at ``at``; False when it was used already."""
+        return self._connection.execute(
+            "UPDATE club_requests SET used_at = ? WHERE id = ? AND used_at IS NULL",
+            (at, number)).rowcount == 1
+
+    def forget_before(self, before: int) -> int:
+        """Drop the requests made before ``before`` (lapsed or used: a reply to one reads
+        as to no request, and does nothing); how many."""
+        return self._connection.execute(
+            "DELETE FROM club_requests WHERE created < ?", (before,)).rowcount
+
+    def count_since(self, address: str, since: int, kind: str) -> int:
+        """How many requests of ``kind`` were mailed to ``address`` after ``since``."""
+        (count,) = self._connection.execute(
+            "SELECT COUNT(*) FROM club_requests WHERE address = ? AND created > ? AND kind = ?",
+            (address, since, kind)).fetchone()
+        return count
+
+
+class Digests:
+    """Each player's digest: how often (``daily``, ``weekly``) and when it is next due,
+    indexed so that tick reads only the players whose digest is due."""
+
+    def __init__(self, connection: sqlite3.Connection):
+        self._connection = connection
+
+    def set(self, player: int, every: str, due: int) -> None:
+        self._connection.execute(
+            "INSERT INTO digests (player, every, due) VALUES (?, ?, ?) ON CONFLICT (player) "
+            "DO UPDATE SET every = excluded.every, due = excluded.due", (player, every, due))
+
+    def stop(self, player: int) -> None:
+        self._connection.execute("DELETE FROM digests WHERE player = ?", (player,))
+
+    def every(self, player: int) -> str | None:
+        row = self._connection.execute("SELECT every FROM digests WHERE player = ?",
+                                       (player,)).fetchone()
+        return None if row is None else row[0]
+
+    def due(self, now: int) -> list[int]:
+        """The players whose digest is due by ``now``, by the index on ``due``."""
+        return [player for (player,) in self._connection.execute(
+            "SELECT player FROM digests WHERE due <= ? ORDER BY due, player", (now,))]
+
+    def set_due(self, player: int, due: int) -> None:
+        self._connection.execute("UPDATE digests SET due = ? WHERE player = ?", (due, player))
 
 
 # --------------------------------------------------------------------------- events

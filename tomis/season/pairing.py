@@ -195,6 +195,9 @@ def swiss_round(entrants: list[Entrant]) -> list[Pairing]:
        (1 against 1 + half), and a player who floats down is the lowest of their group
        and meets the highest of the group below.
 
+    Where it can, the round leaves the next one pairable by the three rules
+    (:func:`next_round_pairable`): this function does not know which round is the last.
+
     In the first round, where nobody prefers a colour, the higher-ranked player of each
     board has White on boards 1, 3, 5, ... and Black on boards 2, 4, ...
 
@@ -210,18 +213,21 @@ def swiss_round(entrants: list[Entrant]) -> list[Pairing]:
     check_entrants(entrants)
     if not entrants:
         return []
-    seats = seats_of(entrants)
-    tiers = tiers_for(seats)
+    field = swiss_players(entrants)
+    tiers = tiers_for(field)
     graph = networkx.Graph()
-    graph.add_nodes_from(seat.entrant.number for seat in seats)
-    if len(seats) % 2:
+    graph.add_nodes_from(player.entrant.number for player in field)
+    if len(field) % 2:
         graph.add_node(BYE)
-        add_bye_edges(graph, seats, tiers)
-    add_pair_edges(graph, seats, tiers)
+        add_bye_edges(graph, field, tiers)
+    add_pair_edges(graph, field, tiers)
     matching = networkx.max_weight_matching(graph, maxcardinality=True)
     if 2 * len(matching) != graph.number_of_nodes():
-        raise PairingError(unpaired_message(graph, matching, len(seats)))
-    return boards_of(matching, {seat.entrant.number: seat for seat in seats})
+        raise PairingError(unpaired_message(graph, matching, len(field)))
+    players = {player.entrant.number: player for player in field}
+    if not next_round_pairable(matching, players):
+        matching = pairable_instead(graph, matching, players) or matching
+    return boards_of(matching, players)
 
 
 def check_entrants(entrants: list[Entrant]) -> None:
@@ -237,7 +243,7 @@ def check_entrants(entrants: list[Entrant]) -> None:
                                f"{entrant.colours!r}")
 
 
-def seats_of(entrants: list[Entrant]) -> list[SwissPlayer]:
+def swiss_players(entrants: list[Entrant]) -> list[SwissPlayer]:
     """The entrants as :class:`SwissPlayer`, in rank order."""
     ranked = sorted(entrants, key=lambda entrant: (-entrant.score, entrant.number))
     groups: dict[float, list[int]] = {}
@@ -250,12 +256,12 @@ def seats_of(entrants: list[Entrant]) -> list[SwissPlayer]:
             for rank, entrant in enumerate(ranked)]
 
 
-def tiers_for(seats: list[SwissPlayer]) -> Tiers:
+def tiers_for(field: list[SwissPlayer]) -> Tiers:
     """The units of :class:`Tiers` for these players, from the most each criterion can
     add up to over one round (integers: networkx's matching is exact with them)."""
-    count = len(seats)
+    count = len(field)
     pairs = count // 2 + 1
-    widest = half_points(seats[0].entrant.score - seats[-1].entrant.score)
+    widest = half_points(field[0].entrant.score - field[-1].entrant.score)
     most = {                       # the most one pair (or the bye) can cost, per criterion
         "seed": count,
         "colour": 2 * strong_weight(count),
@@ -280,18 +286,18 @@ def half_points(score: float) -> int:
     return round(abs(score) * 2)
 
 
-def add_bye_edges(graph: networkx.Graph, seats: list[SwissPlayer], tiers: Tiers) -> None:
+def add_bye_edges(graph: networkx.Graph, field: list[SwissPlayer], tiers: Tiers) -> None:
     """An edge to the bye for each player who has not had one; the lower the player
     ranks, the less it costs."""
-    eligible = [seat for seat in seats if not seat.entrant.had_bye]
-    for below, seat in enumerate(reversed(eligible)):
-        graph.add_edge(seat.entrant.number, BYE, weight=tiers.base - tiers.bye * below)
+    eligible = [player for player in field if not player.entrant.had_bye]
+    for below, player in enumerate(reversed(eligible)):
+        graph.add_edge(player.entrant.number, BYE, weight=tiers.base - tiers.bye * below)
 
 
-def add_pair_edges(graph: networkx.Graph, seats: list[SwissPlayer], tiers: Tiers) -> None:
+def add_pair_edges(graph: networkx.Graph, field: list[SwissPlayer], tiers: Tiers) -> None:
     """An edge for each pair allowed to meet, weighed by what the pair costs."""
-    for place, higher in enumerate(seats):
-        for lower in seats[place + 1:]:
+    for place, higher in enumerate(field):
+        for lower in field[place + 1:]:
             if have_met(higher.entrant, lower.entrant):
                 continue
             side = best_side(higher, lower)
@@ -369,7 +375,105 @@ def best_side(higher: SwissPlayer, lower: SwissPlayer) -> Side | None:
     return turned if wanted == BLACK else straight
 
 
-def boards_of(matching: set, seats: dict[int, SwissPlayer]) -> list[Pairing]:
+# How many other matchings a round may try, at most, to leave the next round pairable.
+LOOK_AHEAD_TRIES = 100
+
+
+def next_round_pairable(matching: set, players: dict[int, SwissPlayer]) -> bool:
+    """Whether, after this matching is played, everyone can be paired once more by the
+    rules (no pair twice, colours within 2, one bye each). The pairing does not know which
+    round is the last, so it keeps the next one possible wherever it can: a small event
+    paired round by round can otherwise leave, say, two triangles of players who have
+    all met. In a field where everyone may still meet half the others, there is always a
+    way (Dirac's theorem: such a graph has a Hamiltonian cycle), and nothing is matched."""
+    after = entrants_after(matching, players)
+    graph = networkx.Graph()
+    graph.add_nodes_from(entrant.number for entrant in after)
+    if len(after) % 2:
+        graph.add_edges_from((entrant.number, BYE) for entrant in after if not entrant.had_bye)
+    takes = {entrant.number: colours_allowed(entrant) for entrant in after}
+    for place, first in enumerate(after):
+        for second in after[place + 1:]:
+            if not have_met(first, second) and may_meet(takes[first.number],
+                                                         takes[second.number]):
+                graph.add_edge(first.number, second.number)
+    nodes = graph.number_of_nodes()
+    if all(2 * degree >= nodes for _, degree in graph.degree()):
+        return True
+    return 2 * len(networkx.max_weight_matching(graph, maxcardinality=True)) == nodes
+
+
+def entrants_after(matching: set, players: dict[int, SwissPlayer]) -> list[Entrant]:
+    """The entrants as the next round would see them, scores aside."""
+    met: dict[int, tuple[int, ...]] = {}
+    colour: dict[int, str] = {}
+    bye: set[int] = set()
+    for one, other in matching:
+        if BYE in (one, other):
+            bye.add(other if one == BYE else one)
+            continue
+        higher, lower = sorted((players[one], players[other]), key=lambda player: player.rank)
+        side = best_side(higher, lower)
+        met[one], met[other] = (other,), (one,)
+        colour[side.white], colour[side.black] = WHITE, BLACK
+    return [Entrant(number, 0.0, player.entrant.opponents + met.get(number, ()),
+                    player.entrant.colours + colour.get(number, ""),
+                    player.entrant.had_bye or number in bye)
+            for number, player in players.items()]
+
+
+def colours_allowed(entrant: Entrant) -> str:
+    """The colours that keep ``entrant``'s colour difference within 2."""
+    difference = entrant.colours.count(WHITE) - entrant.colours.count(BLACK)
+    return (WHITE if difference < 2 else "") + (BLACK if difference > -2 else "")
+
+
+def may_meet(first: str, second: str) -> bool:
+    """Whether two players who may take ``first`` and ``second`` can meet, one way round."""
+    return (WHITE in first and BLACK in second) or (BLACK in first and WHITE in second)
+
+
+def pairable_instead(graph: networkx.Graph, best: set,
+                     players: dict[int, SwissPlayer]) -> set | None:
+    """Another perfect matching that leaves the next round pairable: breadth first, each
+    found by forbidding one more pair of the one before it, and of the first depth where
+    some do, the cheapest. None when none is found within :data:`LOOK_AHEAD_TRIES`."""
+    frontier = [(frozenset(), best)]
+    tries = 0
+    while frontier and tries < LOOK_AHEAD_TRIES:
+        found = []
+        deeper = []
+        for forbidden, matching in frontier:
+            for pair in matching:
+                if tries >= LOOK_AHEAD_TRIES:
+                    break
+                banned = forbidden | {frozenset(pair)}
+                tries += 1
+                other = matching_without(graph, banned)
+                if other is None:
+                    continue
+                if next_round_pairable(other, players):
+                    found.append(other)
+                deeper.append((banned, other))
+        if found:
+            return max(found, key=lambda matching: weight_of(graph, matching))
+        frontier = deeper
+    return None
+
+
+def matching_without(graph: networkx.Graph, banned: frozenset) -> set | None:
+    """The best perfect matching without the ``banned`` pairs, or None."""
+    smaller = graph.copy()
+    smaller.remove_edges_from(tuple(pair) for pair in banned)
+    matching = networkx.max_weight_matching(smaller, maxcardinality=True)
+    return matching if 2 * len(matching) == graph.number_of_nodes() else None
+
+
+def weight_of(graph: networkx.Graph, matching: set) -> int:
+    return sum(graph.edges[pair]["weight"] for pair in matching)
+
+
+def boards_of(matching: set, players: dict[int, SwissPlayer]) -> list[Pairing]:
     """The matched pairs as boards: by the higher score, then the sum of the scores, then
     the higher rank; the bye last."""
     pairs = []
@@ -378,7 +482,7 @@ def boards_of(matching: set, seats: dict[int, SwissPlayer]) -> list[Pairing]:
         if BYE in (one, other):
             bye.append(Pairing(other if one == BYE else one, None))
         else:
-            pairs.append(sorted((seats[one], seats[other]), key=lambda seat: seat.rank))
+            pairs.append(sorted((players[one], players[other]), key=lambda player: player.rank))
     pairs.sort(key=lambda pair: (-pair[0].entrant.score,
                                  -pair[0].entrant.score - pair[1].entrant.score, pair[0].rank))
     boards = []
