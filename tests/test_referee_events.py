@@ -384,3 +384,25 @@ def test_a_round_that_cannot_be_paired_ends_the_event_and_the_game_end_stands(tm
     listed = ok("referee", "event", "list", club.db).stdout
     assert ("ended after round 1 of 3: round 2 could not be paired: players 1 and 2 are "
             "left over: they have met") in listed
+
+
+def test_an_event_starts_in_one_transaction_a_failure_midway_writes_nothing(tmp_path,
+                                                                             monkeypatch):
+    club = Club(tmp_path, 5)
+    started = []
+    real = events.start_game
+
+    def fails_at_the_fourth(*args, **options):
+        if len(started) == 3:
+            raise OSError("the disk is full")
+        started.append(args)
+        return real(*args, **options)
+
+    monkeypatch.setattr(events, "start_game", fails_at_the_fourth)
+    result = run("referee", "event", "new", club.db, "Cup", "--format", "round-robin",
+                 "--players", ", ".join(club.names), "--time-control", "30d+3d")
+    assert result.exit_code != 0 and len(started) == 3
+    assert club.query("SELECT COUNT(*) FROM games")[0][0] == 0
+    assert club.query("SELECT COUNT(*) FROM events")[0][0] == 0
+    assert club.query("SELECT COUNT(*) FROM event_byes")[0][0] == 0
+    assert club.query("SELECT COUNT(*) FROM outbox")[0][0] == 0 and not club.messages()
