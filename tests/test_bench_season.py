@@ -20,3 +20,18 @@ def test_bench_season_prints_every_figure():
         line = next(line for line in lines if line.startswith(label))
         assert line.count("min") == 2 and line.count("median") == 2 and line.count("max") == 2
     assert "round robin of 7: 7 rounds, 21 games" in lines[-1]
+
+
+def test_bench_season_times_the_referee_on_a_small_event():
+    done = subprocess.run([sys.executable, str(BENCH), "--players", "9", "--rounds", "3",
+                           "--round-robin", "5", "--referee"], capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert any(line.startswith("referee: start the round robin of 5 (10 games, 5 messages)")
+               for line in lines)
+    assert any(line.startswith("referee: start the Swiss of 9") for line in lines)
+    for label in ("end round ", "settle ", "pages "):
+        line = next(line for line in lines if line.startswith(label))
+        assert line.count("median") == 2
+    assert not any("could not be paired" in line for line in lines)

@@ -684,3 +684,103 @@ def player_approve(db, name, now):
 
     approved = organiser.approve_player(db, name, _clock(now))
     click.echo(f"approved {approved.name}")
+
+
+# --------------------------------------------------------------------------- events
+
+@referee.group(cls=RefereeGroup)
+def event():
+    """Events: a round robin or a Swiss of registered players, started by rounds."""
+
+
+@event.command("new")
+@_db
+@click.argument("name")
+@click.option("--format", "event_format", required=True,
+              type=click.Choice(["round-robin", "swiss"]),
+              help="A round robin (every round started at once) or a Swiss (each round "
+                   "paired when the one before it ends).")
+@click.option("--double", is_flag=True, help="A round robin played with both colours.")
+@click.option("--rounds", type=click.IntRange(1), metavar="N",
+              help="The rounds a Swiss plays (required for a Swiss, refused for a round robin).")
+@click.option("--time-control", "time_control", required=True, metavar="TC",
+              help="Every game's clocks, like 30d+3d, bank:240h+36h or 10/30d.")
+@click.option("--players", "players", required=True, multiple=True, metavar='"A, B, C"',
+              help="The players as registered, comma-separated, in seeding order "
+                   "(repeatable: the lists follow one another).")
+@click.option("--leave-days", "leave_days", type=click.IntRange(0, 366), default=45,
+              show_default=True, help="Leave each player may take per calendar year in "
+                                      "each game.")
+@_now_option
+def event_new(db, name, event_format, double, rounds, time_control, players, leave_days, now):
+    """Start the event NAME: its games, and one message to each player listing theirs."""
+    from ..referee import eventdesk, events
+
+    plan = events.EventPlan(name, event_format, double, rounds, time_control, leave_days,
+                            events.player_names(players))
+    started, failures = eventdesk.new_event(db, plan, _clock(now))
+    click.echo(f"event {name}: {started.games} game(s) started in round(s) "
+               f"{_rounds_words(started.rounds)}, {started.letters} player(s) mailed", err=True)
+    _say_unsent(failures)
+
+
+def _rounds_words(rounds) -> str:
+    return f"{rounds[0]}" if len(rounds) == 1 else f"{rounds[0]}-{rounds[-1]}"
+
+
+@event.command("list")
+@_db
+@click.option("--json", "as_json", is_flag=True, help="One JSON object a line.")
+def event_list(db, as_json):
+    """The events: name, format, players, rounds ended of all, state."""
+    import json
+
+    from ..errors import visible
+    from ..referee import eventdesk
+
+    listed = eventdesk.list_events(db)
+    for item in listed:
+        if as_json:
+            click.echo(json.dumps(item.to_json()))
+        else:
+            kind = item.format + (" double" if item.double else "")
+            click.echo(f"{visible(item.name)}  {kind}  {item.players} players  rounds "
+                       f"{item.rounds_done}/{item.rounds}  {item.state}")
+    if not listed and not as_json:
+        click.echo("no events (tomis referee event new starts one)", err=True)
+
+
+@event.command("show")
+@_db
+@click.argument("name")
+@click.option("--json", "as_json", is_flag=True, help="One JSON object.")
+def event_show(db, name, as_json):
+    """The event NAME: standings (score, Sonneborn-Berger, Buchholz) and each round."""
+    import json
+
+    from ..referee import eventdesk
+
+    shown = eventdesk.show_event(db, name)
+    click.echo(json.dumps(shown.to_json()) if as_json else "\n".join(_event_lines(shown)))
+
+
+def _event_lines(shown) -> list[str]:
+    from ..errors import visible
+
+    event = shown.event
+    kind = event.format + (" double" if event.double else "")
+    lines = [f"{visible(event.name)}: {kind}, {shown.players} players, {event.rounds} rounds, "
+             f"{event.time_control}; {shown.state}", "",
+             f"{'#':>3}  {'player':<24} {'score':>5} {'SB':>6} {'Buchholz':>8} {'games':>5}"]
+    for line in shown.standings:
+        lines.append(f"{line.rank:>3}  {visible(line.name)[:24]:<24} {line.score:>5g} "
+                     f"{line.sonneborn_berger:>6g} {line.buchholz:>8g} {line.games:>5}")
+    for round, games in shown.rounds.items():
+        lines += ["", f"Round {round}"]
+        for game in games:
+            if game.black is None:
+                lines.append(f"  bye    {visible(game.white)}")
+            else:
+                lines.append(f"  #{game.game:<5} {visible(game.white)} - {visible(game.black)}"
+                             f"  {game.result}")
+    return lines

@@ -6,6 +6,8 @@
 - ``standings.html``: the standings and the crosstable as ``tomis stats`` computes them
   (:class:`tomis.archive.stats.Stats`);
 - ``game-N.html``: each game's replay page (:func:`tomis.pictures.html.page`);
+- ``event-N.html``: each event's standings with their tie-breaks, crosstable and rounds,
+  drawn again when one of its games changed;
 - ``player-N.html``: each player's page, their rating, games and rating history
   (:mod:`tomis.referee.playerpages`), drawn again only when the player or one of their
   games changed.
@@ -42,10 +44,12 @@ from ..notation.ending import ending_words
 from ..pictures import html
 from ..rules.board import SIDE_NAMES
 from ..util import safefile
+from .eventdesk import EventShown, shown_event
+from .events import SCORES, SWISS
 from .games import RefereedGame
 from .playerpages import player_body, player_file, player_link
 from .service import connect
-from .store import KeptRow, PagePart, PlayerRow, Store
+from .store import EventRow, KeptRow, PagePart, PlayerRow, Store
 
 INDEX = "index.html"
 FINISHED = "finished.html"
@@ -66,6 +70,10 @@ PART_FORMAT = 3
 
 def game_file(number: int) -> str:
     return f"game-{number}.html"
+
+
+def event_file(number: int) -> str:
+    return f"event-{number}.html"
 
 
 @dataclass(frozen=True)
@@ -107,8 +115,12 @@ def write(path: str, folder: str, now: int | None = None) -> list[str]:
                                                               finished.games.data))
             written += _publish(folder, STANDINGS, _page_bytes("Standings and crosstable",
                                                                finished.standings.data))
+        for event in _events_changed(store, mark, changed):
+            written += _publish(folder, event_file(event.id),
+                                event_page(shown_event(store, event)).encode("utf-8"))
         count, _newest = store.games.finished_mark()
-        written += _publish(folder, INDEX, _index_bytes(rows, count, now))
+        written += _publish(folder, INDEX, _index_bytes(rows, count, now,
+                                                        store.events.all()))
         drawn, players_now = player_pages(store, folder, place, changed, whole=mark is None)
         written += drawn
         with store.transaction():
@@ -117,6 +129,14 @@ def write(path: str, folder: str, now: int | None = None) -> list[str]:
     return written
 
 
+def _events_changed(store: Store, mark: int | None,
+                    changed: list[RefereedGame]) -> list[EventRow]:
+    """The events whose page is to be drawn: every one when the folder is written whole,
+    else those with a game changed since it was last written."""
+    if mark is None:
+        return store.events.all()
+    return [store.events.get(number)
+            for number in store.events.of_games([game.id for game in changed])]
 def _player_fingerprint(player: PlayerRow) -> str:
     return json.dumps([PART_FORMAT, player.name, player.rating, player.deviation])
 
@@ -237,16 +257,17 @@ def site(saved: dict[int, dict], now: int) -> dict[str, str]:
     finished = {number: summary for number, summary in saved.items() if summary["over"]}
     rows = [playing_row(number, summary).encode("utf-8")
             for number, summary in sorted(saved.items()) if not summary["over"]]
-    return {INDEX: _index_bytes(rows, len(finished), now).decode("utf-8"),
+    return {INDEX: _index_bytes(rows, len(finished), now, []).decode("utf-8"),
             FINISHED: _page("Finished games", finished_html(finished)),
             STANDINGS: _page("Standings and crosstable", standings_html(_standings(finished)))}
 
 
-def _index_bytes(rows: list[bytes], finished: int, now: int) -> bytes:
-    """The index around its rows, already encoded."""
+def _index_bytes(rows: list[bytes], finished: int, now: int, events: list[EventRow]) -> bytes:
+    """The index around its rows, already encoded, with a link to each event's page."""
     top = (f"<h1>Games of the referee</h1>\n<p>As of {escape(format_stamp(now))} (UTC): "
            f"{len(rows)} in play, {finished} finished (<a href=\"{FINISHED}\">the finished "
-           f"games</a>, <a href=\"{STANDINGS}\">the standings</a>).</p>\n<h2>In play</h2>\n")
+           f"games</a>, <a href=\"{STANDINGS}\">the standings</a>).</p>\n"
+           + _events_list(events) + "<h2>In play</h2>\n")
     if not rows:
         body = (top + "<p>None.</p>").encode("utf-8")
     else:
@@ -257,6 +278,90 @@ def _index_bytes(rows: list[bytes], finished: int, now: int) -> bytes:
     head, tail = _PAGE.format(csp=CSP, style=_STYLE, title="Games of the referee",
                               body="\0").split("\0")
     return b"".join([head.encode("utf-8"), body, tail.encode("utf-8")])
+
+
+def _events_list(events: list[EventRow]) -> str:
+    if not events:
+        return ""
+    items = "\n".join(f'<li><a href="{event_file(event.id)}">{escape(event.name)}</a> '
+                      f"({escape(_format_words(event))})</li>" for event in events)
+    return f"<h2>Events</h2>\n<ul>\n{items}\n</ul>\n"
+
+
+def _format_words(event: EventRow) -> str:
+    if event.format == SWISS:
+        return f"Swiss, {event.rounds} rounds"
+    return "double round robin" if event.double else "round robin"
+
+
+def event_page(shown: EventShown) -> str:
+    """An event's page: what it is and where it stands, the standings with their
+    tie-breaks, the crosstable (by rank) and each round's games with their results."""
+    event = shown.event
+    about = (f"<p>{escape(_format_words(event))}, {shown.players} players, time control "
+             f"{escape(event.time_control)}: {escape(shown.state)}.</p>\n")
+    body = "\n".join([about, _event_standings(shown), _event_crosstable(shown),
+                      _event_rounds(shown)])
+    return _page(f"Event: {escape(event.name)}", body)
+
+
+def _event_standings(shown: EventShown) -> str:
+    head = _cells("#", "Player", "Games", "Score", "Sonneborn-Berger", "Buchholz",
+                  header=True)
+    rows = ["<tr>" + _cells(str(line.rank), escape(line.name), str(line.games),
+                            _score(line.score), _tie_break(line.sonneborn_berger),
+                            _tie_break(line.buchholz)) + "</tr>" for line in shown.standings]
+    bye = ("a bye is a point" if shown.event.format == SWISS else "a bye scores nothing")
+    return ("<h2>Standings</h2>\n<p>By score, then Sonneborn-Berger (the scores of the "
+            "players beaten, and half of those drawn with), then Buchholz (the opponents' "
+            f"scores); {bye}.</p>\n" + _table(rows, head).replace("<table>", '<table class="standings">', 1))
+
+
+def _event_crosstable(shown: EventShown) -> str:
+    """The row's score against the column over the games decided between them, players in
+    the order of the standings; · where no game between them is decided."""
+    by_number = {line.number: line for line in shown.standings}
+    met: dict[tuple[int, int], float] = {}
+    for games in shown.rounds.values():
+        for game in games:
+            if game.black_number is None or game.result not in SCORES:
+                continue
+            white, black = game.white_number, game.black_number
+            score = SCORES[game.result]
+            met[white, black] = met.get((white, black), 0.0) + score
+            met[black, white] = met.get((black, white), 0.0) + 1.0 - score
+    order = [line.number for line in shown.standings]
+    head = _cells("#", "Player", *(str(rank) for rank in range(1, len(order) + 1)),
+                  header=True)
+    rows = []
+    for rank, number in enumerate(order, 1):
+        cells = [_score(met[number, other]) if (number, other) in met else "·"
+                 for other in order]
+        rows.append("<tr>" + _cells(str(rank), escape(by_number[number].name), *cells)
+                    + "</tr>")
+    return ("<h2>Crosstable</h2>\n<p>The row's score against the column (by rank), over the "
+            "games decided; · none decided.</p>\n"
+            + _table(rows, head).replace("<table>", '<table class="crosstable">', 1))
+
+
+def _tie_break(value: float) -> str:
+    """A tie-break's value: quarters come of halves halved (a draw's share)."""
+    return f"{value:g}"
+
+
+def _event_rounds(shown: EventShown) -> str:
+    parts = ["<h2>Rounds</h2>"]
+    head = _cells("Game", "White", "Black", "Result", header=True)
+    for round, games in shown.rounds.items():
+        rows = []
+        for game in games:
+            if game.black is None:
+                rows.append("<tr>" + _cells("bye", escape(game.white), "", "") + "</tr>")
+            else:
+                rows.append("<tr>" + _cells(_game_link(game.game), escape(game.white),
+                                            escape(game.black), escape(game.result)) + "</tr>")
+        parts.append(f"<h3>Round {round}</h3>\n" + _table(rows, head))
+    return "\n".join(parts)
 
 
 def _page(title: str, body: str) -> str:

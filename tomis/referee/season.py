@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from ..errors import TomisError, visible
+from . import events
 from .games import RefereedGame
 from .queueing import Config
 from .ratings import rate
@@ -20,7 +21,7 @@ from .store import Store
 Step = Callable[[Store, Config, RefereedGame, int], None]
 
 # The season's steps, in order: the rating comes before the event's next round is paired.
-STEPS: tuple[Step, ...] = (rate,)
+STEPS: tuple[Step, ...] = (rate, events.advance)
 
 
 # What a bug of a step raises: that game's steps are undone and it stays unsettled, so the

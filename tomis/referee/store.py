@@ -28,7 +28,9 @@ Tables (the queue of docs/REFEREE.md):
 - ``club_leaves``: each player's leave across all their games, kept or cancelled;
 - ``club_requests``: the club mail's one-time requests (a command waiting for its
   confirmation, a challenge for its answer), each used once (:mod:`.clubmail`);
-- ``digests``: each player's digest, daily or weekly, and when it is next due.
+- ``digests``: each player's digest, daily or weekly, and when it is next due;
+- ``events``, ``event_players``, ``event_byes``: the events, their players by number (the
+  seeding) and who sat out which round; a game of an event names it and its round.
 
 The schema has a version (:data:`SCHEMA_VERSION`, kept in ``settings``). Opening an older
 store upgrades it in place, one step per version (:data:`UPGRADES`), after copying it to
@@ -304,6 +306,26 @@ CREATE UNIQUE INDEX ratings_by_player ON ratings (player, game);
 -- draws the kept rows and parts anew.
 UPDATE games SET summary = NULL;
 DELETE FROM page_parts;
+-- events: an event (a round robin or a Swiss) by its name; ``rounds`` is how many it
+-- plays, ``paired`` how many have been started (a round robin starts all at once, a
+-- Swiss one round when the round before it ends); ``finished`` when its last game ended;
+-- ``stopped`` why a Swiss ended before its last round (a round that could not be paired).
+CREATE TABLE events (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE COLLATE NOCASE,
+    format TEXT NOT NULL CHECK (format IN ('round-robin', 'swiss')),
+    double INTEGER NOT NULL DEFAULT 0, rounds INTEGER NOT NULL,
+    paired INTEGER NOT NULL DEFAULT 0, time_control TEXT NOT NULL,
+    leave_days INTEGER NOT NULL, created INTEGER NOT NULL, finished INTEGER,
+    stopped TEXT);
+-- events: its players numbered in the order the organiser gave them (the seeding).
+CREATE TABLE event_players (event INTEGER NOT NULL, number INTEGER NOT NULL,
+    player INTEGER NOT NULL, PRIMARY KEY (event, number));
+-- events: who sat out a round (no game: a Swiss counts it a point, a round robin nothing).
+CREATE TABLE event_byes (event INTEGER NOT NULL, round INTEGER NOT NULL,
+    number INTEGER NOT NULL, PRIMARY KEY (event, round, number));
+-- events: a game's event and round, read by an index when a round ends.
+ALTER TABLE games ADD COLUMN event INTEGER;
+ALTER TABLE games ADD COLUMN round INTEGER;
+CREATE INDEX games_by_event ON games (event, round) WHERE event IS NOT NULL;
 """,
 }
 
@@ -357,7 +379,8 @@ class Store:
     - :attr:`club_leaves`: each player's leave across all their games;
     - :attr:`requests` and :attr:`digests`: the club mail's one-time requests and each
       player's digest;
-    - :attr:`ratings`: each player's rating after each rated game.
+    - :attr:`ratings`: each player's rating after each rated game;
+    - :attr:`events`: the events (round robins, Swiss), their players, rounds and byes.
 
     Opened with :meth:`open` (an older store upgraded first), made with :meth:`create`;
     a context manager that closes the connection on every path, errors included. No SQL
@@ -383,6 +406,7 @@ class Store:
         self.requests = Requests(connection)
         self.digests = Digests(connection)
         self.ratings = Ratings(connection)
+        self.events = ClubEvents(connection)
 
     # ------------------------------------------------------------------ open and close
     @classmethod
@@ -1697,6 +1721,176 @@ class Digests:
 
     def set_due(self, player: int, due: int) -> None:
         self._connection.execute("UPDATE digests SET due = ? WHERE player = ?", (due, player))
+
+
+# --------------------------------------------------------------------------- events
+
+@dataclass(frozen=True)
+class EventRow:
+    """An event: a round robin (all its rounds started at once) or a Swiss (a round
+    started when the one before it ends)."""
+
+    id: int
+    name: str
+    format: str                 # 'round-robin' or 'swiss'
+    double: bool                # a round robin played with both colours
+    rounds: int                 # how many it plays
+    paired: int                 # how many have been started
+    time_control: str
+    leave_days: int
+    created: int
+    finished: int | None        # when its last game ended (None: not yet)
+    stopped: str | None = None  # why it ended before its last round (None: it did not)
+
+
+@dataclass(frozen=True)
+class EventEntrant:
+    """A player of an event: their number (the seeding) and who they are."""
+
+    number: int
+    player: int                 # players.id
+    name: str
+
+
+@dataclass(frozen=True)
+class EventGameRow:
+    """A game of an event as the event reads it: its round, its two players and, once
+    saved, the summary the status pages keep (JSON; its result among it)."""
+
+    game: int
+    round: int
+    white_player: int | None
+    black_player: int | None
+    over: bool
+    summary: str | None
+
+
+@dataclass(frozen=True)
+class EventPlace:
+    """The event and round a game belongs to."""
+
+    event: int
+    round: int
+
+
+@dataclass(frozen=True)
+class ByeRow:
+    round: int
+    number: int
+
+
+_EVENT_COLUMNS = ("id, name, format, double, rounds, paired, time_control, leave_days, "
+                  "created, finished, stopped")
+
+
+def _event_row(row) -> EventRow:
+    return EventRow(*row[:3], bool(row[3]), *row[4:])
+
+
+class ClubEvents:
+    """The events, their players, their games by round and their byes."""
+
+    def __init__(self, connection: sqlite3.Connection):
+        self._connection = connection
+
+    def add(self, name: str, format: str, *, double: bool, rounds: int, time_control: str,
+            leave_days: int, created: int) -> int:
+        """A new event (no round started yet); its number."""
+        return self._connection.execute(
+            "INSERT INTO events (name, format, double, rounds, time_control, leave_days, "
+            "created) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (name, format, int(double), rounds, time_control, leave_days, created)).lastrowid
+
+    def add_players(self, event: int, players: list[int]) -> None:
+        """``players`` (players.id) as the event's numbers 1, 2, ... in that order."""
+        self._connection.executemany(
+            "INSERT INTO event_players (event, number, player) VALUES (?, ?, ?)",
+            [(event, number, player) for number, player in enumerate(players, 1)])
+
+    def get(self, number: int) -> EventRow | None:
+        row = self._connection.execute(
+            f"SELECT {_EVENT_COLUMNS} FROM events WHERE id = ?", (number,)).fetchone()
+        return None if row is None else _event_row(row)
+
+    def by_name(self, name: str) -> EventRow | None:
+        """The event of that name, in any case."""
+        row = self._connection.execute(
+            f"SELECT {_EVENT_COLUMNS} FROM events WHERE name = ?", (name,)).fetchone()
+        return None if row is None else _event_row(row)
+
+    def all(self) -> list[EventRow]:
+        """Every event, oldest first."""
+        return [_event_row(row) for row in self._connection.execute(
+            f"SELECT {_EVENT_COLUMNS} FROM events ORDER BY id")]
+
+    def entrants(self, event: int) -> list[EventEntrant]:
+        """The event's players by number, with their names as registered now."""
+        return [EventEntrant(*row) for row in self._connection.execute(
+            "SELECT event_players.number, event_players.player, players.name "
+            "FROM event_players JOIN players ON players.id = event_players.player "
+            "WHERE event_players.event = ? ORDER BY event_players.number", (event,))]
+
+    def place_games(self, event: int, round: int, games: list[int]) -> None:
+        """Say that ``games`` are round ``round`` of ``event``."""
+        self._connection.executemany(
+            "UPDATE games SET event = ?, round = ? WHERE id = ?",
+            [(event, round, game) for game in games])
+
+    def games(self, event: int) -> list[EventGameRow]:
+        """The event's games, by round and then by number (by the index on the event)."""
+        return [EventGameRow(game, round, white, black, bool(over), summary)
+                for game, round, white, black, over, summary in self._connection.execute(
+                    "SELECT id, round, white_player, black_player, over, summary FROM games "
+                    "WHERE event = ? ORDER BY round, id", (event,))]
+
+    def place_of(self, game: int) -> EventPlace | None:
+        """The event and round of ``game``; None for a game of no event."""
+        row = self._connection.execute(
+            "SELECT event, round FROM games WHERE id = ? AND event IS NOT NULL",
+            (game,)).fetchone()
+        return None if row is None else EventPlace(*row)
+
+    def in_play(self, event: int, round: int | None = None) -> int:
+        """How many games of ``event`` (of its round ``round`` when given) are still
+        played."""
+        if round is None:
+            (count,) = self._connection.execute(
+                "SELECT COUNT(*) FROM games WHERE event = ? AND over = 0", (event,)).fetchone()
+        else:
+            (count,) = self._connection.execute(
+                "SELECT COUNT(*) FROM games WHERE event = ? AND round = ? AND over = 0",
+                (event, round)).fetchone()
+        return count
+
+    def of_games(self, games: list[int]) -> list[int]:
+        """The events ``games`` belong to, each once, oldest first."""
+        found: set[int] = set()
+        for start in range(0, len(games), 500):          # SQLite's bound on parameters
+            chunk = games[start:start + 500]
+            marks = ", ".join("?" * len(chunk))
+            found.update(event for (event,) in self._connection.execute(
+                f"SELECT DISTINCT event FROM games WHERE id IN ({marks}) "
+                "AND event IS NOT NULL", chunk))
+        return sorted(found)
+
+    def set_paired(self, event: int, paired: int) -> None:
+        self._connection.execute("UPDATE events SET paired = ? WHERE id = ?", (paired, event))
+
+    def finish(self, event: int, at: int, stopped: str | None = None) -> None:
+        """Say that ``event`` ended at ``at``; ``stopped``: why before its last round."""
+        self._connection.execute("UPDATE events SET finished = ?, stopped = ? WHERE id = ?",
+                                 (at, stopped, event))
+
+    def add_bye(self, event: int, round: int, number: int) -> None:
+        self._connection.execute(
+            "INSERT INTO event_byes (event, round, number) VALUES (?, ?, ?)",
+            (event, round, number))
+
+    def byes(self, event: int) -> list[ByeRow]:
+        """Who sat out which round, by round."""
+        return [ByeRow(*row) for row in self._connection.execute(
+            "SELECT round, number FROM event_byes WHERE event = ? ORDER BY round, number",
+            (event,))]
 
 
 # --------------------------------------------------------------------------- create, open, upgrade
