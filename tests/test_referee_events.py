@@ -355,6 +355,11 @@ def test_the_event_page_is_linked_and_holds_no_address_or_token(played_event):
     assert "@p" not in page and "ref@" not in page and club.secret() not in page
     assert page.count("<h3>Round ") == 5 and page.count("<td>bye</td>") == 5
     assert "8 of 10" not in page and "0 of 5 rounds ended" not in page
+    # Each name in the standings and the crosstable links that player's own page, which
+    # page wrote beside it.
+    linked = re.findall(r'<a href="(player-\d+\.html)">', page)
+    assert len(set(linked)) == 5 and len(linked) == 10
+    assert all((club.pages / name).is_file() for name in linked)
 
 
 def test_a_page_run_after_a_game_of_the_event_ends_draws_its_page_again(played_event):

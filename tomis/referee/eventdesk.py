@@ -71,6 +71,7 @@ class StandingLine:
     sonneborn_berger: float
     buchholz: float
     games: int
+    player: int | None = None       # players.id: the page links the player's own page
 
     def to_json(self) -> dict:
         return {"rank": self.rank, "number": self.number, "name": self.name,
@@ -126,9 +127,11 @@ def show_event(path: str, name: str) -> EventShown:
 
 def shown_event(store: Store, event: EventRow) -> EventShown:
     games = event_games(store, event)
-    names = {entrant.number: entrant.name for entrant in store.events.entrants(event.id)}
+    entrants = {entrant.number: entrant for entrant in store.events.entrants(event.id)}
+    names = {number: entrant.name for number, entrant in entrants.items()}
     table = [StandingLine(rank, standing.number, names[standing.number], standing.score,
-                          standing.sonneborn_berger, standing.buchholz, standing.games)
+                          standing.sonneborn_berger, standing.buchholz, standing.games,
+                          entrants[standing.number].player)
              for rank, standing in enumerate(event_standings(store, event, games), 1)]
     return EventShown(event, len(names), state_words(event, games), table,
                       rounds_of(store, event, games, names))

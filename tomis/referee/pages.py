@@ -308,7 +308,7 @@ def event_page(shown: EventShown) -> str:
 def _event_standings(shown: EventShown) -> str:
     head = _cells("#", "Player", "Games", "Score", "Sonneborn-Berger", "Buchholz",
                   header=True)
-    rows = ["<tr>" + _cells(str(line.rank), escape(line.name), str(line.games),
+    rows = ["<tr>" + _cells(str(line.rank), player_link(line.player, line.name), str(line.games),
                             _score(line.score), _tie_break(line.sonneborn_berger),
                             _tie_break(line.buchholz)) + "</tr>" for line in shown.standings]
     bye = ("a bye is a point" if shown.event.format == SWISS else "a bye scores nothing")
@@ -337,7 +337,8 @@ def _event_crosstable(shown: EventShown) -> str:
     for rank, number in enumerate(order, 1):
         cells = [_score(met[number, other]) if (number, other) in met else "·"
                  for other in order]
-        rows.append("<tr>" + _cells(str(rank), escape(by_number[number].name), *cells)
+        line = by_number[number]
+        rows.append("<tr>" + _cells(str(rank), player_link(line.player, line.name), *cells)
                     + "</tr>")
     return ("<h2>Crosstable</h2>\n<p>The row's score against the column (by rank), over the "
             "games decided; · none decided.</p>\n"
