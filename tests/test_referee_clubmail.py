@@ -145,6 +145,11 @@ def test_join_in_approve_mode_waits_for_the_organiser_and_closed_refuses(lab):
     confirm(lab, CY, "join Cy Dune", DAY1)
     assert players(lab)["Cy Dune"] == ("cy@c.test", 0)
     assert "the club's organiser approves each new player" in text(one_to(lab, "cy@c.test"))
+    # The organiser's approval is told to the player, once.
+    assert run("referee", "player", "approve", lab.db, "cy dune", "--now", DAY1).exit_code == 0
+    assert "the club's organiser has approved you" in text(one_to(lab, "cy@c.test"))
+    assert run("referee", "player", "approve", lab.db, "Cy Dune", "--now", DAY1).exit_code == 0
+    assert lab.new_messages() == []
     assert run("referee", "settings", lab.db, "--join", "closed").exit_code == 0
     lab.deliver(to_club("Di Ek <di@d.test>", "join Di Ek"), DAY1)
     refusal = one_to(lab, "di@d.test")

@@ -682,8 +682,9 @@ def player_approve(db, name, now):
     """Approve a player who joined by mail while the club approves new players."""
     from ..referee import organiser
 
-    approved = organiser.approve_player(db, name, _clock(now))
+    approved, failures = organiser.approve_player(db, name, _clock(now))
     click.echo(f"approved {approved.name}")
+    _say_unsent(failures)
 
 
 # --------------------------------------------------------------------------- events

@@ -275,6 +275,16 @@ def _join(store: Store, config: Config, row: RequestRow, command: dict, at: int)
                           + ("" if player.approved else " (waiting for approval)"))
 
 
+def tell_approved(store: Store, config: Config, player: PlayerRow, at: int) -> None:
+    """Tell ``player``, approved by the organiser just now, that they may play."""
+    _tell(store, config, Sent(player.name, player.address), "[tomis] approved",
+          "You are approved",
+          [f"{visible(player.name)}, the club's organiser has approved you: you may challenge "
+           f"other players and be challenged.",
+           f"Mail 'challenge NAME' to {config.referee.address} to ask a player for a game, "
+           f"or 'help' for every command."], at)
+
+
 # --------------------------------------------------------------------------- challenge
 
 @dataclass(frozen=True)

@@ -24,6 +24,7 @@ from .queueing import queue_update
 from .sending import Unsent, Waiting, send_queued, unsent_messages
 from .players import (Glicko, PlayerListing, RefereeError, add_address, listing, named,
                       parse_player, register, rename)
+from .clubmail import tell_approved
 from .season import settle_endings
 from .service import connect
 from .store import PlayerRow, Store
@@ -359,12 +360,16 @@ def rename_player(path: str, old: str, new: str) -> PlayerRow:
             return rename(store, old, new)
 
 
-def approve_player(path: str, name: str, now: int) -> PlayerRow:
-    """Approve a player who joined while the club approves new players; approving one
-    approved already changes nothing."""
-    store, _config = connect(path)
+def approve_player(path: str, name: str, now: int) -> tuple[PlayerRow, list[Unsent]]:
+    """Approve a player who joined while the club approves new players, and tell them;
+    approving one approved already changes nothing and mails nobody. The player, and the
+    messages not sent yet."""
+    store, config = connect(path)
     with store:
         with store.transaction():
             player = named(store, name)
-            store.players.approve(player.id)
-            return store.players.get(player.id)
+            if not player.approved:
+                store.players.approve(player.id)
+                player = store.players.get(player.id)
+                tell_approved(store, config, player, now)
+        return player, _send(store, config, now)
