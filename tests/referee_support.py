@@ -39,7 +39,29 @@ def process(*args, input=None, env=None, timeout=60):
                           env={**os.environ, **(env or {})})
 
 
-class Lab:
+class Outbox:
+    """What a referee store sending to the outbox folder ``out`` wrote, and its rows
+    (``db``); ``seen`` counts the messages :meth:`new_messages` has given."""
+
+    db: Path
+    out: Path
+    seen: int = 0
+
+    def messages(self) -> list[EmailMessage]:
+        return [email.message_from_bytes(path.read_bytes(), policy=email.policy.default)
+                for path in sorted(self.out.glob("*.eml"))]
+
+    def new_messages(self) -> list[EmailMessage]:
+        every = self.messages()
+        fresh, self.seen = every[self.seen:], len(every)
+        return fresh
+
+    def query(self, sql: str, *args):
+        with sqlite3.connect(self.db) as connection:
+            return connection.execute(sql, args).fetchall()
+
+
+class Lab(Outbox):
     """A referee store (sending to an outbox folder) and the messages it wrote."""
 
     def __init__(self, tmp_path: Path, time_control: str | None = "30d+3d",
@@ -63,23 +85,10 @@ class Lab:
         self.seen = 0
 
     # -- what the referee sent
-    def messages(self) -> list[EmailMessage]:
-        return [email.message_from_bytes(path.read_bytes(), policy=email.policy.default)
-                for path in sorted(self.out.glob("*.eml"))]
-
-    def new_messages(self) -> list[EmailMessage]:
-        every = self.messages()
-        fresh, self.seen = every[self.seen:], len(every)
-        return fresh
-
     def last_to(self, side: int) -> EmailMessage:
         return [m for m in self.messages() if ADDRESSES[side] in str(m["To"])][-1]
 
     # -- the store
-    def query(self, sql: str, *args):
-        with sqlite3.connect(self.db) as connection:
-            return connection.execute(sql, args).fetchall()
-
     def record(self) -> str:
         return self.query("SELECT record FROM games WHERE id = ?", self.game)[0][0]
 

@@ -5,8 +5,6 @@ that write nothing, and the event page beside ``tomis stats``."""
 
 from __future__ import annotations
 
-import email
-import email.policy
 import json
 import re
 import sqlite3
@@ -17,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from referee_support import REFEREE, run
+from referee_support import REFEREE, Outbox, run
 from tomis.referee import events, tokens
 from tomis.season.pairing import PairingError
 
@@ -30,7 +28,7 @@ def address_of(name: str) -> str:
     return f"{name.split()[0].lower()}@p{NAMES.index(name)}.test"
 
 
-class Club:
+class Club(Outbox):
     """A referee store with registered players, sending to an outbox folder."""
 
     def __init__(self, tmp_path: Path, players: int):
@@ -43,19 +41,6 @@ class Club:
         for name in self.names:
             ok("referee", "player", "add", self.db, f"{name} <{address_of(name)}>")
         self.seen = 0
-
-    def query(self, sql: str, *args):
-        with sqlite3.connect(self.db) as connection:
-            return connection.execute(sql, args).fetchall()
-
-    def messages(self) -> list[EmailMessage]:
-        return [email.message_from_bytes(path.read_bytes(), policy=email.policy.default)
-                for path in sorted(self.out.glob("*.eml"))]
-
-    def new_messages(self) -> list[EmailMessage]:
-        every = self.messages()
-        fresh, self.seen = every[self.seen:], len(every)
-        return fresh
 
     def secret(self) -> str:
         return self.query("SELECT value FROM settings WHERE key = 'secret'")[0][0]

@@ -67,17 +67,26 @@ def _first_generation(seat: Seat) -> int | None:
     return 0
 
 
-def read(secret: str, token: str,
-         generation: Callable[[Seat], int | None] = _first_generation) -> Seat | None:
-    """The seat ``token`` names, or None when it is not one this store signed for the
-    seat's current generation (``generation(seat)``; None: no such seat)."""
+def _decoded(token: str) -> tuple[bytes, bytes] | None:
+    """A token's payload (five bytes: a number and a kind) and its signature, or None when
+    it is not one of the shape this module makes (checked before anything is decoded)."""
     if len(token) != TOKEN_LENGTH or not token.isascii() or not token.isalnum():
         return None
     try:
         raw = base64.b32decode(token.upper())
     except (binascii.Error, ValueError):
         return None
-    payload, mac = raw[:5], raw[5:]
+    return raw[:5], raw[5:]
+
+
+def read(secret: str, token: str,
+         generation: Callable[[Seat], int | None] = _first_generation) -> Seat | None:
+    """The seat ``token`` names, or None when it is not one this store signed for the
+    seat's current generation (``generation(seat)``; None: no such seat)."""
+    signed = _decoded(token)
+    if signed is None:
+        return None
+    payload, mac = signed
     if payload[4] not in (0, 1):
         return None
     seat = Seat(int.from_bytes(payload[:4], "big"), payload[4])
@@ -99,13 +108,10 @@ def make_request(secret: str, number: int) -> str:
 def read_request(secret: str, token: str) -> int | None:
     """The request number ``token`` names, or None when it is no request token this store
     signed."""
-    if len(token) != TOKEN_LENGTH or not token.isascii() or not token.isalnum():
+    signed = _decoded(token)
+    if signed is None:
         return None
-    try:
-        raw = base64.b32decode(token.upper())
-    except (binascii.Error, ValueError):
-        return None
-    payload, mac = raw[:5], raw[5:]
+    payload, mac = signed
     if payload[4] != REQUEST_KIND:
         return None
     if not hmac.compare_digest(mac, _mac(secret, _REQUEST_LABEL + payload, 0)):
