@@ -164,8 +164,9 @@ class Live:
 def live_game(db: str, index: int, now: int) -> Live:
     white, black = Addressee(f"Live White {index}", f"lw{index}@live.test"), \
         Addressee(f"Live Black {index}", f"lb{index}@live.test")
-    number, _unsent = service.new_game(db, white, black, time_control=CONTROL, leave_days=45,
-                                       event=None, rules="manual", now=now)
+    number, _unsent = service.new_game(db, f"{white.name} <{white.address}>",
+                                       f"{black.name} <{black.address}>",
+                                       service.Terms(time_control=CONTROL, leave_days=45), now)
     with Store.open(db) as store:
         first = tuple(email.message_from_bytes(store.outbox.newest(number, side),
                                                policy=email.policy.default) for side in (0, 1))

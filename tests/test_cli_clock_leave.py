@@ -71,6 +71,40 @@ def test_leave_moves_the_deadline(tmp_path):
     assert clock_at(path, "2026-12-05T00:00Z")[2].endswith("time runs out at 2026-12-23T12:00Z")
 
 
+def test_a_leave_naming_its_side_on_its_own_turn_moves_its_deadline(tmp_path):
+    # Black is to act since White's action 3; it names itself to take leave there.
+    path = tmp_path / "g.tgn"
+    path.write_text(ICCF.replace(" [%leave 2026-12-20 2027-01-03]", "").replace(
+        "2. G@b1 {[%ts 2026-11-21T12:00Z]}",
+        "2. G@b1 {[%ts 2026-11-21T12:00Z] [%leave black 2026-12-01 2026-12-10]}"), encoding="utf-8")
+    lines = clock_at(path, "2026-12-05T00:00Z")
+    # 22 days from 2026-11-21T12:00Z, 10 of them on leave: as if written after its own action.
+    assert lines[2].endswith("time runs out at 2026-12-23T12:00Z")
+    assert lines[3] == ("Leave in 2026 (45 days a side per calendar year): White 0 taken, 45 left; "
+                        "Black 20 taken, 25 left")
+    assert lines[4] == "Black is on leave from 2026-12-01 to 2026-12-10: its clock stands still"
+    # Named for White, the same days stop White's clock, which is not running: Black's runs on.
+    path.write_text(path.read_text(encoding="utf-8").replace("[%leave black 2026-12-01", "[%leave white 2026-12-01"),
+                    encoding="utf-8")
+    assert clock_at(path, "2026-12-05T00:00Z")[2].endswith("time runs out at 2026-12-13T12:00Z")
+
+
+def test_validate_refuses_a_malformed_named_leave_in_one_line_at_the_comment(tmp_path):
+    path = tmp_path / "g.tgn"
+    path.write_text(ICCF.replace("2. G@b1 {[%ts 2026-11-21T12:00Z]}",
+                                 "2. G@b1 {[%ts 2026-11-21T12:00Z] [%leave blak 2026-12-01 2026-12-10]}"),
+                    encoding="utf-8")
+    before = path.read_bytes()
+    result = invoke("validate", path)
+    assert result.exit_code == 1
+    said = [line for line in (result.stdout + result.stderr).splitlines() if "[%leave" in line]
+    assert said == [f"{path}:8:42: game 1: [%leave ...]: a leave is written like [%leave "
+                    f"2026-12-20 2027-01-03]: its first and last day, or like [%leave white "
+                    f"2026-12-20 2027-01-03], naming its side; found 'blak 2026-12-01 2026-12-10'"]
+    assert "Traceback" not in result.stdout + result.stderr
+    assert path.read_bytes() == before
+
+
 def test_claim_refused_while_leave_holds_the_flag_up(tmp_path):
     path = tmp_path / "g.tgn"
     path.write_text(ICCF.replace("2026-12-20 2027-01-03", "2026-12-01 2026-12-10"), encoding="utf-8")

@@ -238,12 +238,25 @@ def test_leave_round_trip_and_refusals():
     assert list(clock.years_of(leave)) == [2026, 2027]
 
 
-_FORM = "a leave is written like [%leave 2026-12-20 2027-01-03]: its first and last day; found"
+_FORM = ("a leave is written like [%leave 2026-12-20 2027-01-03]: its first and last day, or "
+         "like [%leave white 2026-12-20 2027-01-03], naming its side; found")
+
+
+def test_a_leave_may_name_its_side():
+    named = clock.parse_leave("white 2026-12-20 2027-01-03", 1)
+    assert named == clock.parse_leave("2026-12-20 2027-01-03", 0)      # the name wins over the place
+    assert named.named() == "white 2026-12-20 2027-01-03"
+    assert named.named_command() == "[%leave white 2026-12-20 2027-01-03]"
+    assert clock.parse_leave(clock.parse_leave("black 2026-12-20 2026-12-21", 0).named(), 0).side == 1
+    assert clock.names_side("black 2026-12-20 2026-12-21") and not clock.names_side("2026-12-20 2026-12-21")
 
 
 @pytest.mark.parametrize("arguments, message", [
-    # the contract is two dates: a side letter is not read, whose leave it is comes from its place
+    # a side is named by its whole word: a letter is no name
     ("w 2026-12-20 2027-01-03", f"{_FORM} 'w 2026-12-20 2027-01-03'"),
+    ("White 2026-12-20 2027-01-03", f"{_FORM} 'White 2026-12-20 2027-01-03'"),
+    ("black 2026-12-20", f"{_FORM} 'black 2026-12-20'"),
+    ("black white 2026-12-20 2027-01-03", f"{_FORM} 'black white 2026-12-20 2027-01-03'"),
     ("2026-12-20", f"{_FORM} '2026-12-20'"),
     ("", f"{_FORM} ''"),
     ("20.12.2026 2027-01-03", "expected a date like 2026-12-20, found '20.12.2026'"),

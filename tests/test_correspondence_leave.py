@@ -124,7 +124,30 @@ def test_the_allowance_is_per_calendar_year_and_side():
      "game 1: [%leave ...]: '2026-11-31' is not a real date: day is out of range for month"),
     (FISCHER + START + "1. B@e1 {[%ts 2026-11-02T10:00Z] [%leave w 2026-11-05 2026-11-08]} *", (3, 68),
      "game 1: [%leave ...]: a leave is written like [%leave 2026-12-20 2027-01-03]: its first "
-     "and last day; found 'w 2026-11-05 2026-11-08'"),
+     "and last day, or like [%leave white 2026-12-20 2027-01-03], naming its side; "
+     "found 'w 2026-11-05 2026-11-08'"),
+    (FISCHER + START + "1. B@e1 {[%ts 2026-11-02T10:00Z] [%leave red 2026-11-05 2026-11-08]} *", (3, 68),
+     "game 1: [%leave ...]: a leave is written like [%leave 2026-12-20 2027-01-03]: its first "
+     "and last day, or like [%leave white 2026-12-20 2027-01-03], naming its side; "
+     "found 'red 2026-11-05 2026-11-08'"),
+    (FISCHER + START + "1. B@e1 {[%ts 2026-11-02T10:00Z] [%leave black 2026-11-05]} *", (3, 68),
+     "game 1: [%leave ...]: a leave is written like [%leave 2026-12-20 2027-01-03]: its first "
+     "and last day, or like [%leave white 2026-12-20 2027-01-03], naming its side; "
+     "found 'black 2026-11-05'"),
+    (FISCHER + START + "1. B@e1 {[%ts 2026-11-02T10:00Z] [%leave black 2026-11-01 2026-11-05]} *",
+     (3, 60), "game 1: [%leave black 2026-11-01 2026-11-05]: leave is taken ahead, but its first "
+     "day begins before the timestamp it follows, 2026-11-02T10:00Z"),
+    (FISCHER + START + "1. B@e1 {[%ts 2026-11-02T10:00Z] [%leave black 2026-11-05 2026-11-08] "
+     "[%leave black 2026-11-08 2026-11-10]} *", (3, 97),
+     "game 1: [%leave black 2026-11-08 2026-11-10] overlaps Black's earlier leave "
+     "[%leave black 2026-11-05 2026-11-08]"),
+    (FISCHER + START + "1. B@e1 {[%ts 2026-11-02T10:00Z] [%leave black 2026-11-05 2026-11-08]} "
+     "B@d8 {[%ts 2026-11-03T10:00Z] [%leave 2026-11-08 2026-11-10]} *", (3, 128),
+     "game 1: [%leave 2026-11-08 2026-11-10] overlaps Black's earlier leave "
+     "[%leave black 2026-11-05 2026-11-08]"),
+    (FISCHER + START + "1. B@e1 {[%ts 2026-11-02T10:00Z] [%leave black 2026-11-05 2026-12-20]} *",
+     (3, 60), "game 1: [%leave black 2026-11-05 2026-12-20] brings Black's leave in 2026 to 46 "
+     "days, more than the 45 a side may take per calendar year (no LeaveDays tag, so 45)"),
     (FISCHER + START + "1. B@e1 {[%ts 2026-11-02T10:00Z] [%leave 2026-11-05 2026-11-08] "
      "[%leave 2026-11-08 2026-11-10]} *", (3, 91),
      "game 1: [%leave 2026-11-08 2026-11-10] overlaps White's earlier leave "
@@ -179,14 +202,15 @@ def test_a_leave_slipped_in_behind_a_sent_action_is_refused():
 
 # --------------------------------------------------------------------------- the library's write side
 
-def test_the_library_writes_leave_after_the_sides_own_action():
+def test_the_library_writes_leave_by_its_place_or_naming_its_side():
     import tomis
 
     game = tomis.Game(white="Ana", black="Bo")
     game.start_clock("30d+3d", "2026-11-01T10:00Z", leave_days=20)
-    game.take_leave("black", "2026-11-03", "2026-11-04")      # before the first action
-    with pytest.raises(record.RecordError, match="White takes leave with its next action"):
-        game.take_leave("white", "2026-11-05", "2026-11-06")
+    game.take_leave("black", "2026-11-03", "2026-11-04")      # before the first action: Black's place
+    game.take_leave("white", "2026-11-03", "2026-11-04")      # White to act: named
+    assert game.record.comments[1:] == ["[%leave 2026-11-03 2026-11-04]",
+                                        "[%leave white 2026-11-03 2026-11-04]"]
     game.play("B@e1")
     game.stamp("2026-11-02T10:00Z")
     game.take_leave("white", "2026-11-05", "2026-11-06")
@@ -198,8 +222,96 @@ def test_the_library_writes_leave_after_the_sides_own_action():
         with pytest.raises(record.RecordError, match=refusal):
             game.take_leave("white", first, last)
         assert str(game) == before                              # nothing written
+    with pytest.raises(record.RecordError, match="begins before 2026-11-09T10:00Z"):
+        game.take_leave("black", "2026-11-08", "2026-11-08", at="2026-11-09T10:00Z")
+    assert str(game) == before
     reread = tomis.read_game(before)
     assert reread.error is None and reread.tags["LeaveDays"] == "20"
     facts = correspondence.read_facts(reread.record)
     assert [(leave.side, str(leave)) for leave in facts.leaves] == [
-        (1, "2026-11-03 2026-11-04"), (0, "2026-11-05 2026-11-06")]
+        (1, "2026-11-03 2026-11-04"), (0, "2026-11-03 2026-11-04"), (0, "2026-11-05 2026-11-06")]
+    assert "B@e1 {[%ts 2026-11-02T10:00Z]}\n{[%leave 2026-11-05 2026-11-06]} *" in before
+
+
+# --------------------------------------------------------------------------- leave naming its side
+
+# White played, so Black is to act: Black's leave can only name its side here.
+ON_ITS_TURN = (FISCHER + START + "1. B@e1 {[%ts 2026-11-02T10:00Z] [%leave black 2026-11-04 2026-11-13]} "
+               "B@d8 {[%ts 2026-11-20T10:00Z]} *")
+
+
+def test_a_named_leave_on_its_sides_own_turn_stops_that_sides_clock():
+    facts = correspondence.read_facts(record.read_game(ON_ITS_TURN))
+    assert facts.leaves == (clock.Leave(1, clock.parse_date("2026-11-04"), clock.parse_date("2026-11-14")),)
+    # Black's 18 days to its action held 10 of leave: it used 8 of its 30, then 3 more (White used 1 day).
+    assert clock_of(ON_ITS_TURN).left == (32 * DAY, 25 * DAY)
+    # Without the leave, the same 18 days are all used.
+    bare = ON_ITS_TURN.replace(" [%leave black 2026-11-04 2026-11-13]", "")
+    assert clock_of(bare).left == (32 * DAY, 15 * DAY)
+    # Where a place-bound leave would be White's, the named one is Black's: White's clock is
+    # not stopped (its leave would not stop it either: it was not to act), Black's is.
+    game = record.read_game(ON_ITS_TURN)
+    assert record.read_game(record.write(game)) == game
+    assert "[%leave black 2026-11-04 2026-11-13]" in record.write(game)
+
+
+def test_a_named_leave_on_the_sides_own_place_reads_as_the_unnamed_one():
+    own = ON_ITS_TURN.replace("[%leave black", "[%leave white")
+    unnamed = ON_ITS_TURN.replace("[%leave black", "[%leave")
+    assert correspondence.read_facts(record.read_game(own)).leaves == \
+        correspondence.read_facts(record.read_game(unnamed)).leaves
+    assert clock_of(own).left == clock_of(unnamed).left == (32 * DAY, 15 * DAY)
+
+
+def test_the_digest_covers_a_named_leave_and_its_side():
+    game = record.read_game(ON_ITS_TURN)
+    assert correspondence.digest_lines(game)[1][0] == ["ts 2026-11-02T10:00Z",
+                                                       "leave black 2026-11-04 2026-11-13"]
+    text = record.write(game)
+    assert error_of(text) is None
+    for before, after in [(" [%leave black 2026-11-04 2026-11-13]", ""),      # removed
+                          ("[%leave black", "[%leave white"),                  # another side
+                          ("[%leave black", "[%leave"),                        # by its place: White's
+                          ("2026-11-13]", "2026-11-12]")]:                     # other days
+        edited = text.replace(before, after, 1)
+        assert edited != text
+        assert error_of(edited).message == DIGEST_EDITED, before
+
+
+# --------------------------------------------------------------------------- cancelling leave not yet begun
+
+def test_cancel_leave_takes_out_only_the_sides_leave_not_yet_begun():
+    import tomis
+
+    game = tomis.read_game(
+        FISCHER + "{[%ts 2026-11-01T10:00Z] [%leave 2026-11-03 2026-11-04]} 1. B@e1 "
+        "{[%ts 2026-11-02T10:00Z] [%leave 2026-11-20 2026-11-22]} "
+        "{[%leave black 2026-12-10 2026-12-11] back soon} *")
+    game.take_leave("black", "2026-12-01", "2026-12-05")      # Black to act: named
+    before = str(game)
+    with pytest.raises(record.RecordError, match="earlier than the record's last timestamp"):
+        game.cancel_leave("black", "2026-11-02T09:00Z")
+    assert str(game) == before
+    # On the 3rd, Black's first leave has begun: it stays; the two ahead go.
+    gone = game.cancel_leave("black", "2026-11-03T00:00Z")
+    assert [str(leave) for leave in gone] == ["2026-12-10 2026-12-11", "2026-12-01 2026-12-05"]
+    after = correspondence.read_facts(game.record)
+    assert [(leave.side, str(leave)) for leave in after.leaves] == [
+        (1, "2026-11-03 2026-11-04"), (0, "2026-11-20 2026-11-22")]
+    assert game.record.nodes[-1].comments[1:] == ["back soon"]     # the free text stays
+    assert game.cancel_leave("black", "2026-11-03T00:00Z") == []
+    # With its days, only that leave goes.
+    game.take_leave("white", "2026-12-01", "2026-12-02")
+    assert [str(leave) for leave in game.cancel_leave("white", "2026-11-03T00:00Z", first="2026-12-01",
+                                                      last="2026-12-02")] == ["2026-12-01 2026-12-02"]
+    assert [str(leave) for leave in correspondence.read_facts(game.record).leaves] == [
+        "2026-11-03 2026-11-04", "2026-11-20 2026-11-22"]
+    # An ended game keeps its record as it ended.
+    game.take_leave("white", "2026-12-01", "2026-12-02")
+    game.resign("black")
+    ended = str(game)
+    with pytest.raises(record.RecordError, match="already ended 1-0"):
+        game.cancel_leave("white", "2026-11-03T00:00Z")
+    assert str(game) == ended
+    assert tomis.read_game(str(game)).error is None
+    assert game.digest != tomis.read_game(before).digest

@@ -26,6 +26,7 @@ LAYERS = (
     ("tomis.game",),
     ("tomis.archive",),
     ("tomis.engine",),
+    ("tomis.season",),
     ("tomis.referee",),
     ("tomis.cli", "tomis.__main__"),
 )

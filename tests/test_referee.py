@@ -439,12 +439,21 @@ def test_leave_stops_the_clock(lab):
     assert record.read_game(lab.record()).result == "0-1"
 
 
-def test_leave_alone_on_your_turn_is_refused(lab):
+def test_leave_alone_on_your_turn_names_your_side_and_stops_your_clock(lab):
     lab.new_messages()
     lab.deliver(lab.reply(0, "leave 2026-12-01 2026-12-10"), "2026-11-23T11:00Z")
-    (why,) = lab.new_messages()
-    assert "send it with your action" in body_of(why)
-    assert "[%leave" not in lab.record() and lab.query("SELECT COUNT(*) FROM leaves") == [(0,)]
+    to_bo, to_ana = sorted(lab.new_messages(), key=lambda m: "Bo" not in m["To"])
+    assert "White takes leave from 2026-12-01 to 2026-12-10" in body_of(to_bo)
+    assert "no action was played, and your clock runs" in body_of(to_ana)
+    # White to act, before its first action: the place would say Black, so the side is named.
+    assert "{[%ts 2026-11-23T10:00Z]} {[%leave white 2026-12-01 2026-12-10]} *" in lab.record()
+    assert lab.query("SELECT side, first_day, last_day FROM leaves") == [(0, "2026-12-01", "2026-12-10")]
+    # White's clock, running from the start, stops for the ten days: 30d from 10:00 on the
+    # 23rd, plus ten days.
+    run("referee", "tick", lab.db, "--now", "2027-01-02T09:59Z")
+    assert record.read_game(lab.record()).result == "*"
+    run("referee", "tick", lab.db, "--now", "2027-01-02T10:01Z")
+    assert record.read_game(lab.record()).result == "0-1"
 
 
 @pytest.mark.parametrize("text, message", [

@@ -40,7 +40,9 @@ def fetch(lab, folder, now="2026-11-23T11:00Z"):
 def test_fetch_takes_each_new_message_once_and_marks_it_seen(lab, tmp_path):
     folder = maildir(tmp_path)
     drop(folder, "1700000000.1.host", lab.reply(0, "B@e1"))
-    drop(folder, "1700000001.2.host", b"From: eve@x.test\r\nTo: ref@club.test\r\n\r\nhi\r\n")
+    # To a reply address no game has (the bare address is the club's: tests/test_referee_clubmail.py).
+    drop(folder, "1700000001.2.host",
+         b"From: eve@x.test\r\nTo: ref+aaaaaaaaaaaaaaaaaaaaaaaa@club.test\r\n\r\nhi\r\n")
     lab.new_messages()
     result = fetch(lab, folder)
     assert "B@e1" in lab.record()

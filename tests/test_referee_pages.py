@@ -49,7 +49,8 @@ def club(tmp_path):
 def test_pages_hold_the_games_and_never_an_address_token_or_line(club):
     names = sorted(path.name for path in club.pages.iterdir())
     assert names == ["finished.html", "game-1.html", "game-2.html", "game-3.html",
-                     "index.html", "standings.html"]
+                     "index.html", "player-1.html", "player-2.html", "player-3.html",
+                     "standings.html"]
     secret = club.query("SELECT value FROM settings WHERE key = 'secret'")[0][0]
     tokens = {m["From"].addresses[0].username.split("+")[1] for m in club.messages()}
     everything = "".join(path.read_text(encoding="utf-8") for path in club.pages.iterdir())
@@ -72,8 +73,8 @@ def test_pages_hold_the_games_and_never_an_address_token_or_line(club):
     assert "3. G@b1" in playing and "<td>until 2026-12-26T12:00Z</td>" in playing
     assert "<td>35d 22h</td>" in playing and "<td>2026-11-23T13:00Z</td>" in playing
     finished = (club.pages / "finished.html").read_text(encoding="utf-8")
-    assert '<a href="game-2.html">#2</a></td><td>Bo Marin</td><td>Ana Lungu</td><td>0-1</td>' \
-        in finished
+    assert ('<a href="game-2.html">#2</a></td><td><a href="player-2.html">Bo Marin</a></td>'
+            '<td><a href="player-1.html">Ana Lungu</a></td><td>0-1</td>') in finished
     assert "<td>1/2-1/2</td><td>adjudication</td>" in finished
 
 
@@ -97,7 +98,8 @@ def test_pages_are_rewritten_only_when_they_change(club):
     assert "wrote 0 page(s)" in again.stderr
     club.deliver(reply_to(last_to_bo(club, 1), BO, "G@g8"), "2026-11-25T11:00Z")
     later = _ok("referee", "page", club.db, "-o", club.pages, "--now", "2026-11-25T12:00Z")
-    assert "wrote 2 page(s)" in later.stderr          # game 1 and the index
+    # game 1, the index and its two players' pages; Eve's (game 3 only) stays as it was
+    assert "wrote 4 page(s)" in later.stderr
     assert "G@c2" in (club.pages / "game-1.html").read_text(encoding="utf-8")  # fired: now public
 
 
@@ -147,4 +149,4 @@ def test_a_new_name_for_a_seat_reaches_the_index_row_kept_for_its_game(club):
         "--now", "2026-11-25T11:00Z")
     _ok("referee", "page", club.db, "-o", club.pages, "--now", "2026-11-25T12:00Z")
     index = (club.pages / "index.html").read_text(encoding="utf-8")
-    assert "<td>Ana Lungu-Pop</td>" in index
+    assert '<td><a href="player-1.html">Ana Lungu-Pop</a></td>' in index

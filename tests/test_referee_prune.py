@@ -218,7 +218,7 @@ def _drawn(monkeypatch) -> list[str]:
     return names
 
 
-def test_page_after_one_change_draws_only_that_game_and_the_index(lab, tmp_path, monkeypatch):
+def test_page_after_one_change_draws_only_that_game_its_players_and_the_index(lab, tmp_path, monkeypatch):
     second = int(_ok("referee", "new", lab.db, "--white", BO, "--black", "Cy <cy@c.test>",
                      "--now", "2026-11-23T10:00Z").stdout)
     folder = tmp_path / "pages"
@@ -228,14 +228,16 @@ def test_page_after_one_change_draws_only_that_game_and_the_index(lab, tmp_path,
     monkeypatch.setattr(pages, "playing_row",
                         lambda number, saved: rows.append(number) or original_row(number, saved))
     first = pages.write(str(lab.db), str(folder), parse_stamp("2026-11-24T10:00Z"))
-    assert len(first) == 5 and sorted(drawn) == ["tomis-1.tgn", f"tomis-{second}.tgn"]
+    assert len(first) == 8 and sorted(drawn) == ["tomis-1.tgn", f"tomis-{second}.tgn"]
     assert rows == [1, second]
     drawn.clear()
     rows.clear()
     lab.deliver(lab.reply(0, "G@b1"), "2026-11-24T11:00Z")   # game 1 only
     written = pages.write(str(lab.db), str(folder), parse_stamp("2026-11-24T12:00Z"))
     assert drawn == ["tomis-1.tgn"] and rows == [1]          # the other row as kept
-    assert sorted(p.rsplit("/", 1)[1] for p in written) == ["game-1.html", "index.html"]
+    # and the pages of game 1's players (Ana and Bo), not Cy's
+    assert sorted(p.rsplit("/", 1)[1] for p in written) == ["game-1.html", "index.html",
+                                                           "player-1.html", "player-2.html"]
     drawn.clear()
     (folder / "index.html").unlink()            # an emptied folder is written whole again
     pages.write(str(lab.db), str(folder), parse_stamp("2026-11-24T12:00Z"))

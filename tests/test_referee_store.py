@@ -19,6 +19,9 @@ FIXTURES = ROOT / "tests" / "data" / "referee"
 V1 = FIXTURES / "store-v1.sqlite"
 # store-v2.sqlite: store-v1.sqlite opened by tomis at e497e79 (schema 2), which upgraded it.
 V2 = FIXTURES / "store-v2.sqlite"
+# store-v3.sqlite: store-v2.sqlite opened by tomis at c911951 (schema 3), then games 2
+# (Cy Dobre - Ana Lungu, 30d+1d) and 3 (Bo Marin - Cy Dobre, aborted) added by that tomis.
+# tests/test_referee_players.py reads its upgrade.
 
 
 def _schema(path) -> str:

@@ -815,15 +815,24 @@ class Game:
             raise RecordError("a draw is offered with an action, and the game has none yet (R23)")
         self._record.nodes[-1].offer = True
 
-    def take_leave(self, side: str, first: str, last: str) -> None:
+    def take_leave(self, side: str, first: str, last: str, at: str | int | None = None) -> None:
         """``side`` takes leave from ``first`` to ``last`` (``YYYY-MM-DD``, UTC, both
-        inclusive): ``{[%leave FIRST LAST]}`` after the last action, which must be the
-        side's own (before the first action, only the side that does not act first may).
+        inclusive), written after the last action (before the first if there is none):
+        ``{[%leave FIRST LAST]}`` when that place is the side's own (its own action, or
+        the start for the side that does not act first), else ``{[%leave SIDE FIRST
+        LAST]}``, which names it, so a side may take leave on its own turn too.
 
-        Raises :class:`RecordError` when the game has ended or has no ``TimeControl``,
-        when the other side played last, or for a leave the reader refuses (not ahead of
-        the last stamp, overlapping the side's earlier leave, past the yearly allowance);
-        the record is then unchanged (docs/NOTATION.md, "Leave").
+        With ``at``, a time, the leave is refused when its first day begins before then.
+        Raises :class:`RecordError` when the game has ended or has no ``TimeControl``, or
+        for a leave the reader refuses (not ahead of the last stamp, overlapping the
+        side's earlier leave, past the yearly allowance); the record is then unchanged
+        (docs/NOTATION.md, "Leave").
+
+        >>> game = Game()
+        >>> game.start_clock("30d", "2026-11-23T09:00Z")
+        >>> game.take_leave("white", "2026-12-20", "2026-12-24")
+        >>> game.record.comments[-1]
+        '[%leave white 2026-12-20 2026-12-24]'
         """
         from .notation import clock, correspondence
 
@@ -831,17 +840,69 @@ class Game:
         self.check_not_ended()
         taker = SIDES.index(_side(side))
         rec = self._record
-        if correspondence.leave_side(rec, len(rec.nodes)) != taker:
-            raise RecordError(
-                f"a leave follows its side's own action, and the last action is "
-                f"{SIDE_TITLES[1 - taker]}'s: {SIDE_TITLES[taker]} takes leave with its next action")
+        leave = clock.parse_leave(f"{first} {last}", taker)
+        if at is not None and leave.begins < _stamp(at):
+            raise RecordError(f"{leave.command()}: leave is taken ahead, but its first day "
+                              f"begins before {clock.format_stamp(_stamp(at))}")
+        own_place = correspondence.leave_side(rec, len(rec.nodes)) == taker
         comments = self._last_comments()
-        comments.append(clock.parse_leave(f"{first} {last}", taker).command())
+        comments.append(leave.command() if own_place else leave.named_command())
         try:
             correspondence.check(rec, correspondence.read_facts(rec))
         except TomisError as error:
             comments.pop()
             raise RecordError(error.message) from None
+
+    def cancel_leave(self, side: str, at: str | int | None = None, *,
+                     first: str | None = None, last: str | None = None) -> list:
+        """Take out of the record every leave of ``side`` that has not begun at ``at`` (a
+        time, None: this minute): its first day begins after it. Such a leave stopped no
+        clock, so the record stays true without it (docs/NOTATION.md, "Cancelling leave
+        not yet begun"); a leave already begun stays whole. With ``first`` and ``last``
+        (``YYYY-MM-DD``), only a leave of exactly those days. Returns the
+        :class:`~tomis.notation.clock.Leave` taken out, in record order (empty when there
+        was none).
+
+        Raises :class:`RecordError` when the game has ended or ``at`` is before the
+        record's last stamp; the record is then unchanged.
+
+        >>> game = Game()
+        >>> game.start_clock("30d", "2026-11-23T09:00Z")
+        >>> game.take_leave("white", "2026-12-20", "2026-12-24")
+        >>> [str(leave) for leave in game.cancel_leave("white", "2026-11-24T10:00Z")]
+        ['2026-12-20 2026-12-24']
+        >>> game.record.comments
+        ['[%ts 2026-11-23T09:00Z]']
+        """
+        from .notation import clock, correspondence
+
+        self._refuse_if_broken()
+        self.check_not_ended()
+        rec = self._record
+        facts = correspondence.read_facts(rec)
+        when = _forward_stamp(at, (facts.start, *facts.stamps))
+        taker = SIDES.index(_side(side))
+        only = None if first is None and last is None else clock.parse_leave(f"{first} {last}", taker)
+        places = [rec.comments] + [node.comments for node in rec.nodes]
+        saved = [list(comments) for comments in places]
+        cancelled = []
+        for index, comments in enumerate(places):
+            emptied = []                  # comments that held nothing but the leave taken out
+            for k, comment in enumerate(comments):
+                kept, gone = _without_leave(comment, correspondence.leave_side(rec, index),
+                                            taker, when, only)
+                comments[k] = kept
+                cancelled.extend(gone)
+                if gone and not kept:
+                    emptied.append(k)
+            comments[:] = [comment for k, comment in enumerate(comments) if k not in emptied]
+        try:
+            correspondence.check(rec, correspondence.read_facts(rec))
+        except TomisError as error:       # a record that read before reads after: kept safe
+            for comments, before in zip(places, saved):
+                comments[:] = before
+            raise RecordError(error.message) from None
+        return cancelled
 
     def record_outage(self, begins: str | int, ends: str | int) -> None:
         """Write that the referee could not take mail from ``begins`` to ``ends``:
@@ -1082,6 +1143,31 @@ def _forward_stamp(at: str | int | None, earlier) -> int:
             f"{clock.format_stamp(when)} is earlier than the record's last timestamp, "
             f"{clock.format_stamp(stamped[-1])}; timestamps never go backwards")
     return when
+
+
+def _without_leave(comment: str, place_side: int, side: int, after: int,
+                   only=None) -> tuple[str, list]:
+    """``comment`` without its ``[%leave]`` commands of ``side`` that begin after
+    ``after`` (and are ``only``, a Leave, when given), and those leaves; ``place_side``
+    is whose leave an unnamed one is."""
+    from .notation import clock, correspondence
+
+    kept, gone, end = [], [], 0
+    for arguments, begins, ends in correspondence.leave_spans(comment):
+        leave = clock.parse_leave(arguments, place_side)
+        if leave.side != side or leave.begins <= after or only not in (None, leave):
+            continue
+        # One blank beside the command goes with it: "a [%leave ...] b" becomes "a b".
+        if comment[ends:ends + 1] == " ":
+            ends += 1
+        elif comment[begins - 1:begins] == " ":
+            begins -= 1
+        kept.append(comment[end:begins])
+        gone.append(leave)
+        end = ends
+    if not gone:
+        return comment, gone
+    return ("".join(kept) + comment[end:]).strip(), gone
 
 
 def _check_glyph(glyph: str, held: str, number: int) -> None:

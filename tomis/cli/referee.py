@@ -87,8 +87,10 @@ def init(db, address, name, send_by, config_file, received_by, **club_settings):
 
 @referee.command()
 @click.argument("db", type=STORE_PATH)
-@click.option("--white", required=True, metavar='"NAME <ADDR>"', help="White's name and address.")
-@click.option("--black", required=True, metavar='"NAME <ADDR>"', help="Black's name and address.")
+@click.option("--white", required=True, metavar='"NAME <ADDR>"',
+              help="White: a name and address (a new player is registered), or a player's NAME.")
+@click.option("--black", required=True, metavar='"NAME <ADDR>"',
+              help="Black: a name and address (a new player is registered), or a player's NAME.")
 @click.option("--time-control", "time_control", metavar="TC",
               help="The clocks, like 30d+3d, bank:240h+36h or 10/30d (default: no clocks).")
 @click.option("--leave-days", "leave_days", type=click.IntRange(0, 366), default=45,
@@ -101,10 +103,9 @@ def new(db, white, black, time_control, leave_days, event, rules, now):
     """Start a game, mail both players, and print its number."""
     from ..referee import service
 
-    at = parse_now(now)
-    players = (service.parse_player(white, "--white"), service.parse_player(black, "--black"))
-    number, failures = service.new_game(db, *players, time_control=time_control,
-                                        leave_days=leave_days, event=event, rules=rules, now=at)
+    terms = service.Terms(time_control=time_control, leave_days=leave_days, event=event,
+                          rules=rules)
+    number, failures = service.new_game(db, white, black, terms, parse_now(now))
     click.echo(number)
     _say_unsent(failures)
 
@@ -248,8 +249,12 @@ def tick(db, now):
 
     report = service.tick(db, parse_now(now))
     _say_unsent(report.failures or [])
+    for failed in report.unsettled:
+        click.echo(f"not rated or paired yet (an error, tried again next tick): {failed}",
+                   err=True)
     click.echo(f"processed {report.processed}, reminders {report.reminders}, "
-               f"time-outs {report.forfeits}, unsent {len(report.failures or [])}"
+               f"time-outs {report.forfeits}, digests {report.digests}, "
+               f"unsent {len(report.failures or [])}"
                + (", the organiser's report queued" if report.organiser else ""), err=True)
 
 
@@ -595,3 +600,87 @@ def page(db, output, now):
 
     written = pages.write(db, output, None if now is None else parse_now(now))
     click.echo(f"wrote {len(written)} page(s) to {output}", err=True)
+
+
+# --------------------------------------------------------------------------- players
+
+@referee.command()
+@_db
+@click.option("--json", "as_json", is_flag=True, help="One JSON object a line.")
+@_now_option
+def players(db, as_json, now):
+    """List the club's players: name, address, rating, games, leave taken this year."""
+    import json
+
+    from ..errors import visible
+    from ..referee import organiser
+
+    found = organiser.players(db, _clock(now))
+    for player in found:
+        if as_json:
+            click.echo(json.dumps(player.as_json()))
+            continue
+        waiting = "" if player.approved else "  (waiting for approval)"
+        leave = f", leave {player.leave_days_used}d this year" if player.leave_days_used else ""
+        click.echo(f"{visible(player.name)} <{visible(player.address)}>  "
+                   f"{player.rating:.0f} \u00b1 {2 * player.deviation:.0f}  "
+                   f"games {player.games_in_play} in play, {player.games} in all{leave}{waiting}")
+    if not found and not as_json:
+        click.echo("no players", err=True)
+
+
+@referee.group(cls=RefereeGroup)
+def player():
+    """Register and change the club's players."""
+
+
+@player.command("add")
+@_db
+@click.argument("player_text", metavar='"NAME <ADDR>"')
+@click.option("--rating", type=float, help="Glicko-2 rating (default 1500).")
+@click.option("--deviation", type=float, help="Its deviation (default 350).")
+@click.option("--volatility", type=float, help="Its volatility (default 0.06).")
+@_now_option
+def player_add(db, player_text, rating, deviation, volatility, now):
+    """Register a player."""
+    from ..referee import organiser
+
+    added = organiser.add_player(db, player_text, organiser.Glicko(rating, deviation, volatility),
+                                 _clock(now))
+    click.echo(f"added {added.name} <{added.address}>")
+
+
+@player.command("address")
+@_db
+@click.argument("name")
+@click.argument("address")
+def player_address(db, name, address):
+    """Add ADDRESS to a player's and mail them there from now on (their games too)."""
+    from ..referee import organiser
+
+    changed, games = organiser.player_address(db, name, address)
+    click.echo(f"{changed.name} is mailed at {changed.address}"
+               + (f" (games {', '.join(map(str, games))} too)" if games else ""))
+
+
+@player.command("rename")
+@_db
+@click.argument("old")
+@click.argument("new")
+def player_rename(db, old, new):
+    """Call a player by a new name (in their games in play too)."""
+    from ..referee import organiser
+
+    click.echo(f"renamed to {organiser.rename_player(db, old, new).name}")
+
+
+@player.command("approve")
+@_db
+@click.argument("name")
+@_now_option
+def player_approve(db, name, now):
+    """Approve a player who joined by mail while the club approves new players."""
+    from ..referee import organiser
+
+    approved = organiser.approve_player(db, name, _clock(now))
+    click.echo(f"approved {approved.name}")

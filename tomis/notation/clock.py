@@ -26,6 +26,7 @@ STAMP_FORM = "a UTC time like 2026-11-23T10:15Z"
 DEFAULT_LEAVE_DAYS = 45             # per side and calendar year, when the tag is absent
 MAX_LEAVE_DAYS = 366
 LEAVE_FORM = "[%leave 2026-12-20 2027-01-03]"
+NAMED_LEAVE_FORM = "[%leave white 2026-12-20 2027-01-03]"
 OUTAGE_FORM = "[%outage 2026-11-23T10:15Z 2026-11-23T13:15Z]"
 CREDIT_FORM = "[%credit white 2d]"
 MAX_OUTAGES = 100                   # per game: a referee down that often has bigger troubles
@@ -255,6 +256,15 @@ class Leave(NamedTuple):
         leave it is, the record says by where it stands (see :func:`parse_leave`)."""
         return f"[%leave {self}]"
 
+    def named(self) -> str:
+        """The arguments naming the side: ``black 2026-12-20 2027-01-03``."""
+        return f"{SIDE_NAMES[self.side]} {self}"
+
+    def named_command(self) -> str:
+        """The command that names its side, for a place that is not the side's own:
+        ``[%leave black 2026-12-20 2027-01-03]``."""
+        return f"[%leave {self.named()}]"
+
     def covers(self, when: int) -> bool:
         return self.begins <= when < self.ends
 
@@ -274,20 +284,31 @@ def format_date(seconds: int) -> str:
 
 
 def parse_leave(arguments: str, side: int) -> Leave:
-    """``side``'s leave from the arguments of ``[%leave FIRST LAST]``, two dates. A record
-    gives the side by the command's place: the side that played the action it follows.
+    """A leave from the arguments of ``[%leave FIRST LAST]``, two dates, or of ``[%leave
+    SIDE FIRST LAST]``, which names its side. Without a name the side is ``side``: the
+    record gives it by the command's place, the side that played the action it follows.
 
     >>> str(parse_leave("2026-12-20 2027-01-03", 1))
     '2026-12-20 2027-01-03'
+    >>> parse_leave("white 2026-12-20 2027-01-03", 1).side
+    0
     """
     words = arguments.split()
+    if names_side(arguments):
+        side, words = SIDE_NAMES.index(words[0]), words[1:]
     if len(words) != 2:
-        raise RecordError(f"a leave is written like {LEAVE_FORM}: its first and last day; "
-                          f"found '{arguments}'")
+        raise RecordError(f"a leave is written like {LEAVE_FORM}: its first and last day, "
+                          f"or like {NAMED_LEAVE_FORM}, naming its side; found '{arguments}'")
     begins, last = parse_date(words[0]), parse_date(words[1])
     if last < begins:
         raise RecordError(f"a leave's last day comes before its first: {words[1]} < {words[0]}")
     return Leave(side, begins, last + DAY)
+
+
+def names_side(arguments: str) -> bool:
+    """Whether the arguments of a ``[%leave]`` begin with the side's name."""
+    words = arguments.split()
+    return bool(words) and words[0] in SIDE_NAMES
 
 
 def parse_leave_days(text: str) -> int:

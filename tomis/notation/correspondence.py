@@ -2,8 +2,8 @@
 
 docs/NOTATION.md ("Correspondence play") defines them; they live in the ``TimeControl``
 tag, in ``(=)`` after an action (``Node.offer``), and in comment commands ``[%ts ...]``,
-``[%if ...]``, ``[%draw accept]``, ``[%claim ...]``, ``[%leave ...]`` (with the
-``LeaveDays`` tag), ``[%outage ...]`` and ``[%credit ...]``. :func:`read_facts` finds them in a
+``[%if ...]``, ``[%draw accept]``, ``[%claim ...]``, ``[%leave ...]`` (by its place or
+naming its side, with the ``LeaveDays`` tag), ``[%outage ...]`` and ``[%credit ...]``. :func:`read_facts` finds them in a
 :class:`tomis.record.Record` and checks their form; :func:`check` checks them against the
 main line (stamps in order, every action stamped under a clock, lines playable and
 honoured, an accepted draw backed by an offer, a claim backed by a flag fall, leave
@@ -90,6 +90,13 @@ def commands_in(text: str) -> list[tuple[str, str, int]]:
             if m.group(1) in KNOWN]
 
 
+def leave_spans(text: str) -> list[tuple[str, int, int]]:
+    """(arguments, start, end) of every ``[%leave]`` command in a comment's text, for a
+    writer that takes one out (:meth:`tomis.Game.cancel_leave`)."""
+    return [(m.group(2) or "", m.start(), m.end()) for m in _COMMAND.finditer(text)
+            if m.group(1) == "leave"]
+
+
 def ending_command(comment: str) -> bool:
     """Whether ``comment`` is exactly what ``tomis draw --accept`` or ``claim`` writes."""
     found = commands_in(comment)
@@ -161,9 +168,14 @@ def _tag_value(game, name: str, parse, where):
 
 def leave_side(game, index: int) -> int:
     """Whose leave a ``[%leave]`` at ``index`` (0: before the first action, n: after node
-    n) is: the side that played the action it follows. Before the first action, the side
-    that does not act first, as if the game's start were its action."""
+    n) is when it names no side: the side that played the action it follows. Before the
+    first action, the side that does not act first, as if the game's start were its action."""
     return (game.start.ply + index - 1) & 1
+
+
+def leave_text(leave: _clock.Leave, command: Command) -> str:
+    """The leave as its command wrote it: naming its side when the command did."""
+    return leave.named_command() if _clock.names_side(command.arguments) else leave.command()
 
 
 def _leave(command: Command, side: int) -> _clock.Leave:
@@ -334,28 +346,31 @@ def _check_leaves(facts: Facts) -> None:
     """Each leave lies ahead of the stamp it follows, overlaps no earlier leave of its side,
     and keeps its side within the yearly allowance (docs/NOTATION.md, "Leave")."""
     taken: list[_clock.Leave] = []
+    texts: list[str] = []                   # each taken leave as its command wrote it
     for leave, command in zip(facts.leaves, _leave_commands(facts)):
         where = _place(command)
+        text = leave_text(leave, command)
         after = facts.start if command.index == 0 else facts.stamps[command.index - 1]
         if after is None:
-            raise _at(RecordError(f"{leave.command()} stands before the first action, so it needs "
+            raise _at(RecordError(f"{text} stands before the first action, so it needs "
                                   f"the game's start stamp {{[%ts ...]}} before it, to show the "
                                   f"leave lies ahead"), where)
         if leave.begins < after:
-            raise _at(RecordError(f"{leave.command()}: leave is taken ahead, but its first day "
+            raise _at(RecordError(f"{text}: leave is taken ahead, but its first day "
                                   f"begins before the timestamp it follows, "
                                   f"{_clock.format_stamp(after)}"), where)
         side = SIDE_TITLES[leave.side]
-        for earlier in taken:
+        for earlier, earlier_text in zip(taken, texts):
             if earlier.side == leave.side and earlier.begins < leave.ends and leave.begins < earlier.ends:
-                raise _at(RecordError(f"{leave.command()} overlaps {side}'s earlier leave "
-                                      f"{earlier.command()}"), where)
+                raise _at(RecordError(f"{text} overlaps {side}'s earlier leave "
+                                      f"{earlier_text}"), where)
         taken.append(leave)
+        texts.append(text)
         for year in _clock.years_of(leave):
             days = _clock.leave_days_in_year(taken, leave.side, year)
             if days > facts.leave_allowance:
                 raise _at(RecordError(
-                    f"{leave.command()} brings {side}'s leave in {year} to {days} days, more "
+                    f"{text} brings {side}'s leave in {year} to {days} days, more "
                     f"than the {facts.leave_allowance} a side may take per calendar year "
                     f"({_allowance_source(facts)})"), where)
 
@@ -467,13 +482,17 @@ def digest_lines(game) -> tuple[list[str], list[list[str]], list[str]]:
             head.append(f"leavedays {facts.leave_days}")
     if facts.start is not None:
         head.append(f"ts {_clock.format_stamp(facts.start)}")
-    # Leave, outages and credits, in record order at each place.
+    # Leave, outages and credits, in record order at each place. A leave that names its
+    # side is covered with it: moved to the other side, it no longer matches.
     leaves: dict[int, list[str]] = {}
     named = {"leave": iter(facts.leaves), "outage": iter(facts.outages),
              "credit": iter(facts.credits)}
     for command in facts.commands:
         if command.name in named:
-            leaves.setdefault(command.index, []).append(f"{command.name} {next(named[command.name])}")
+            fact = next(named[command.name])
+            words = fact.named() if command.name == "leave" and _clock.names_side(
+                command.arguments) else str(fact)
+            leaves.setdefault(command.index, []).append(f"{command.name} {words}")
     head.extend(leaves.get(0, ()))
     per_action = []
     for index, (stamp, offer) in enumerate(zip(facts.stamps, facts.offers), 1):

@@ -8,6 +8,8 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
+from ..errors import RecordError
+from ..notation.clock import parse_time_control
 from . import reminders
 from .durations import DurationError, format_setting_duration, parse_setting_duration
 
@@ -77,6 +79,37 @@ def check_outage_after(value: str, settings: dict[str, str]) -> str:
         raise SettingError(str(error)) from None
 
 
+# Who may join by mail (``join NAME`` to the bare address, tomis.referee.clubmail).
+JOIN, JOIN_MODES = "join", ("open", "approve", "closed")
+# The time control of a challenge that names none.
+TIME_CONTROL, DEFAULT_TIME_CONTROL = "time_control", "30d+1d"
+
+
+def check_join(value: str, settings: dict[str, str]) -> str:
+    """One of :data:`JOIN_MODES`, whatever its case."""
+    mode = value.strip().lower()
+    if mode not in JOIN_MODES:
+        raise SettingError(f"--join {value[:40]!r}: one of {', '.join(JOIN_MODES)}")
+    return mode
+
+
+def check_time_control(value: str, settings: dict[str, str]) -> str:
+    """A time control as a record's TimeControl tag writes it (``30d+1d``)."""
+    try:
+        parse_time_control(value.strip())
+    except RecordError as error:
+        raise SettingError(f"--time-control {value[:40]!r}: {error.message}") from None
+    return value.strip()
+
+
+def check_leave_days(value: str, settings: dict[str, str]) -> str:
+    """Whole days from 0 to 366, kept as digits without leading zeros."""
+    text = value.strip()
+    if not text.isascii() or not text.isdigit() or len(text) > 3 or int(text) > 366:
+        raise SettingError(f"--leave-days {value[:40]!r}: a number of days from 0 to 366")
+    return str(int(text))
+
+
 SETTINGS: tuple[Setting, ...] = (
     Setting("organiser", "ADDR", "The organiser's address: mailed once a day at most what "
             "needs a person (tomis referee alerts).", check_organiser),
@@ -87,6 +120,16 @@ SETTINGS: tuple[Setting, ...] = (
     Setting(reminders.SETTING, "LIST", "When a player to act is reminded: shares of the "
             "turn's time used and times before the time-out, like the default "
             f"{reminders.DEFAULT}; 'off' for none.", check_reminders, reminders.DEFAULT),
+    Setting(JOIN, "open|approve|closed", "Who joins by mailing 'join NAME' to the referee's "
+            "address: anyone (open), anyone once the organiser approves them (approve), or "
+            "no one (closed); default open.", check_join, "open"),
+    Setting(TIME_CONTROL, "TC", "The time control of a game a challenge by mail starts "
+            f"when it names none (default {DEFAULT_TIME_CONTROL}).", check_time_control,
+            DEFAULT_TIME_CONTROL),
+    # The key is tomis.referee.clubleave's LEAVE_DAYS; each game's own LeaveDays tag is new's.
+    Setting("leave_days", "DAYS", "Leave a player may take per calendar year across all "
+            "their games at once (mail 'leave FROM TO' to the club; default 45, as ICCF).",
+            check_leave_days, default="45"),
 )
 BY_KEY = {setting.key: setting for setting in SETTINGS}
 

@@ -19,14 +19,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 from email.headerregistry import Address
 from email.message import EmailMessage
+from email.utils import make_msgid
 
 from ..errors import one_line
 from ..outgoing import message as mail_message
+from ..outgoing.headers import checked_id
 # The bytes of a message are written by the one function every sender uses; queueing
 # serialises through this name.
 from .inbound import REPLY_MARKER, valid_id
 
 MAILER = "tomis referee"
+# The end of a club message's id before the @ (``<...N.club@DOMAIN>``): a reply naming it
+# is the club's, a reply naming another of the referee's ids a game's (tomis.referee.clubmail).
+CLUB_ID_MARK = ".club"
 HELP_LINES = [
     "Reply above the line with one command a line:",
     "  ACTION            your action, as in the record (e.g. Fe2-e3)",
@@ -111,6 +116,33 @@ def compose(referee: Referee, letter: Letter, when: int) -> EmailMessage:
     body = f"{one_line(letter.headline)}\n{REPLY_MARKER}\n\n{letter.body.rstrip()}\n"
     return mail_message.build_message(headers, body, attachments,
                                       mail_message.BoardView(letter.grid, letter.png))
+
+
+@dataclass(frozen=True)
+class Note:
+    """One message to a person outside any game (the club's mail, issue 43): a
+    confirmation request, a challenge, an answer to a command, a digest."""
+
+    to: Addressee
+    subject: str                          # the referee's own words, never outside text
+    headline: str
+    body: str
+    token: str | None = None              # a one-time request's token: the reply address
+    auto: str = "auto-replied"            # RFC 3834: an answer; a digest is auto-generated
+
+
+def compose_note(referee: Referee, note: Note, when: int) -> EmailMessage:
+    """``note`` as a complete message dated ``when``: From and Reply-To the request's
+    one-time address when it has one (so the reply confirms), else the bare address."""
+    sender = (referee.reply_address(note.token) if note.token is not None else
+              Address(display_name=referee.name, username=referee.local, domain=referee.domain))
+    headers = [("From", sender), ("Reply-To", sender), ("To", note.to.header()),
+               ("Subject", note.subject), ("Date", mail_message.date_of(when)),
+               ("Message-ID", checked_id(make_msgid(idstring=CLUB_ID_MARK[1:],
+                                                     domain=referee.domain), "its own id")),
+               ("Auto-Submitted", note.auto), ("X-Mailer", MAILER)]
+    body = f"{one_line(note.headline)}\n{REPLY_MARKER}\n\n{note.body.rstrip()}\n"
+    return mail_message.build_message(headers, body)
 
 
 def board_png(state, report=None) -> bytes | None:

@@ -71,6 +71,8 @@ class RefereedGame:
     reminded_ply: int
     lines: list[list[conditional.Line]] = field(default_factory=lambda: [[], []])
     keys: tuple[int, int] = (0, 0)          # each seat's token generation
+    # The club's players (store.players) in each seat; None in a game from before players.
+    player_ids: tuple[int | None, int | None] = (None, None)
     # The PNG board of the last state drawn, (actions played, result) -> bytes: both
     # players' messages after one change show the same board, drawn once.
     png_cache: tuple | None = field(default=None, compare=False, repr=False)
@@ -99,6 +101,7 @@ class RefereedGame:
                    json.loads(row.thread) or {}, row.reminded_ply,
                    keys=(row.white_key, row.black_key), created=row.created,
                    acted_at=row.acted_at, reminders_sent=row.reminders_sent,
+                   player_ids=(row.white_player, row.black_player),
                    schedule=reminders.of_settings(store.settings()))
         game._text = row.record
         for line in store.games.lines(number):
@@ -108,14 +111,29 @@ class RefereedGame:
 
     @classmethod
     def insert(cls, store: Store, players: tuple[Addressee, Addressee], rec: _record.Game,
-               leave_days: int, created: int) -> RefereedGame:
+               leave_days: int, created: int,
+               player_ids: tuple[int | None, int | None] = (None, None)) -> RefereedGame:
         text = _record.write(rec)
         number = store.games.insert(tuple((player.name, player.address) for player in players),
-                                    text, leave_days, created)
+                                    text, leave_days, created, player_ids)
         game = cls(number, players, rec, False, leave_days, {}, -1, created=created,
-                   schedule=reminders.of_settings(store.settings()))
+                   player_ids=player_ids, schedule=reminders.of_settings(store.settings()))
         game._text = text
         return game
+
+    def writes_for(self, store: Store, side: int, address: str | None) -> bool:
+        """Whether mail from ``address`` acts for ``side``: the seat's address, or any
+        address of the club's player who sits there while the seat is mailed at one of
+        theirs. A seat the organiser gave an address of its own (``tomis referee
+        address``, for an address lost or taken over) acts from that address alone."""
+        if address is None:
+            return False
+        seat_address = self.players[side].address
+        if address == seat_address:
+            return True
+        player = self.player_ids[side]
+        return (player is not None and store.players.owns(player, seat_address)
+                and store.players.owns(player, address))
 
     def new_key(self, store: Store, side: int) -> None:
         """Raise ``side``'s token generation: its old reply address stops working."""
@@ -178,6 +196,7 @@ class RefereedGame:
         last = self.record.nodes[-1].action if self.record.nodes else None
         facts = StatsProbe()(_Checked(self.record), None)
         return {"white": self.players[0].name, "black": self.players[1].name,
+                "white_player": self.player_ids[0], "black_player": self.player_ids[1],
                 "result": self.record.result, "over": self.over, "to_move": self.to_move,
                 "actions": self.actions_played,
                 "last_action": None if last is None else str(last),
@@ -387,3 +406,20 @@ class RefereedGame:
             self.library.take_leave(SIDES[side], first.isoformat(), last.isoformat())
         except TomisError as error:
             raise Refusal(f"leave {first} {last}: {error.message}") from None
+
+    def cancel_leave(self, side: int, first: date, last: date, at: int) -> bool:
+        """Take ``side``'s leave from ``first`` to ``last`` out of the record if it has not
+        begun at ``at`` (docs/NOTATION.md, "Cancelling leave not yet begun"); whether it
+        was there to take out. A game's last stamp may lie a little after ``at`` (a stamp
+        is when the mail system received the message): "not begun" is then counted from it."""
+        ran = self.clock()
+        if self.over or ran is None:
+            return False
+        when = max(at, ran.since or at)
+        self.record_changed()
+        try:
+            gone = self.library.cancel_leave(SIDES[side], when, first=first.isoformat(),
+                                             last=last.isoformat())
+        except TomisError as error:
+            raise Refusal(f"leave {first} {last}: {error.message}") from None
+        return bool(gone)

@@ -13,7 +13,7 @@ import email.policy
 from dataclasses import dataclass
 
 from ..errors import TomisError, one_line, visible
-from ..notation.clock import TIME_CONTROL_TAG, describe_duration, format_stamp
+from ..notation.clock import TIME_CONTROL_TAG, describe_duration, format_stamp, year_of
 from ..notation.ending import ending_words
 from ..rules.board import DECIDED_RESULTS, SIDE_NAMES, SIDE_TITLES
 from . import club, letters
@@ -22,8 +22,11 @@ from .durations import parse_setting_duration
 from .games import RefereedGame
 from .queueing import queue_update
 from .sending import Unsent, Waiting, send_queued, unsent_messages
-from .service import RefereeError, connect, parse_player
-from .store import Store
+from .players import (Glicko, PlayerListing, RefereeError, add_address, listing, named,
+                      parse_player, register, rename)
+from .season import settle_endings
+from .service import connect
+from .store import PlayerRow, Store
 
 MAX_REASON = 200
 
@@ -239,6 +242,7 @@ def _end(path: str, number: int, end, subject: str, now: int) -> list[Unsent]:
             for side in (0, 1):
                 queue_update(store, config, game, side, subject, [words], None, [], now)
             game.save(store)
+            settle_endings(store, config, now)
         return _send(store, config, now)
 
 
@@ -319,3 +323,48 @@ def settings(path: str, values: dict[str, str | None]) -> list[club.Shown]:
             return club.change(store, values)
         except club.SettingError as error:
             raise RefereeError(str(error)) from None
+
+
+# --------------------------------------------------------------------------- players
+
+def players(path: str, now: int) -> list[PlayerListing]:
+    """Every player, by name (the leave they took in ``now``'s year)."""
+    store, _config = connect(path)
+    with store:
+        return listing(store, year_of(now))
+
+
+def add_player(path: str, text: str, glicko: Glicko, now: int) -> PlayerRow:
+    """Register the player ``text`` ("NAME <ADDR>"), with a rating given by hand or a new
+    player's."""
+    addressee = parse_player(text, "the player")
+    store, _config = connect(path)
+    with store:
+        with store.transaction():
+            return register(store, addressee.name, addressee.address, now, glicko=glicko)
+
+
+def player_address(path: str, name: str, address: str) -> tuple[PlayerRow, list[int]]:
+    """Mail player ``name`` at ``address`` from now on; the games in play that changed."""
+    store, _config = connect(path)
+    with store:
+        with store.transaction():
+            return add_address(store, name, address)
+
+
+def rename_player(path: str, old: str, new: str) -> PlayerRow:
+    store, _config = connect(path)
+    with store:
+        with store.transaction():
+            return rename(store, old, new)
+
+
+def approve_player(path: str, name: str, now: int) -> PlayerRow:
+    """Approve a player who joined while the club approves new players; approving one
+    approved already changes nothing."""
+    store, _config = connect(path)
+    with store:
+        with store.transaction():
+            player = named(store, name)
+            store.players.approve(player.id)
+            return store.players.get(player.id)

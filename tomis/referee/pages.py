@@ -5,7 +5,10 @@
 - ``finished.html``: the games finished (result, how it ended, actions);
 - ``standings.html``: the standings and the crosstable as ``tomis stats`` computes them
   (:class:`tomis.archive.stats.Stats`);
-- ``game-N.html``: each game's replay page (:func:`tomis.pictures.html.page`).
+- ``game-N.html``: each game's replay page (:func:`tomis.pictures.html.page`);
+- ``player-N.html``: each player's page, their rating, games and rating history
+  (:mod:`tomis.referee.playerpages`), drawn again only when the player or one of their
+  games changed.
 
 The pages are split so that one action costs the same at ten games as at ten thousand:
 after an action page writes that game's page and the index, whose rows are kept in the
@@ -40,8 +43,9 @@ from ..pictures import html
 from ..rules.board import SIDE_NAMES
 from ..util import safefile
 from .games import RefereedGame
+from .playerpages import player_body, player_file, player_link
 from .service import connect
-from .store import KeptRow, PagePart, Store
+from .store import KeptRow, PagePart, PlayerRow, Store
 
 INDEX = "index.html"
 FINISHED = "finished.html"
@@ -51,9 +55,13 @@ CSP = "default-src 'none'; style-src 'unsafe-inline'"
 FINISHED_PART = "finished"      # the kept parts (store.page_parts) drawn from finished games
 STANDINGS_PART = "standings"
 ROW_PART = "row-"               # + a game's number: its kept row of the index
+# + a folder: what each player's page there was last drawn from (player number -> the
+# fingerprint of their row), so a player whose row changed (a new name, a new player) is
+# drawn again though none of their games changed.
+PLAYERS_PART = "players "
 # Raised whenever the HTML of a kept part or row changes: one kept by an older program
 # (same games, older drawing) is then drawn again instead of shown.
-PART_FORMAT = 2
+PART_FORMAT = 3
 
 
 def game_file(number: int) -> str:
@@ -101,9 +109,45 @@ def write(path: str, folder: str, now: int | None = None) -> list[str]:
                                                                finished.standings.data))
         count, _newest = store.games.finished_mark()
         written += _publish(folder, INDEX, _index_bytes(rows, count, now))
+        drawn, players_now = player_pages(store, folder, place, changed, whole=mark is None)
+        written += drawn
         with store.transaction():
             store.published.remember(place, newest)
+            store.page_parts.keep(PLAYERS_PART + place, players_now)
     return written
+
+
+def _player_fingerprint(player: PlayerRow) -> str:
+    return json.dumps([PART_FORMAT, player.name, player.rating, player.deviation])
+
+
+def player_pages(store: Store, folder: str, place: str, changed: list[RefereedGame], *,
+                 whole: bool) -> tuple[list[str], PagePart]:
+    """Write the page of each player who sits in a game of ``changed`` or whose row
+    changed since this folder was last written (every player's when ``whole``); the
+    files written, and what to keep of the players as drawn. A player the organiser has
+    not approved and who has no game gets no page: a name asking to join is not public."""
+    players = store.players.all()
+    kept_part = store.page_parts.get(PLAYERS_PART + place)
+    kept = {} if whole or kept_part is None else json.loads(kept_part.data)
+    now = {str(player.id): _player_fingerprint(player) for player in players}
+    touched = {number for game in changed for number in game.player_ids if number is not None}
+    written = []
+    for player in players:
+        if whole or player.id in touched or kept.get(str(player.id)) != now[str(player.id)]:
+            numbers = store.games.of_player(player.id, in_play=False)
+            if numbers or player.approved:
+                written += _publish(folder, player_file(player.id),
+                                    _player_page(store, player, numbers))
+    return written, PagePart(str(PART_FORMAT), json.dumps(now).encode("utf-8"))
+
+
+def _player_page(store: Store, player: PlayerRow, numbers: list[int]) -> bytes:
+    saved = {listed.id: (json.loads(listed.summary) if listed.summary is not None
+                         else _read_summary(store, listed.id))
+             for listed in store.games.listed_of(numbers)}
+    body = player_body(player, saved, store.ratings.history(player.id), _game_link)
+    return _page(escape(player.name), body).encode("utf-8")
 
 
 def rows_in_play(store: Store) -> list[bytes]:
@@ -243,7 +287,10 @@ def _game_link(number: int) -> str:
 
 
 def _players(saved: dict) -> tuple[str, str]:
-    return escape(saved["white"]), escape(saved["black"])
+    """Both names, each linked to the player's page (a summary saved before players
+    were kept names none: the names stand alone)."""
+    return (player_link(saved.get("white_player"), saved["white"]),
+            player_link(saved.get("black_player"), saved["black"]))
 
 
 def _playing_head() -> str:

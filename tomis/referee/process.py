@@ -23,13 +23,14 @@ from ..rules.board import SIDE_TITLES
 from ..rules.core import legal_actions
 from ..errors import TomisError, visible
 from ..notation.clock import format_stamp
-from . import letters, stamps, tokens
+from . import clubmail, letters, stamps, tokens
 from .bounces import Bounce, read_bounce
 from .commands import CommandError, read_commands
 from .games import RefereedGame, Refusal
 from .inbound import Incoming, Unreadable, read_message, stored_envelope, with_envelope
 from .queueing import (CHAT_LIMIT, FORGED, RELAY, TELL, Config, chat_passage, queue_letter,
                        queue_update, queue_why)
+from .season import settle_endings
 from .sending import process_alive
 from .store import BounceRow, Busy, Decision, Store, Stored
 
@@ -38,8 +39,8 @@ MAX_READINGS = 2              # readings cut off (the process killed) before a m
 READING_SECONDS = 60          # how long a living process's claim to read a message lasts
 CUT_OFF = (f"unreadable: reading it was begun {MAX_READINGS} times and never finished "
            f"(the process was killed or crashed); not tried again")
-# The refusal of a message that reached none of the players' reply addresses: nothing
-# is answered, so another copy of it that names one may have it decided again.
+# The refusal of a message that reached none of the players' reply addresses nor the
+# club's: nothing is answered, so another copy of it that names one may have it decided again.
 STRANGER = "not sent to a player's reply address (a stranger): no answer"
 
 # What a bug of ours raises while a message is decided: the message is set aside, never lost.
@@ -135,6 +136,7 @@ def _decide_claimed(store: Store, config: Config, stored: Stored,
             verdict = _internal_error(store, config, stored, incoming, error)
         store.release("deciding")
         store.inbox.decide(stored.id, verdict)
+        settle_endings(store, config, stored.stored_at)
 
 
 def _with_later_copies(store: Store, stored: Stored, incoming: Incoming | Unreadable):
@@ -167,7 +169,7 @@ def _told_of_error(store: Store, config: Config, stored: Stored, incoming: Incom
     None when the sender is not that player."""
     seat = find_seat(store, config, incoming.recipients)
     game = RefereedGame.load(store, seat.game) if seat is not None else None
-    if game is None or incoming.sender != game.players[seat.side].address:
+    if game is None or not game.writes_for(store, seat.side, incoming.sender):
         return None
     queue_why(store, config, game, seat.side, stored.stored_at,
               "Your message could not be handled because of an error in the referee, so "
@@ -239,10 +241,15 @@ def decide(store: Store, config: Config, stored: Stored,
     seat = find_seat(store, config, incoming.recipients)
     game = RefereedGame.load(store, seat.game) if seat is not None else None
     if game is None:
-        return Decision(REJECTED, STRANGER)
+        # No game's reply address among the recipients: the club's bare address or one
+        # of its one-time request addresses makes it a club command (issue 43).
+        where = clubmail.target(config, incoming)
+        if where is None:
+            return Decision(REJECTED, STRANGER)
+        return clubmail.decide(store, config, incoming, where, stored.stored_at)
     side, at = seat.side, stored.stored_at
     player = game.players[side]
-    if incoming.sender != player.address:
+    if not game.writes_for(store, side, incoming.sender):
         shown = incoming.sender or "no single address"
         queue_why(store, config, game, side, at,
                   f"A message from {shown} reached your reply address for this game. Only "
@@ -393,11 +400,9 @@ def _apply(store: Store, config: Config, game: RefereedGame, side: int, text: st
 
 
 def _take_leave(game: RefereedGame, side: int, commands, events: Events, at: int) -> None:
-    """Leave follows the side's own action in the record, so it is taken after the action
-    the message carries (docs/NOTATION.md, "Leave")."""
-    if commands.leaves and game.to_move == side:
-        raise Refusal("leave is written after your own action: send it with your action (or "
-                      "once you have played, while your opponent is to act)")
+    """Leave is taken after the action the message carries, if any: after the side's own
+    action the record says whose it is by its place; on the side's own turn the record
+    names the side (docs/NOTATION.md, "Leave")."""
     for leave in commands.leaves:
         game.add_leave(side, leave.first, leave.last, at)
         events.both.append(f"{letters.player_words(game, side)} takes leave from {leave.first} "

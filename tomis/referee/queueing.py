@@ -11,7 +11,7 @@ from . import composing, deadlines, letters, tokens
 from ..notation.clock import format_stamp
 from ..outgoing.headers import message_bytes
 from ..outgoing.message import Attachment
-from .composing import Letter, Referee, compose
+from .composing import Letter, Note, Referee, compose, compose_note
 from .outages import notice_lines
 from .sending import check_envelope
 from .store import Store
@@ -62,6 +62,15 @@ def queue_letter(store: Store, config: Config, game, side: int, what: str, body:
     store.outbox.add(game.id, side, at, config.referee.address, game.players[side].address,
                      message_bytes(message))
     game.remember(side, message["Message-ID"])
+
+
+def queue_note(store: Store, config: Config, note: Note, at: int) -> None:
+    """Queue ``note`` to a person outside any game (:mod:`.clubmail`), checked as every
+    letter is; the outbox row names no seat."""
+    message = compose_note(config.referee, note, at)
+    check_envelope(message, config.referee.address, note.to.address)
+    store.outbox.add(None, None, at, config.referee.address, note.to.address,
+                     message_bytes(message))
 
 
 def _with_notices(body: str, notices: list[str]) -> str:

@@ -8,7 +8,7 @@ import contextlib
 import hashlib
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from email.headerregistry import Address
 from typing import Callable, Sequence
@@ -18,7 +18,7 @@ from ..game import Game as LibraryGame
 from ..notation import clock
 from ..notation.clock import format_stamp
 from ..outgoing.headers import address_pairs
-from . import club, letters, stamps, tokens
+from . import club, clubmail, letters, stamps, tokens
 from .alerts import report_if_due
 from .games import RefereedGame
 from .inbound import (MAX_ENVELOPE, MAX_MESSAGE_BYTES, envelope_addresses, envelope_text,
@@ -26,16 +26,13 @@ from .inbound import (MAX_ENVELOPE, MAX_MESSAGE_BYTES, envelope_addresses, envel
 from .queueing import CHAT_WINDOW, WHY_WINDOW, Config, load_config, queue_letter, queue_update
 from .composing import HELP_LINES, Addressee
 from .outages import note_take
+from .players import RefereeError, Terms, check_name, seat_named, start_game
 from .process import STRANGER, expire, process_pending
+from .season import settle_endings
 from .sending import Unsent, absolute_method, parse_method, send_queued
 from .store import Store
 
-MAX_NAME = 64
 _MESSAGE_ID_HEADER = re.compile(rb"^Message-ID:[ \t]*(.*(?:\r?\n[ \t].*)*)", re.IGNORECASE | re.MULTILINE)
-
-
-class RefereeError(TomisError):
-    """A bad value given to a referee command."""
 
 
 # --------------------------------------------------------------------------- init, new
@@ -65,7 +62,7 @@ def init(path: str, address: str, name: str | None, send_by: str, config_file: s
         raise RefereeError(f"--send-by {send_by!r}: {error}") from None
     # Paths are kept absolute, taken in the folder init runs in: later commands run
     # elsewhere (deliver in the mail server's folder).
-    values = {"address": address.lower(), "name": _name(name or "Tomis referee", "--name"),
+    values = {"address": address.lower(), "name": check_name(name or "Tomis referee", "--name"),
               "send_by": absolute_method(send_by), "secret": tokens.new_secret()}
     try:
         hosts = stamps.parse_hosts(received_by)
@@ -82,25 +79,6 @@ def init(path: str, address: str, name: str | None, send_by: str, config_file: s
     except club.SettingError as error:
         raise RefereeError(str(error)) from None
     Store.create(path, values)
-
-
-def _name(text: str, what: str) -> str:
-    if not text.strip() or len(text) > MAX_NAME or not text.isprintable() or any(
-            c in text for c in '<>"\\'):
-        raise RefereeError(f"{what} {text!r}: a name is 1 to {MAX_NAME} printable characters "
-                           f"without < > \" \\")
-    return text.strip()
-
-
-def parse_player(text: str, what: str) -> Addressee:
-    """``NAME <ADDR>`` as a :class:`Addressee` (the address checked and lowercased)."""
-    try:
-        ((name, address),) = address_pairs(text, what, single=True)
-    except MailError:
-        name = address = ""
-    if not name:
-        raise RefereeError(f"{what} {text!r} must be like \"Ana Lungu <ana@example.org>\"")
-    return Addressee(_name(name, what), address.lower())
 
 
 def connect(path: str) -> tuple[Store, Config]:
@@ -127,39 +105,19 @@ def settled_paths(settings: dict[str, str], path: str) -> dict[str, str]:
     return settled
 
 
-# What the first message of a game tells both players, so that no one has to guess.
-FIRST_HELP = ("New to Tomis or to playing by mail? Reply 'help' for a short guide: the "
-              "notation with examples, the commands, and the rules attached.")
-
-
-def new_game(path: str, white: Addressee, black: Addressee, *, time_control: str | None,
-             leave_days: int, event: str | None, rules: str, now: int) -> tuple[int, list[str]]:
-    """Start a game and queue its first messages; the game's number, and the messages that
-    could not be sent yet (left queued for tick), in words."""
-    if white.address == black.address:
-        raise RefereeError("White and Black need different addresses: the address says who acts")
-    if event is not None:
-        _name(event, "--event")
+def new_game(path: str, white: str, black: str, terms: Terms, now: int) -> tuple[int, list[str]]:
+    """Start a game between ``white`` and ``black`` (each "NAME <ADDR>", registered as a
+    player when new, or a registered player's NAME) and queue its first messages; the
+    game's number, and the messages that could not be sent yet (left queued for tick),
+    in words."""
     store, config = connect(path)
     with store:
-        day = datetime.fromtimestamp(now, tz=timezone.utc).strftime("%Y.%m.%d")
-        library = LibraryGame(white=white.name, black=black.name, rules=rules, event=event,
-                              site=config.referee.domain, date=day)
-        if time_control is not None:
-            try:
-                # The allowance is written out, so the record says it without a default.
-                library.start_clock(time_control, now, leave_days)
-            except TomisError as error:
-                raise RefereeError(f"--time-control: {error.message}") from None
         with store.transaction():
-            game = RefereedGame.insert(store, (white, black), library.record, leave_days, now)
-            what = "the game begins"
-            for side, words in ((0, "You have White: your turn."),
-                                (1, "You have Black: White plays first; you will hear of it.")):
-                queue_update(store, config, game, side, what,
-                             [f"A new game of Tomis begins. {words}", FIRST_HELP], None, [],
-                             now)
-            game.save(store)
+            seats = (seat_named(store, white, "--white", now),
+                     seat_named(store, black, "--black", now))
+            if seats[0].id == seats[1].id:
+                raise RefereeError("White and Black are one player: the address says who acts")
+            game = start_game(store, config, *seats, terms, now)
         return game.id, send_queued(store, config.settings, now=now, retry=False)
 
 
@@ -275,13 +233,15 @@ def prune_store(store: Store, now: int, keep_days: int) -> PruneReport:
     messages out, those sent or given up, except the newest each seat got in each game
     (``resend`` sends it again). Every row stays, with its Message-ID or digest: a message
     delivered again is still a duplicate. Old tries of sent messages go too; the rate
-    limits keep only their windows. The space is given back by incremental vacuum."""
+    limits keep only their windows, the club's one-time requests only their 7 days. The space is given back by incremental vacuum."""
     before = now - keep_days * 86_400
     with store.transaction():
         cut_in = store.inbox.prune(before, kept_headers)
         cut_out = store.outbox.prune(before)
         store.replies.forget_until(now - WHY_WINDOW)
         store.relayed.forget_until(now - CHAT_WINDOW)
+        # A request is good for 7 days and counts against its address's limit for one.
+        store.requests.forget_before(now - clubmail.REQUEST_DAYS * clubmail.DAY)
         store.set_setting(LAST_PRUNE, str(now))
     return PruneReport(cut_in, cut_out, store.give_back_space())
 
@@ -315,13 +275,16 @@ class TickReport:
     processed: int = 0
     reminders: int = 0
     forfeits: int = 0
+    digests: int = 0                 # the players' digests queued (tomis.referee.clubmail)
     failures: list[Unsent] | None = None
     organiser: bool = False          # the organiser's report was queued
+    # Finished games the season could not settle (rate, advance their event), in words.
+    unsettled: list[str] = field(default_factory=list)
 
 
 def tick(path: str, now: int, stop: Callable[[], bool] = lambda: False) -> TickReport:
-    """Unprocessed messages, due reminders and time-outs, the organiser's report when one
-    is due (:func:`tomis.referee.alerts.report_if_due`), then every unsent message; and
+    """Unprocessed messages, due reminders and time-outs, the players' digests that are
+    due, the organiser's report when one is due (:func:`tomis.referee.alerts.report_if_due`), then every unsent message; and
     once a day, :func:`prune`.
 
     Only the games with something due are read: each game's row keeps when tick next has
@@ -333,9 +296,13 @@ def tick(path: str, now: int, stop: Callable[[], bool] = lambda: False) -> TickR
         # moment in which the referee could not hear them.
         note_take(store, config.settings, now, ticked=True)
         report.processed = process_pending(store, config)
+        with store.transaction():
+            # Ends a crash left before the season took them (an index finds none, else).
+            report.unsettled = settle_endings(store, config, now).failed
         for number in store.games.due(now):
             with store.transaction():
                 _tick_game(store, config, number, now, report)
+        report.digests = clubmail.send_digests(store, config, now)
         report.organiser = report_if_due(store, config, now)
         report.failures = send_queued(store, config.settings, now=now, retry=True, stop=stop)
         if _prune_due(store, now):
@@ -357,6 +324,7 @@ def _tick_game(store: Store, config: Config, number: int, now: int, report: Tick
         store.games.set_due(number, game.next_due(now))
         return
     game.save(store)
+    settle_endings(store, config, now)
 
 
 def _remind(store: Store, config: Config, game: RefereedGame, now: int) -> bool:

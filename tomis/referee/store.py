@@ -24,7 +24,11 @@ Tables (the queue of docs/REFEREE.md):
 - ``page_parts``: parts of the status pages kept between runs of page (the finished
   games, the standings, each game in play's row of the index), with the state of the
   games they were drawn from;
-- ``bounces``: each delivery report of a message sent, with the player and game it names.
+- ``bounces``: each delivery report of a message sent, with the player and game it names;
+- ``club_leaves``: each player's leave across all their games, kept or cancelled;
+- ``club_requests``: the club mail's one-time requests (a command waiting for its
+  confirmation, a challenge for its answer), each used once (:mod:`.clubmail`);
+- ``digests``: each player's digest, daily or weekly, and when it is next due.
 
 The schema has a version (:data:`SCHEMA_VERSION`, kept in ``settings``). Opening an older
 store upgrades it in place, one step per version (:data:`UPGRADES`), after copying it to
@@ -43,7 +47,7 @@ from dataclasses import dataclass
 
 from ..errors import FileError
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 BUSY_TIMEOUT_MS = 20_000      # how long a writer waits for another before giving up (exit 75)
 WAIT_ENV = "TOMIS_REFEREE_WAIT"   # seconds, to change that wait (a slow disk, or a test)
 
@@ -229,6 +233,78 @@ ALTER TABLE games ADD COLUMN reminders_sent INTEGER NOT NULL DEFAULT 0;
 UPDATE games SET reminders_sent = 1 WHERE reminded_ply >= 0;
 UPDATE games SET next_due = 0 WHERE over = 0;
 """,
+    3: """
+-- A club's season (issue 43): each part adds its statements below.
+-- foundation: a player is a person who lasts beyond one game: a name (unique, whatever
+-- its case), the address mailed, a rating, and whether the organiser approved them; every
+-- address they write from is in player_addresses (the mailed one included). Games refer
+-- to their players; ``settled`` says the season has taken a finished game's end (rated,
+-- its event advanced), so a step missed by a crash is taken by the next tick.
+CREATE TABLE players (id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE COLLATE NOCASE, address TEXT NOT NULL,
+    rating REAL NOT NULL DEFAULT 1500, deviation REAL NOT NULL DEFAULT 350,
+    volatility REAL NOT NULL DEFAULT 0.06, approved INTEGER NOT NULL DEFAULT 1,
+    created INTEGER NOT NULL);
+CREATE TABLE player_addresses (address TEXT PRIMARY KEY COLLATE NOCASE,
+    player INTEGER NOT NULL);
+CREATE INDEX player_addresses_by_player ON player_addresses (player);
+ALTER TABLE games ADD COLUMN white_player INTEGER;
+ALTER TABLE games ADD COLUMN black_player INTEGER;
+ALTER TABLE games ADD COLUMN settled INTEGER NOT NULL DEFAULT 0;
+-- A store from before: each game's two players become players, by name; the newest
+-- game's address is the one mailed, and every address a name played from is theirs
+-- (an address two names used stays with the newer game's name).
+CREATE TEMP TABLE seats AS
+    SELECT id AS game, 0 AS side, white_name AS name, white_address AS address, created
+        FROM games
+    UNION ALL
+    SELECT id, 1, black_name, black_address, created FROM games;
+INSERT OR IGNORE INTO players (name, address, created)
+    SELECT name, address, created FROM seats ORDER BY game DESC, side;
+INSERT OR IGNORE INTO player_addresses (address, player)
+    SELECT address, (SELECT id FROM players WHERE players.name = seats.name) FROM seats
+        ORDER BY game DESC, side;
+DROP TABLE seats;
+UPDATE games SET white_player = (SELECT id FROM players WHERE players.name = games.white_name),
+    black_player = (SELECT id FROM players WHERE players.name = games.black_name);
+-- Finished games are history: the season does not rate or pair them again.
+UPDATE games SET settled = 1 WHERE over = 1;
+CREATE INDEX games_unsettled ON games (id) WHERE over = 1 AND settled = 0;
+CREATE INDEX games_by_white_player ON games (white_player, over);
+CREATE INDEX games_by_black_player ON games (black_player, over);
+-- leave: a player's leave across all their games (tomis.referee.clubleave), one row per
+-- period taken, counted against the club's yearly allowance; cancelled_at is set when it
+-- was cancelled before it began (its days are then given back). The records hold the
+-- leave itself; this table lets a game started later during it get it too.
+CREATE TABLE club_leaves (id INTEGER PRIMARY KEY, player INTEGER NOT NULL,
+    first_day TEXT NOT NULL, last_day TEXT NOT NULL, taken_at INTEGER NOT NULL,
+    cancelled_at INTEGER);
+CREATE INDEX club_leaves_by_player ON club_leaves (player, first_day);
+-- clubmail: the one-time requests mailed to confirm a command sent to the bare address
+-- (kind 'confirm') or to ask a challenged player (kind 'challenge'): the address mailed,
+-- the player concerned (NULL: one joining), the command (JSON), when, and when used (once).
+-- The index counts the requests to one address in a day (at most 3 of each kind).
+CREATE TABLE club_requests (id INTEGER PRIMARY KEY, kind TEXT NOT NULL,
+    address TEXT NOT NULL, player INTEGER, command TEXT NOT NULL, created INTEGER NOT NULL,
+    used_at INTEGER);
+CREATE INDEX club_requests_by_address ON club_requests (address, kind, created);
+-- clubmail: each player's digest, daily or weekly, and when it is next due, indexed so
+-- that tick reads only the players whose digest is due (as next_due does for games).
+CREATE TABLE digests (player INTEGER PRIMARY KEY, every TEXT NOT NULL, due INTEGER NOT NULL);
+CREATE INDEX digests_due ON digests (due);
+-- rating: each player's rating after each rated game (Glicko-2, every game its own
+-- period), for the player's page and its chart; the rating now is in players. One row a
+-- player and game, so a game is never rated twice for anyone.
+CREATE TABLE ratings (id INTEGER PRIMARY KEY, player INTEGER NOT NULL,
+    game INTEGER NOT NULL, at INTEGER NOT NULL, rating REAL NOT NULL,
+    deviation REAL NOT NULL, volatility REAL NOT NULL);
+CREATE UNIQUE INDEX ratings_by_player ON ratings (player, game);
+-- rating: the index links each player's name to their page, so each game's summary must
+-- name its players' numbers: page reads each record once more (as after schema 2) and
+-- draws the kept rows and parts anew.
+UPDATE games SET summary = NULL;
+DELETE FROM page_parts;
+""",
 }
 
 
@@ -276,7 +352,12 @@ class Store:
     - :attr:`published` and :attr:`page_parts`: what page wrote to each folder, and the
       parts of the index it keeps between runs;
     - :attr:`bounces`: the delivery reports of messages sent, for the organiser;
-    - :attr:`calendars`: what each game's calendar events last showed, and their SEQUENCE.
+    - :attr:`calendars`: what each game's calendar events last showed, and their SEQUENCE;
+    - :attr:`players`: the club's players, each with their addresses and rating;
+    - :attr:`club_leaves`: each player's leave across all their games;
+    - :attr:`requests` and :attr:`digests`: the club mail's one-time requests and each
+      player's digest;
+    - :attr:`ratings`: each player's rating after each rated game.
 
     Opened with :meth:`open` (an older store upgraded first), made with :meth:`create`;
     a context manager that closes the connection on every path, errors included. No SQL
@@ -297,6 +378,11 @@ class Store:
         self.bounces = Bounces(connection)
         self.takes = Takes(connection)
         self.calendars = Calendars(connection)
+        self.players = Players(connection)
+        self.club_leaves = ClubLeaves(connection)
+        self.requests = Requests(connection)
+        self.digests = Digests(connection)
+        self.ratings = Ratings(connection)
 
     # ------------------------------------------------------------------ open and close
     @classmethod
@@ -615,6 +701,8 @@ class GameRow:
     created: int
     acted_at: int | None = None        # when its last action was stamped (None: none yet)
     reminders_sent: int = 0            # of reminded_ply's turn, its moments earliest first
+    white_player: int | None = None    # the players (store.players) who sit there
+    black_player: int | None = None
 
 
 @dataclass(frozen=True)
@@ -672,7 +760,7 @@ class Games:
         row = self._connection.execute(
             "SELECT id, white_name, white_address, black_name, black_address, record, over, "
             "leave_days, thread, reminded_ply, white_key, black_key, created, acted_at, "
-            "reminders_sent FROM games "
+            "reminders_sent, white_player, black_player FROM games "
             "WHERE id = ?", (number,)).fetchone()
         return None if row is None else GameRow(*row[:6], bool(row[6]), *row[7:])
 
@@ -688,14 +776,61 @@ class Games:
             "SELECT side, actions FROM lines WHERE game = ? ORDER BY id", (number,))]
 
     def insert(self, players: tuple[tuple[str, str], tuple[str, str]], record: str,
-               leave_days: int, created: int) -> int:
-        """A new game of ``players`` (name, address) each; its number."""
+               leave_days: int, created: int,
+               player_ids: tuple[int | None, int | None] = (None, None)) -> int:
+        """A new game of ``players`` (name, address) each, who are the players
+        ``player_ids`` of :attr:`Store.players`; its number."""
         (white_name, white_address), (black_name, black_address) = players
         return self._connection.execute(
             "INSERT INTO games (white_name, white_address, black_name, black_address, record, "
-            "leave_days, created) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            "leave_days, created, white_player, black_player) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (white_name, white_address, black_name, black_address, record, leave_days,
-             created)).lastrowid
+             created, *player_ids)).lastrowid
+
+    def of_player(self, player: int, *, in_play: bool) -> list[int]:
+        """The games ``player`` sits in, oldest first: those still played, or all (by the
+        indexes on each seat's player)."""
+        over = "AND over = 0 " if in_play else ""
+        return sorted(number for (number,) in self._connection.execute(
+            f"SELECT id FROM games WHERE white_player = ? {over}"
+            f"UNION SELECT id FROM games WHERE black_player = ? {over}",
+            (player, player)).fetchall())
+
+    def listed_of(self, numbers: list[int]) -> list[Listed]:
+        """:meth:`listed` of the games ``numbers`` alone (a player's), oldest first."""
+        found = []
+        for start in range(0, len(numbers), 500):     # SQLite's bound on parameters
+            part = numbers[start:start + 500]
+            found += self._connection.execute(
+                f"SELECT id, over, summary, changed FROM games WHERE id IN "
+                f"({', '.join('?' * len(part))})", part).fetchall()
+        return sorted((Listed(number, bool(over), summary, changed)
+                       for number, over, summary, changed in found), key=lambda row: row.id)
+
+    def unsettled(self) -> list[int]:
+        """The finished games whose end the season has not yet taken, oldest first."""
+        return [number for (number,) in self._connection.execute(
+            "SELECT id FROM games WHERE over = 1 AND settled = 0 ORDER BY id").fetchall()]
+
+    def settle(self, number: int) -> None:
+        """Say that the season has taken game ``number``'s end (in the caller's transaction)."""
+        self._connection.execute("UPDATE games SET settled = 1 WHERE id = ?", (number,))
+
+    def rename_player(self, player: int, name: str) -> None:
+        """Show ``player`` as ``name`` in the games they play now (a finished game keeps
+        the name it was played under, as its record does)."""
+        for column, name_column in (("white_player", "white_name"), ("black_player", "black_name")):
+            self._connection.execute(
+                f"UPDATE games SET {name_column} = ? WHERE {column} = ? AND over = 0",
+                (name, player))
+
+    def readdress_player(self, player: int, address: str) -> None:
+        """Mail ``player`` at ``address`` in the games they play now."""
+        for column, address_column in (("white_player", "white_address"),
+                                       ("black_player", "black_address")):
+            self._connection.execute(
+                f"UPDATE games SET {address_column} = ? WHERE {column} = ? AND over = 0",
+                (address, player))
 
     def save(self, number: int, change: GameChange) -> None:
         """Write ``change`` over game ``number``: its row, and its lines and leave anew."""
@@ -795,6 +930,128 @@ class Games:
         (number,) = self._connection.execute(
             "SELECT COALESCE(MAX(changed), 0) FROM games").fetchone()
         return number
+
+
+# --------------------------------------------------------------------------- the players
+@dataclass(frozen=True)
+class PlayerRow:
+    """A club's player: who they are, where they are mailed, their rating (Glicko-2's
+    three numbers) and whether the organiser approved them."""
+
+    id: int
+    name: str
+    address: str
+    rating: float
+    deviation: float
+    volatility: float
+    approved: bool
+    created: int
+
+
+_PLAYER_COLUMNS = "id, name, address, rating, deviation, volatility, approved, created"
+
+
+def _player(row) -> PlayerRow | None:
+    return None if row is None else PlayerRow(*row[:6], bool(row[6]), row[7])
+
+
+class Players:
+    """The club's players and every address each writes from. Names and addresses are
+    matched whatever their case (the columns' NOCASE collation)."""
+
+    def __init__(self, connection: sqlite3.Connection):
+        self._connection = connection
+
+    def add(self, name: str, address: str, at: int, *, rating: float = 1500.0,
+            deviation: float = 350.0, volatility: float = 0.06, approved: bool = True) -> int:
+        """A new player, mailed at ``address``; their number. The caller has checked that
+        neither the name nor the address is taken."""
+        number = self._connection.execute(
+            "INSERT INTO players (name, address, rating, deviation, volatility, approved, "
+            "created) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (name, address, rating, deviation, volatility, int(approved), at)).lastrowid
+        self._connection.execute("INSERT INTO player_addresses (address, player) VALUES (?, ?)",
+                                 (address, number))
+        return number
+
+    def get(self, number: int) -> PlayerRow | None:
+        return _player(self._connection.execute(
+            f"SELECT {_PLAYER_COLUMNS} FROM players WHERE id = ?", (number,)).fetchone())
+
+    def by_name(self, name: str) -> PlayerRow | None:
+        return _player(self._connection.execute(
+            f"SELECT {_PLAYER_COLUMNS} FROM players WHERE name = ?", (name,)).fetchone())
+
+    def by_address(self, address: str) -> PlayerRow | None:
+        """The player who writes from ``address`` (any of theirs), or None."""
+        return _player(self._connection.execute(
+            f"SELECT {_PLAYER_COLUMNS} FROM players WHERE id = "
+            f"(SELECT player FROM player_addresses WHERE address = ?)", (address,)).fetchone())
+
+    def all(self) -> list[PlayerRow]:
+        """Every player, by name."""
+        return [_player(row) for row in self._connection.execute(
+            f"SELECT {_PLAYER_COLUMNS} FROM players ORDER BY name")]
+
+    def addresses(self, number: int) -> list[str]:
+        """Every address of player ``number``, in the order they were added."""
+        return [address for (address,) in self._connection.execute(
+            "SELECT address FROM player_addresses WHERE player = ? ORDER BY rowid", (number,))]
+
+    def owns(self, number: int, address: str) -> bool:
+        """Whether ``address`` is one of player ``number``'s."""
+        return self._connection.execute(
+            "SELECT 1 FROM player_addresses WHERE address = ? AND player = ?",
+            (address, number)).fetchone() is not None
+
+    def add_address(self, number: int, address: str) -> None:
+        """Add ``address`` to player ``number``'s (kept when it is theirs already) and mail
+        them there from now on."""
+        self._connection.execute(
+            "INSERT OR IGNORE INTO player_addresses (address, player) VALUES (?, ?)",
+            (address, number))
+        self._connection.execute("UPDATE players SET address = ? WHERE id = ?", (address, number))
+
+    def rename(self, number: int, name: str) -> None:
+        self._connection.execute("UPDATE players SET name = ? WHERE id = ?", (name, number))
+
+    def approve(self, number: int) -> None:
+        self._connection.execute("UPDATE players SET approved = 1 WHERE id = ?", (number,))
+
+    def set_rating(self, number: int, rating: float, deviation: float, volatility: float) -> None:
+        self._connection.execute(
+            "UPDATE players SET rating = ?, deviation = ?, volatility = ? WHERE id = ?",
+            (rating, deviation, volatility, number))
+
+
+@dataclass(frozen=True)
+class RatingRow:
+    """A player's rating after one rated game (Glicko-2's three numbers), and when."""
+
+    game: int
+    at: int
+    rating: float
+    deviation: float
+    volatility: float
+
+
+class Ratings:
+    """Each player's rating after each rated game: the history their page draws."""
+
+    def __init__(self, connection: sqlite3.Connection):
+        self._connection = connection
+
+    def add(self, player: int, game: int, at: int, rating: float, deviation: float,
+            volatility: float) -> None:
+        self._connection.execute(
+            "INSERT INTO ratings (player, game, at, rating, deviation, volatility) "
+            "VALUES (?, ?, ?, ?, ?, ?)", (player, game, at, rating, deviation, volatility))
+
+    def history(self, player: int) -> list[RatingRow]:
+        """Player ``player``'s rating after each rated game, oldest first."""
+        return [RatingRow(*row) for row in self._connection.execute(
+            "SELECT game, at, rating, deviation, volatility FROM ratings WHERE player = ? "
+            "ORDER BY id", (player,))]
 
 
 # --------------------------------------------------------------------------- the outbox
@@ -1310,6 +1567,136 @@ class Calendars:
             "DO UPDATE SET sequence = excluded.sequence, shown = excluded.shown",
             (game, sequence, shown))
         return sequence
+
+
+# --------------------------------------------------------------------------- leave across games
+
+@dataclass(frozen=True)
+class ClubLeaveRow:
+    """A player's leave across their games: days ``YYYY-MM-DD``, both inclusive."""
+
+    id: int
+    player: int
+    first_day: str
+    last_day: str
+    taken_at: int
+
+
+class ClubLeaves:
+    """Each player's leave across all their games (:mod:`tomis.referee.clubleave`): the
+    periods kept, none cancelled, and their cancelling."""
+
+    def __init__(self, connection: sqlite3.Connection):
+        self._connection = connection
+
+    def add(self, player: int, first_day: str, last_day: str, at: int) -> int:
+        return self._connection.execute(
+            "INSERT INTO club_leaves (player, first_day, last_day, taken_at) VALUES (?, ?, ?, ?)",
+            (player, first_day, last_day, at)).lastrowid
+
+    def of_player(self, player: int) -> list[ClubLeaveRow]:
+        """``player``'s leave kept (not cancelled), by first day."""
+        return [ClubLeaveRow(*row) for row in self._connection.execute(
+            "SELECT id, player, first_day, last_day, taken_at FROM club_leaves "
+            "WHERE player = ? AND cancelled_at IS NULL ORDER BY first_day, id", (player,))]
+
+    def all_kept(self) -> list[ClubLeaveRow]:
+        """Every player's leave kept, by player and first day (the organiser's listing)."""
+        return [ClubLeaveRow(*row) for row in self._connection.execute(
+            "SELECT id, player, first_day, last_day, taken_at FROM club_leaves "
+            "WHERE cancelled_at IS NULL ORDER BY player, first_day, id")]
+
+    def cancel(self, id: int, at: int) -> None:
+        self._connection.execute(
+            "UPDATE club_leaves SET cancelled_at = ? WHERE id = ?", (at, id))
+
+
+# --------------------------------------------------------------------------- the club's mail
+
+CONFIRM, CHALLENGE = "confirm", "challenge"      # the two kinds of one-time request
+
+
+@dataclass(frozen=True)
+class RequestRow:
+    """A one-time request (:mod:`.clubmail`): a command waiting for its confirmation
+    (:data:`CONFIRM`) or a challenge waiting for its player's answer (:data:`CHALLENGE`),
+    the address its one-time reply address was mailed to, the player it concerns (None:
+    one who is joining), the command (JSON), when it was made and when it was used."""
+
+    id: int
+    kind: str
+    address: str
+    player: int | None
+    command: str
+    created: int
+    used_at: int | None
+
+
+class Requests:
+    """The club's one-time requests, each used at most once."""
+
+    def __init__(self, connection: sqlite3.Connection):
+        self._connection = connection
+
+    def add(self, kind: str, address: str, player: int | None, command: str,
+            created: int) -> int:
+        return self._connection.execute(
+            "INSERT INTO club_requests (kind, address, player, command, created) "
+            "VALUES (?, ?, ?, ?, ?)", (kind, address, player, command, created)).lastrowid
+
+    def get(self, number: int) -> RequestRow | None:
+        row = self._connection.execute(
+            "SELECT id, kind, address, player, command, created, used_at FROM club_requests "
+            "WHERE id = ?", (number,)).fetchone()
+        return None if row is None else RequestRow(*row)
+
+    def use(self, number: int, at: int) -> bool:
+        """Mark request ``number`` used at ``at``; False when it was used already."""
+        return self._connection.execute(
+            "UPDATE club_requests SET used_at = ? WHERE id = ? AND used_at IS NULL",
+            (at, number)).rowcount == 1
+
+    def forget_before(self, before: int) -> int:
+        """Drop the requests made before ``before`` (lapsed or used: a reply to one reads
+        as to no request, and does nothing); how many."""
+        return self._connection.execute(
+            "DELETE FROM club_requests WHERE created < ?", (before,)).rowcount
+
+    def count_since(self, address: str, since: int, kind: str) -> int:
+        """How many requests of ``kind`` were mailed to ``address`` after ``since``."""
+        (count,) = self._connection.execute(
+            "SELECT COUNT(*) FROM club_requests WHERE address = ? AND created > ? AND kind = ?",
+            (address, since, kind)).fetchone()
+        return count
+
+
+class Digests:
+    """Each player's digest: how often (``daily``, ``weekly``) and when it is next due,
+    indexed so that tick reads only the players whose digest is due."""
+
+    def __init__(self, connection: sqlite3.Connection):
+        self._connection = connection
+
+    def set(self, player: int, every: str, due: int) -> None:
+        self._connection.execute(
+            "INSERT INTO digests (player, every, due) VALUES (?, ?, ?) ON CONFLICT (player) "
+            "DO UPDATE SET every = excluded.every, due = excluded.due", (player, every, due))
+
+    def stop(self, player: int) -> None:
+        self._connection.execute("DELETE FROM digests WHERE player = ?", (player,))
+
+    def every(self, player: int) -> str | None:
+        row = self._connection.execute("SELECT every FROM digests WHERE player = ?",
+                                       (player,)).fetchone()
+        return None if row is None else row[0]
+
+    def due(self, now: int) -> list[int]:
+        """The players whose digest is due by ``now``, by the index on ``due``."""
+        return [player for (player,) in self._connection.execute(
+            "SELECT player FROM digests WHERE due <= ? ORDER BY due, player", (now,))]
+
+    def set_due(self, player: int, due: int) -> None:
+        self._connection.execute("UPDATE digests SET due = ? WHERE player = ?", (due, player))
 
 
 # --------------------------------------------------------------------------- create, open, upgrade

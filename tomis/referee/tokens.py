@@ -5,6 +5,11 @@ HMAC-SHA256 under the store's secret, written in lowercase base32 without paddin
 characters. Anyone can read the game number out of a token; no one can make one for
 another game or side without the secret.
 
+A *request* token (issue 43: a one-time address that confirms a command mailed to the
+club's bare address) has the same length and shape: the request's number (4 bytes), the
+byte 2 where a seat token has its side (so the one never reads as the other), and the MAC
+of those 5 bytes under the same secret with a label of its own (:data:`_REQUEST_LABEL`).
+
 The MAC covers those 5 bytes and, when it is not 0, the seat's *generation* (4 bytes),
 which the organiser raises by changing the seat's address (``tomis referee address``):
 the seat's old token then no longer reads, while every token of a seat whose address never
@@ -24,6 +29,9 @@ from typing import Callable, NamedTuple
 TOKEN_LENGTH = 24             # base32 of 15 bytes
 MAX_LOCAL_PART = 64           # RFC 5321's limit on the part before the @
 _MAC_BYTES = 10
+REQUEST_KIND = 2              # the fifth byte of a request token (a seat's is its side, 0 or 1)
+# Signed before a request token's payload, so that no seat's MAC is ever a request's.
+_REQUEST_LABEL = b"tomis-club-request\0"
 _MAX_GAME = 2**32 - 1
 MAX_GENERATION = 2**32 - 1
 
@@ -77,6 +85,32 @@ def read(secret: str, token: str,
     if current is None or not hmac.compare_digest(mac, _mac(secret, payload, current)):
         return None
     return seat
+
+
+def make_request(secret: str, number: int) -> str:
+    """The token of the club's one-time request ``number`` (:mod:`.clubmail`)."""
+    if not 0 < number <= _MAX_GAME:
+        raise ValueError(f"no token for request {number}")
+    payload = number.to_bytes(4, "big") + bytes([REQUEST_KIND])
+    return base64.b32encode(payload + _mac(secret, _REQUEST_LABEL + payload, 0)
+                            ).decode("ascii").lower()
+
+
+def read_request(secret: str, token: str) -> int | None:
+    """The request number ``token`` names, or None when it is no request token this store
+    signed."""
+    if len(token) != TOKEN_LENGTH or not token.isascii() or not token.isalnum():
+        return None
+    try:
+        raw = base64.b32decode(token.upper())
+    except (binascii.Error, ValueError):
+        return None
+    payload, mac = raw[:5], raw[5:]
+    if payload[4] != REQUEST_KIND:
+        return None
+    if not hmac.compare_digest(mac, _mac(secret, _REQUEST_LABEL + payload, 0)):
+        return None
+    return int.from_bytes(payload[:4], "big")
 
 
 def local_part_room(local: str) -> bool:
