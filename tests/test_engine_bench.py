@@ -13,7 +13,9 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_profile_engine_searches_the_stored_positions():
-    text = run("profile_engine.py", "--mode", "search", "--nodes", "50", "--top", "5")
+    # Every function listed (about 170), not the top 5: which five lead depends on the
+    # machine's load, and evaluate fell out of them once, beside a second test worker.
+    text = run("profile_engine.py", "--mode", "search", "--nodes", "50", "--top", "1000")
     assert "nodes over the stored positions" in text and "evaluate" in text
 
 
