@@ -25,7 +25,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from mail_support import RECORDS, environment, run, server  # noqa: F401 (server is a fixture)
 
@@ -224,6 +224,10 @@ def record_tags_case(smtp, white, black, event, name="g.tgn"):
 
 @FEW
 @given(white=TAG_VALUE, black=TAG_VALUE, event=TAG_VALUE, name=FILE_NAME)
+# Found by this test: a Subject the email package folded once folded elsewhere when send
+# wrote the saved message again, so what was sent was not what move --mail had saved.
+@example(white="", black="\r\n\x1f\x1f\u00a10000\x08\U0002ebe1\r\n", event="=?utf-8?q??=",
+         name="=?utf-8?q??=.tgn")
 def test_fuzz_record_tags_and_name_never_reach_a_header(smtp, white, black, event, name):
     """The record's file name becomes the attachment's: a saved attachment's name may be
     the opponent's choice."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import sys
+from dataclasses import dataclass
 
 import click
 
@@ -207,10 +208,11 @@ def write_message(path: str, message) -> None:
     safefile.atomic_write(path, headers.message_bytes(message).decode("ascii"))
 
 
-def send_now(message, failed, security: str | None = None) -> None:
+def send_now(message, failed, security: str | None = None, data: bytes | None = None) -> None:
     """Send with the configured server or program, to the message's own To and Cc;
     ``failed(error)`` gives the Failure to raise; ``security`` overrides the settings
-    when not None."""
+    when not None. ``data``: the message's bytes as saved, sent as they are (``message``
+    is those bytes read)."""
     from ..outgoing import headers
     from ..outgoing import sending
     from ..errors import visible
@@ -218,7 +220,8 @@ def send_now(message, failed, security: str | None = None) -> None:
     try:
         settings = sending.smtp_settings(security=security)
         sending.envelope(message)          # a message that cannot be sent asks no password
-        recipients = sending.send(message, settings, smtp_password(settings))
+        recipients = sending.send(message if data is None else data, settings,
+                                  smtp_password(settings))
     except headers.MailError as error:
         raise failed(error) from None
     click.echo(visible(f"sent to {', '.join(recipients)}: {message['Subject']}"), err=True)
@@ -267,8 +270,9 @@ def send(file, to, security, starttls):
         raise click.UsageError(f"{shown(file)} is a mailbox; send takes a message written "
                                "by move --mail, or a record: to answer a message of it, "
                                "tomis move MAILBOX --message ID ACTION --send")
-    message = _saved_message(file)
-    if message is None:
+    saved = _saved_message(file)
+    message = None if saved is None else saved.message
+    if saved is None:
         from ..errors import TomisError
 
         source = read_record(file)
@@ -279,8 +283,11 @@ def send(file, to, security, starttls):
             raise Failure(located(error, shown(file)), EXIT_INVALID) from None
     elif to is not None:
         raise click.BadParameter("a written message keeps its own To: header", param_hint="--to")
+    # A message move --mail saved goes as its bytes are: written again, a header the
+    # email package folded once may fold elsewhere, and what was read would not be sent.
     send_now(message, lambda error: Failure(located(_said_not_sent(error), shown(file)),
-                                            EXIT_INVALID), security)
+                                            EXIT_INVALID), security,
+             None if saved is None else saved.data)
 
 
 def _said_not_sent(error):
@@ -292,7 +299,15 @@ def _said_not_sent(error):
     return wrapped
 
 
-def _saved_message(path: str):
+@dataclass(frozen=True)
+class SavedMessage:
+    """A message ``move --mail`` saved: as read, and its bytes."""
+
+    message: object
+    data: bytes
+
+
+def _saved_message(path: str) -> SavedMessage | None:
     """The message in ``path`` when tomis wrote it (``move --mail``), None for a record.
 
     A message some mail program wrote (the opponent's reply, say) is refused: sending it
@@ -313,7 +328,7 @@ def _saved_message(path: str):
     if str(message.get("X-Mailer", "")) != headers.MAILER:
         raise click.UsageError(f"{shown(path)} is a message tomis did not write; send a "
                                "record (tomis send RECORD) or a message from move --mail")
-    return message
+    return SavedMessage(message, data)
 
 
 @click.command()
