@@ -107,16 +107,17 @@ def test_think_refuses_a_level_beside_it_and_a_game_without_the_computer(tmp_pat
 
 
 def test_think_gives_the_computer_a_time_per_action_and_a_resumed_game_keeps_it(tmp_path, monkeypatch):
-    from tomis.engine.search import Limits, Search
+    from tomis.engine.player import ComputerPlayer
+    from tomis.engine.search import Limits
 
     asked = []
-    search = Search.run
+    choose = ComputerPlayer.choose
 
-    def spy(self, state, limits=Limits(), *args, **kwargs):
-        asked.append(limits)
-        return search(self, state, limits, *args, **kwargs)
+    def spy(self, state, previous=None):      # the search itself may be compiled: spy on its caller
+        asked.append(self.limits)
+        return choose(self, state, previous)
 
-    monkeypatch.setattr(Search, "run", spy)
+    monkeypatch.setattr(ComputerPlayer, "choose", spy)
     path = tmp_path / "think.tgn"
     result = invoke("play", path, "--black", "computer", "--think", "0.05", input="B@e1\nG@a1\nquit\n")
     assert result.exit_code == 0, result.stderr
