@@ -45,9 +45,10 @@ QUIESCENCE_DEPTH = 6         # plies of destroying actions after the horizon, at
 CHECK_EVERY = 255            # nodes between looks at the clock and the stop flag (mask)
 TABLE_LIMIT = 1 << 20        # transposition entries before the table is emptied
 UNDO_PENALTY = 20            # centi-frigates off a slide that undoes the mover's own last one
-# Late-move reductions: at depth REDUCE_FROM or more, the actions after the first
-# LATE_AFTER (and after the table's, destroying and killer actions) are searched one ply
-# shallower first; one that then beats the best so far is searched again in full.
+# Late-move reductions, in the passes deeper than the limits' minimum depth: at depth
+# REDUCE_FROM or more, the actions after the first LATE_AFTER (and after the table's,
+# destroying and killer actions) are searched one ply shallower first; one that then
+# beats the best so far is searched again in full.
 REDUCE_FROM = 2
 LATE_AFTER = 4
 
@@ -265,6 +266,7 @@ class Search:
         self._node_limit: int | None = None
         self._deadline: float | None = None
         self._armed = False             # limits and stop apply (not during depth 1)
+        self._reducing = False          # late-move reductions apply (past the minimum depth)
         self._partial: tuple[int, Action] | None = None     # (score, action): best of the unfinished pass
         self._previous: list = [None, None]   # the two actions before the root
         self._line: list = []
@@ -320,6 +322,9 @@ class Search:
         scores = {action: 0 for action in actions}
         for depth in range(1, max_depth + 1):
             self._forget_partial()
+            # The depths a level promises are searched in full; reductions only take the
+            # search deeper than that (a reduced pass at the minimum depth lost games).
+            self._reducing = depth > limits.min_depth
             try:
                 exact_scores = self._root(state, actions, offsets, scores, depth, wanted)
             except _Abort:
@@ -435,7 +440,7 @@ class Search:
         best = -INFINITE
         best_action = None
         actions, special = self._ordered(state, table_action, ply)
-        late = max(special, LATE_AFTER) if depth >= REDUCE_FROM else len(actions)
+        late = max(special, LATE_AFTER) if depth >= REDUCE_FROM and self._reducing else len(actions)
         for index, action in enumerate(actions):
             if index == 0:
                 score = self._after(state, action, depth - 1, -beta, -alpha, ply + 1)
