@@ -91,20 +91,21 @@ def main(argv=None) -> int:
                              seed=args.seed, concurrency=args.concurrency, max_actions=args.max_actions)
     print(f"A: level {args.level} ({settings.a.name}); B: plain alpha-beta at {args.nodes} nodes; "
           f"openings seed {args.seed}", flush=True)
+    if args.output and Path(args.output).exists():
+        parser.error(f"{args.output} exists; the games go to a new file")
     score = Score()
     records = []
 
     def shown(outcome, _running) -> None:
         score_for_a(settings, outcome, score)
         records.append(outcome.record)
+        if args.output:             # after every game, so a run cut short keeps its games
+            Path(args.output).write_text("\n".join(records), encoding="utf-8")
         print(f"game {outcome.number}: {outcome.white} (White) vs {outcome.black} (Black): "
               f"{outcome.result}, {outcome.reason}", flush=True)
 
     run_match(_skipping(settings, args.first_pair), on_game=shown)
     print("\n".join(table(score)), flush=True)
-    if args.output:
-        with open(args.output, "x", encoding="utf-8") as handle:
-            handle.write("\n".join(records))
     return 0
 
 
