@@ -13,6 +13,11 @@
   the history heuristic. History is kept for moves and deployments, which the rules
   module interns (one object per action), so it is keyed by object identity: hashing
   an action object is slow Python.
+- Null windows (principal variation search): after a node's first action, each action
+  is first searched only to show it is no better than the best so far. In the passes
+  deeper than the limits' minimum depth, late quiet actions are also searched one ply
+  shallower first (late-move reductions); either is searched again in full when it
+  shows more.
 - Quiescence: at the horizon the side to act may still play actions whose combat
   destroys something (R15-R19), so a position is not judged in the middle of an
   exchange; "standing pat" on the static evaluation is allowed, as no action is forced.
