@@ -33,6 +33,10 @@ def score_interval(score: Score) -> tuple[float, float]:
     """The level's mean score with a 95 % interval, from the games' own variance."""
     n = score.games
     mean = score.fraction
+    if score.wins == n or score.losses == n:
+        # No variance to read: the exact binomial bound (p ** n = 2.5 %), as match.elo gives.
+        bound = 0.025 ** (1 / n)
+        return (bound, 1.0) if score.wins == n else (0.0, 1 - bound)
     variance = (score.wins * (1 - mean) ** 2 + score.draws * (0.5 - mean) ** 2 + score.losses * mean ** 2) / n
     spread = Z95 * math.sqrt(variance / n)
     return max(0.0, mean - spread), min(1.0, mean + spread)
