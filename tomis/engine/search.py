@@ -13,11 +13,6 @@
   the history heuristic. History is kept for moves and deployments, which the rules
   module interns (one object per action), so it is keyed by object identity: hashing
   an action object is slow Python.
-- Null windows (principal variation search): after a node's first action, each action
-  is first searched only to show it is no better than the best so far. In the passes
-  deeper than the limits' minimum depth, late quiet actions are also searched one ply
-  shallower first (late-move reductions); either is searched again in full when it
-  shows more.
 - Quiescence: at the horizon the side to act may still play actions whose combat
   destroys something (R15-R19), so a position is not judged in the middle of an
   exchange; "standing pat" on the static evaluation is allowed, as no action is forced.
@@ -50,12 +45,6 @@ QUIESCENCE_DEPTH = 6         # plies of destroying actions after the horizon, at
 CHECK_EVERY = 255            # nodes between looks at the clock and the stop flag (mask)
 TABLE_LIMIT = 1 << 20        # transposition entries before the table is emptied
 UNDO_PENALTY = 20            # centi-frigates off a slide that undoes the mover's own last one
-# Late-move reductions, in the passes deeper than the limits' minimum depth: at depth
-# REDUCE_FROM or more, the actions after the first LATE_AFTER (and after the table's,
-# destroying and killer actions) are searched one ply shallower first; one that then
-# beats the best so far is searched again in full.
-REDUCE_FROM = 2
-LATE_AFTER = 4
 
 EXACT, LOWER, UPPER = 0, 1, 2
 
@@ -271,7 +260,6 @@ class Search:
         self._node_limit: int | None = None
         self._deadline: float | None = None
         self._armed = False             # limits and stop apply (not during depth 1)
-        self._reducing = False          # late-move reductions apply (past the minimum depth)
         self._partial: tuple[int, Action] | None = None     # (score, action): best of the unfinished pass
         self._previous: list = [None, None]   # the two actions before the root
         self._line: list = []
@@ -327,9 +315,6 @@ class Search:
         scores = {action: 0 for action in actions}
         for depth in range(1, max_depth + 1):
             self._forget_partial()
-            # The depths a level promises are searched in full; reductions only take the
-            # search deeper than that (a reduced pass at the minimum depth lost games).
-            self._reducing = depth > limits.min_depth
             try:
                 exact_scores = self._root(state, actions, offsets, scores, depth, wanted)
             except _Abort:
@@ -401,14 +386,7 @@ class Search:
                 alpha = -INFINITE
             self.nodes += 1
             self._line = list(previous)
-            if alpha > -INFINITE:
-                # A null window first: most actions only show that they rank no higher.
-                score = self._after(state, action, depth - 1, offset - alpha - 1, offset - alpha, 1)
-                if score + offset > alpha:
-                    self._line = list(previous)
-                    score = self._after(state, action, depth - 1, -INFINITE, offset - alpha, 1)
-            else:
-                score = self._after(state, action, depth - 1, -INFINITE, offset - alpha, 1)
+            score = self._after(state, action, depth - 1, -INFINITE, offset - alpha, 1)
             scores[action] = score + offset
             if score + offset > alpha:
                 exact_scores[action] = score
@@ -444,14 +422,8 @@ class Search:
         original_alpha = alpha
         best = -INFINITE
         best_action = None
-        actions, special = self._ordered(state, table_action, ply)
-        late = max(special, LATE_AFTER) if depth >= REDUCE_FROM and self._reducing else len(actions)
-        for index, action in enumerate(actions):
-            if index == 0:
-                score = self._after(state, action, depth - 1, -beta, -alpha, ply + 1)
-            else:
-                score = self._scout(state, action, depth - 1 - (index >= late), alpha, beta, ply + 1,
-                                    index >= late)
+        for action in self._ordered(state, table_action, ply):
+            score = self._after(state, action, depth - 1, -beta, -alpha, ply + 1)
             if score > best:
                 best = score
                 best_action = action
@@ -491,17 +463,6 @@ class Search:
         if abs(score) > MATE_BOUND:
             return score                # a forced end is worth what it is, however reached
         return score - penalty
-
-    def _scout(self, state: State, action, depth: int, alpha: int, beta: int, ply: int,
-               reduced: bool) -> int:
-        """A later action, searched first with the null window (``alpha``, ``alpha`` + 1),
-        and ``reduced`` one ply shallower: it only has to show it is no better than the
-        best so far (principal variation search). One that shows more is searched again
-        in full, at its full depth."""
-        score = self._after(state, action, depth, -alpha - 1, -alpha, ply)
-        if score > alpha and (reduced or score < beta):
-            score = self._after(state, action, depth + reduced, -beta, -alpha, ply)
-        return score
 
     def _reward(self, action, depth: int, ply: int) -> None:
         """A quiet action that cut the search off: remember it as a killer and in history."""
@@ -592,9 +553,8 @@ class Search:
         actions = list(iter_legal_actions(state))
         return [actions[index] for index in _destroying_indexes(actions, hot, state.units, _acting(state))]
 
-    def _ordered(self, state: State, table_action, ply: int) -> tuple[list, int]:
-        """The legal actions, best guesses first (see the module docstring), and how many
-        of them lead because of the table, a destroying guess or a killer.
+    def _ordered(self, state: State, table_action, ply: int) -> list:
+        """The legal actions, best guesses first (see the module docstring).
 
         Each action gets one integer key, raised band by band (history, killers,
         destroying actions, the table's action), and a stable sort keeps generation order
@@ -603,7 +563,7 @@ class Search:
         """
         actions = list(iter_legal_actions(state))
         if len(actions) < 2:
-            return actions, len(actions)
+            return actions
         history = self._history.get
         keys = [history(id(action), 0) for action in actions]
         killers = self._killers[ply]
@@ -615,8 +575,7 @@ class Search:
                 keys[index] = _CAPTURE_BAND
         _raise_key(actions, keys, table_action, _TABLE_BAND)
         order = sorted(range(len(actions)), key=keys.__getitem__, reverse=True)
-        special = sum(1 for key in keys if key >= _KILLER_BAND)
-        return [actions[index] for index in order], special
+        return [actions[index] for index in order]
 
     # -- the expected line -----------------------------------------------------------------
     def _pv(self, state: State, first, depth: int, score: int) -> list:
