@@ -1,9 +1,12 @@
-"""The optional compiled build of the rules (TOMIS_COMPILE=1, setup.py; docs/PERFORMANCE.md).
+"""The optional compiled build of the rules and the engine's search (TOMIS_COMPILE=1,
+setup.py; docs/PERFORMANCE.md, docs/ENGINE.md).
 
 The whole suite runs on whichever build is installed; these tests check that the report
 of which one it is tells the truth, and (slow) that a compiled build plays exactly as
 the pure Python one: the same positions, reports, legal actions and refusals, action by
-action, over seeded random games of both editions.
+action, over seeded random games of both editions; and that its search gives the same
+best action, score, depth and line as the pure one on 50 seeded positions at a fixed
+node count.
 """
 
 from __future__ import annotations
@@ -27,8 +30,10 @@ def test_the_build_name_names_the_modules_that_loaded_compiled():
                             if not importlib.import_module(name).__file__.endswith(".py"))
     assert compiled_modules() == loaded_compiled
     if loaded_compiled:
-        assert build_name() == "rules compiled with mypyc: " + ", ".join(
-            name.rsplit(".", 1)[1] for name in loaded_compiled)
+        rules = [name.rsplit(".", 1)[1] for name in loaded_compiled if name.startswith("tomis.rules.")]
+        engine = [name.rsplit(".", 1)[1] for name in loaded_compiled if name.startswith("tomis.engine.")]
+        parts = [f"rules: {', '.join(rules)}"] * bool(rules) + [f"engine: {', '.join(engine)}"] * bool(engine)
+        assert build_name() == "; ".join(parts).replace(":", " compiled with mypyc:", 1)
     else:
         assert build_name() == "pure Python"
 
@@ -75,6 +80,30 @@ for seed in range(24):
 """
 
 
+# The same for the engine (issue 45): per seeded position, the search's best action,
+# score, depth and line at a fixed node count. A node limit makes the search the same
+# on any machine and in either build; only the time differs.
+SEARCH = r"""
+import random
+from tomis.rules import apply, legal_actions, new_game
+from tomis.rules.compiled import build_name
+from tomis.engine.search import Limits, Search
+
+print(build_name())
+for seed in range(50):
+    pick = random.Random(seed)
+    state = new_game(("manual", "readme")[seed % 2])
+    for _ in range(pick.randrange(14, 60)):
+        actions = legal_actions(state)
+        after, _report = apply(state, pick.choice(actions))
+        if after.to_move is None:
+            break
+        state = after
+    found = Search(seed).run(state, Limits(nodes=1500, min_depth=2))
+    print(seed, state.hash, found.action, found.score, found.depth, found.nodes, [str(a) for a in found.pv])
+"""
+
+
 def _sources(into: Path) -> Path:
     into.mkdir()
     for name in ("pyproject.toml", "setup.py", "README.md"):
@@ -96,22 +125,41 @@ def _install(sources: Path, env_dir: Path, compile_: bool) -> Path:
     return python
 
 
-def _play(python: Path, where: Path) -> list[str]:
+def _play(python: Path, where: Path, script: str = PLAY) -> list[str]:
     # Run away from the sources, so the installed package is what is imported.
-    done = subprocess.run([str(python), "-c", PLAY], cwd=where, capture_output=True, text=True,
+    done = subprocess.run([str(python), "-c", script], cwd=where, capture_output=True, text=True,
                           check=True)
     return done.stdout.splitlines()
 
 
-@pytest.mark.slow
-def test_a_compiled_build_plays_exactly_as_pure_python(tmp_path):
+@pytest.fixture(scope="module")
+def builds(tmp_path_factory):
+    """The pure and the compiled install of these sources, made once for the module's tests."""
     if shutil.which(os.environ.get("CC", "cc")) is None and shutil.which("gcc") is None:
         pytest.skip("no C compiler")
-    sources = _sources(tmp_path / "sources")
-    pure = _install(sources, tmp_path / "pure", compile_=False)
-    compiled = _install(sources, tmp_path / "compiled", compile_=True)
-    pure_lines, compiled_lines = _play(pure, tmp_path), _play(compiled, tmp_path)
+    where = tmp_path_factory.mktemp("builds")
+    sources = _sources(where / "sources")
+    return (where, _install(sources, where / "pure", compile_=False),
+            _install(sources, where / "compiled", compile_=True))
+
+
+COMPILED_NAME = "rules compiled with mypyc: board, combat, core; engine: evaluate, search"
+
+
+@pytest.mark.slow
+def test_a_compiled_build_plays_exactly_as_pure_python(builds):
+    where, pure, compiled = builds
+    pure_lines, compiled_lines = _play(pure, where), _play(compiled, where)
     assert pure_lines[0] == "pure Python"
-    assert compiled_lines[0] == "rules compiled with mypyc: board, combat, core"
+    assert compiled_lines[0] == COMPILED_NAME
     assert len(pure_lines) > 1000
+    assert pure_lines[1:] == compiled_lines[1:]
+
+
+@pytest.mark.slow
+def test_the_compiled_search_finds_what_the_pure_one_finds(builds):
+    where, pure, compiled = builds
+    pure_lines, compiled_lines = _play(pure, where, SEARCH), _play(compiled, where, SEARCH)
+    assert (pure_lines[0], compiled_lines[0]) == ("pure Python", COMPILED_NAME)
+    assert len(pure_lines) == 51 and len({line.split()[1] for line in pure_lines[1:]}) == 50   # 50 positions
     assert pure_lines[1:] == compiled_lines[1:]

@@ -82,6 +82,57 @@ def test_a_bad_level_is_a_usage_error(tmp_path, value):
     assert not (tmp_path / "x.tgn").exists()
 
 
+# --think SECONDS (issue 45): a time per action instead of a level's node limit.
+
+@pytest.mark.parametrize("value", ["0", "-1", "nan", "abc", "inf", "3601"])
+def test_a_bad_think_time_is_a_one_line_usage_error(tmp_path, value):
+    result = invoke("play", tmp_path / "x.tgn", "--black", "computer", "--think", value, input="quit\n")
+    assert result.exit_code == 2
+    errors = [line for line in result.stderr.splitlines() if line.startswith("Error:")]
+    assert len(errors) == 1 and "--think" in errors[0]
+    assert "Traceback" not in result.stderr
+    assert not (tmp_path / "x.tgn").exists()
+
+
+@pytest.mark.parametrize("sides, words", [
+    (("--black", "computer:4"), "not computer:4"),             # a level's node limit and a time: which?
+    (("--black", "Bo"), "the computer plays neither side"),   # nobody to give the time to
+])
+def test_think_refuses_a_level_beside_it_and_a_game_without_the_computer(tmp_path, sides, words):
+    result = invoke("play", tmp_path / "x.tgn", *sides, "--think", "1", input="quit\n")
+    assert result.exit_code == 2
+    errors = [line for line in result.stderr.splitlines() if line.startswith("Error:")]
+    assert len(errors) == 1 and words in errors[0] and "--think" in errors[0]
+    assert not (tmp_path / "x.tgn").exists()
+
+
+def test_think_gives_the_computer_a_time_per_action_and_a_resumed_game_keeps_it(tmp_path, monkeypatch):
+    from tomis.engine.player import ComputerPlayer
+    from tomis.engine.search import Limits
+
+    asked = []
+    choose = ComputerPlayer.choose
+
+    def spy(self, state, previous=None):      # the search itself may be compiled: spy on its caller
+        asked.append(self.limits)
+        return choose(self, state, previous)
+
+    monkeypatch.setattr(ComputerPlayer, "choose", spy)
+    path = tmp_path / "think.tgn"
+    result = invoke("play", path, "--black", "computer", "--think", "0.05", input="B@e1\nG@a1\nquit\n")
+    assert result.exit_code == 0, result.stderr
+    game = record.read_game(path.read_text(encoding="utf-8"))
+    actions = [str(n.action) for n in game.nodes]
+    assert len(actions) == 4 and f"tomis thinking 0.05 s plays {actions[3]}" in result.stdout
+    assert game.tags["Black"] == "tomis thinking 0.05 s" and game.tags["BlackType"] == "program"
+    assert asked == [Limits(time=0.05)] * 2           # no node limit, no randomness
+    # Resumed without options, the record's computer thinks as long as it did.
+    result = invoke("play", path, input="G@b2\nquit\n")
+    assert result.exit_code == 0, result.stderr
+    assert "tomis thinking 0.05 s plays" in result.stdout
+    assert asked == [Limits(time=0.05)] * 3
+
+
 def spawn_play(*args):
     pexpect = pytest.importorskip("pexpect")
     # TERM=dumb: plain prompts without the line editor's redrawing (as test_play_tty does).

@@ -469,16 +469,17 @@ class ComputerOpponent:
     there, whoever is to act.
     """
 
-    def __init__(self, level: int, seed: int = 0, side: str | None = None):
+    def __init__(self, level: int, seed: int = 0, side: str | None = None, think: float | None = None):
         self.seed = seed
         self.side = side
-        self.set_level(level)
+        self.set_level(level, think)
 
-    def set_level(self, level: int) -> None:
-        """Play at ``level`` from the next action on (the same seed)."""
+    def set_level(self, level: int, think: float | None = None) -> None:
+        """Play at ``level`` from the next action on (the same seed); ``think``: seconds
+        per action instead of the level's limits."""
         from ..engine.player import ComputerPlayer
 
-        self.computer = ComputerPlayer(level, self.seed)
+        self.computer = ComputerPlayer(level, self.seed, think)
         self.level = level
         self.name = self.computer.name
 

@@ -276,6 +276,7 @@ ACTION_NUMBER = ActionNumber()
 
 
 MAX_DELAY = 3600.0             # --delay (replay, play), seconds; time.sleep refuses inf and huge values
+MAX_THINK = 3600.0             # play --think, seconds per computer action: an hour, as hint --time
 
 
 def finite(_ctx, param, value):

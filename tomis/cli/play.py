@@ -18,7 +18,7 @@ import click
 
 from ..rules.board import SIDE_NAMES
 
-from .files import MAX_DELAY, finite, load_game, locked, new_game, read_record, require_stdin, write_new, write_over
+from .files import MAX_DELAY, MAX_THINK, finite, load_game, locked, new_game, read_record, require_stdin, write_new, write_over
 from .output import colour_options, display, legal_action_words, termination
 
 if TYPE_CHECKING:
@@ -128,6 +128,7 @@ class SideChoice:
     kind: str | None = None
     level: int | None = None
     name: str | None = None
+    level_given: bool = False       # computer:N, not computer alone
 
 
 def side_choice(option: str, value: str | None) -> SideChoice:
@@ -141,7 +142,7 @@ def side_choice(option: str, value: str | None) -> SideChoice:
     if lowered == "computer" or lowered.startswith("computer:"):
         from .engine import parse_level
 
-        return SideChoice("computer", parse_level(lowered, option))
+        return SideChoice("computer", parse_level(lowered, option), level_given=lowered != "computer")
     if lowered == "human":
         return SideChoice("human")
     return SideChoice("human", name=value)
@@ -159,9 +160,12 @@ def side_choice(option: str, value: str | None) -> SideChoice:
 @click.option("--delay", type=click.FloatRange(min=0, max=MAX_DELAY), default=0.0, callback=finite,
               metavar="SECONDS", help="Wait this long before each of the computer's actions "
                                       "(to watch two computers at a readable pace).")
+@click.option("--think", type=click.FloatRange(min=0, max=MAX_THINK, min_open=True), callback=finite,
+              metavar="SECONDS", help="Give the computer this many seconds per action instead of "
+                                      "a level's node limit (not with computer:LEVEL).")
 @click.option("--compact", is_flag=True, help="A ten-line board after each action (compact toggles it).")
 @colour_options
-def play(file, rules, white, black, seed, delay, compact, color, ascii_only):
+def play(file, rules, white, black, seed, delay, think, compact, color, ascii_only):
     """Play at one terminal, against each other or the computer; FILE is saved after
     every action, resumed if it exists.
 
@@ -169,6 +173,9 @@ def play(file, rules, white, black, seed, delay, compact, color, ascii_only):
     computer alone is the default level), or a human player's name. Two computers play
     each other to the end (--delay 2 to follow them). A resumed game keeps the computer on the side it played
     (the record's WhiteType/BlackType tags) unless --white or --black say otherwise.
+    --think SECONDS gives the computer a time per action instead of its level's node
+    limit: its strongest answer in that time, different on a faster machine (level N
+    at the prompt goes back to a level).
     At the prompt type an action in the notation (like F@a1 or Fa2-a3), or one of:
     help, moves [SQUARE], show, undo [N], redo [N], hint, history, clock, flip,
     compact, level N, resign, draw, save [FILE], quit. At a terminal, Tab completes
@@ -177,9 +184,11 @@ def play(file, rules, white, black, seed, delay, compact, color, ascii_only):
     asking. Ctrl-C stops at once (exit 130).
     """
     choices = {"white": side_choice("--white", white), "black": side_choice("--black", black)}
+    if think is not None:
+        refuse_a_level_with_think(choices, think)
     shown = display(ascii_only, color)
     session = PlaySession(file, colour=shown.colour, arrows=shown.glyphs, seed=seed, compact=compact,
-                          delay=delay)
+                          delay=delay, think=think)
     with session.locks:
         if file is not None:
             # Held from the first read to the last save: a `tomis move` on the same file
@@ -187,6 +196,16 @@ def play(file, rules, white, black, seed, delay, compact, color, ascii_only):
             session.hold(file)
         session.open(rules, choices["white"], choices["black"])
         session.run()
+
+
+def refuse_a_level_with_think(choices: dict[str, SideChoice], think: float) -> None:
+    """--think replaces a level's node limit, so computer:N beside it is a usage error
+    (which of the two would hold is not for tomis to guess)."""
+    for side, choice in choices.items():
+        if choice.kind == "computer" and choice.level_given:
+            raise click.UsageError(
+                f"--think {think:g} gives the computer a time per action instead of a level's node "
+                f"limit; give --{side} computer, not computer:{choice.level}, or leave out --think")
 
 
 def login_name() -> str | None:
@@ -215,12 +234,13 @@ class PlaySession:
 
     def __init__(self, file: str | None, colour: bool, players: dict[str, Player] | None = None,
                  arrows: bool | None = None, computers: dict[str, Player] | None = None,
-                 seed: int = 0, compact: bool = False, delay: float = 0.0):
+                 seed: int = 0, compact: bool = False, delay: float = 0.0, think: float | None = None):
         from . import turns
 
         self.file = file
         self.computers = dict(computers or {})   # sides the computer plays; people play the rest
         self.seed = seed
+        self.think = think              # seconds per computer action instead of a level's nodes
         self.colour = colour
         self.arrows = colour if arrows is None else arrows
         self.compact = compact
@@ -280,15 +300,24 @@ class PlaySession:
     def _choose_players(self, choices: dict[str, SideChoice], resumed: bool) -> None:
         """Which sides the computer plays: as the options say, else (resuming) as the
         record says (a ``program`` Type tag and a ``tomis level N`` name)."""
-        from ..engine.player import PROGRAM, TYPE_TAGS, program_level
+        from ..engine.levels import DEFAULT_LEVEL
+        from ..engine.player import PROGRAM, TYPE_TAGS, program_level, thinking_seconds
         from .engine import ComputerOpponent
 
         for side, choice in choices.items():
             level = choice.level if choice.kind == "computer" else None
+            think = self.think
             if choice.kind is None and resumed and self.game.tags.get(TYPE_TAGS[side]) == PROGRAM:
-                level = program_level(self.game.tags.get(side.capitalize()))
+                name = self.game.tags.get(side.capitalize())
+                level = program_level(name)
+                recorded = thinking_seconds(name)       # a computer given a time per action
+                if recorded is not None:
+                    level, think = DEFAULT_LEVEL, think if think is not None else recorded
             if level is not None and side not in self.computers:
-                self.computers[side] = ComputerOpponent(level, self.seed, side)
+                self.computers[side] = ComputerOpponent(level, self.seed, side, think=think)
+        if self.think is not None and not self.computers:       # checked before any file is written
+            raise click.UsageError("--think gives the computer a time per action, but the computer "
+                                   "plays neither side; add --white computer or --black computer")
 
     def _require_people_input(self) -> None:
         if len(self.computers) < len(SIDES) and self.players is None:

@@ -89,7 +89,7 @@ _NEAR = tuple(
     for sq in range(64)
 )
 _SIGN = (1, -1)
-_NOWHERE = frozenset()
+_NOWHERE: frozenset[int] = frozenset()
 # Ranks a frigate of each side on each square has advanced from its home row.
 _ADVANCE = tuple(tuple(abs(RANK_OF[square] - HOME_RANK[side]) for square in range(64)) for side in (WHITE, BLACK))
 
@@ -419,7 +419,7 @@ def _base_terms(counts, bases, weights) -> int:
 def _gate_terms(gates, units, weights) -> int:
     """``active_gates``, ``jump_gates`` and ``jump_reach``, weighted, White minus Black."""
     score = 0
-    around = None
+    around: set[int] | None = None
     for gate in gates:
         if gate is not None and gate[2] != INACTIVE:
             value = weights[T_ACTIVE_GATES]

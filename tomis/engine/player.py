@@ -19,6 +19,7 @@ from .search import MATE, MATE_BOUND, Limits, Search, SearchResult
 TYPE_TAGS = {"white": "WhiteType", "black": "BlackType"}
 PROGRAM = "program"
 _PROGRAM_NAME = re.compile(r"tomis level ([1-9][0-9]*)")
+_THINKING_NAME = re.compile(r"tomis thinking ([0-9][0-9.e+-]{0,15}) s")
 
 
 def program_name(level: int) -> str:
@@ -30,6 +31,27 @@ def program_level(name: str | None) -> int | None:
     """The level a :func:`program_name` names, or None for any other name."""
     found = _PROGRAM_NAME.fullmatch(name or "")
     return int(found[1]) if found else None
+
+
+# The longest time per action: an hour, as ``hint --time`` and UGI's ``go movetime``.
+MAX_THINK = 3600.0
+
+
+def thinking_name(seconds: float) -> str:
+    """How records name the computer given a time per action: ``tomis thinking 2.5 s``."""
+    return f"tomis thinking {seconds:g} s"
+
+
+def thinking_seconds(name: str | None) -> float | None:
+    """The time per action a :func:`thinking_name` names, or None for any other name."""
+    found = _THINKING_NAME.fullmatch(name or "")
+    if not found:
+        return None
+    try:
+        seconds = float(found[1])
+    except ValueError:
+        return None
+    return seconds if 0 < seconds <= MAX_THINK else None
 
 
 def score_text(score: int) -> str:
@@ -50,11 +72,17 @@ def hint(state: State, limits: Limits = Limits(depth=4), seed: int = 0, on_depth
 
 
 class ComputerPlayer:
-    """Plays at level 1-8; the same seed gives the same game against the same actions."""
+    """Plays at level 1-8; the same seed gives the same game against the same actions.
 
-    def __init__(self, level: int = DEFAULT_LEVEL, seed: int = 0):
-        self.limits = level_limits(level)
+    ``think`` (seconds) replaces the level's limits with a time per action: the search
+    deepens until the time is spent (as UGI's ``go movetime``), without randomness.
+    Its answers then depend on the machine's speed, not on the seed alone.
+    """
+
+    def __init__(self, level: int = DEFAULT_LEVEL, seed: int = 0, think: float | None = None):
+        self.limits = level_limits(level) if think is None else Limits(time=think)
         self.level = level
+        self.think = think
         self.seed = seed
         self.search = Search(seed)
         # A player needs the action, not a forced win's line to the end: its time per
@@ -73,7 +101,7 @@ class ComputerPlayer:
 
     @property
     def name(self) -> str:
-        return program_name(self.level)
+        return program_name(self.level) if self.think is None else thinking_name(self.think)
 
     def choose(self, state: State, previous=None):
         """The action this level plays in ``state`` (which must be undecided).

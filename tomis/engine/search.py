@@ -31,7 +31,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 
-from ..rules.actions import GateJump, GateStrike, Jump, Move, Place
+from ..rules.actions import Action, GateJump, GateStrike, Jump, Move, Place
 from ..rules.board import BASE, FLAGSHIP, FRIGATE, FRIGATE_ATTACKS, RAYS, SENTRY, SLIDER_DIRECTIONS, TOWER
 from ..rules.combat import INACTIVE, JUMP, UNIT_DEFENCE, attack_tables
 from ..rules.core import OPENING_PLIES, State, apply_unchecked, iter_legal_actions
@@ -70,7 +70,7 @@ class Limits:
 class ScoredLine:
     """One root action with its exact score for the side to act and the line it starts."""
 
-    action: object
+    action: Action
     score: int
     pv: list = field(default_factory=list)
 
@@ -84,7 +84,7 @@ class SearchResult:
     that is not among them (``Search.run(exact=...)``).
     """
 
-    action: object
+    action: Action
     score: int
     pv: list = field(default_factory=list)
     depth: int = 0
@@ -257,12 +257,12 @@ class Search:
         self._killers: list = []
         self._history: dict = {}
         self._evaluations: dict = {}
-        self._node_limit = None
-        self._deadline = None
+        self._node_limit: int | None = None
+        self._deadline: float | None = None
         self._armed = False             # limits and stop apply (not during depth 1)
-        self._partial = None            # (score, action): best of the unfinished pass
-        self._previous = [None, None]   # the two actions before the root
-        self._line = []
+        self._partial: tuple[int, Action] | None = None     # (score, action): best of the unfinished pass
+        self._previous: list = [None, None]   # the two actions before the root
+        self._line: list = []
 
     # -- control -------------------------------------------------------------------
     def stop(self) -> None:
@@ -314,7 +314,7 @@ class Search:
         best = SearchResult(actions[0], 0, [actions[0]], 0, 0, 0.0)
         scores = {action: 0 for action in actions}
         for depth in range(1, max_depth + 1):
-            self._partial = None
+            self._forget_partial()
             try:
                 exact_scores = self._root(state, actions, offsets, scores, depth, wanted)
             except _Abort:
@@ -336,12 +336,19 @@ class Search:
                 on_depth(best)
             if len(actions) == 1 or abs(best.score) > MATE_BOUND:
                 break                   # nothing to choose, or the game's end is in sight
-            if self._deadline is not None and time.perf_counter() > self._deadline - limits.time * 0.55:
+            if (self._deadline is not None and limits.time is not None
+                    and time.perf_counter() > self._deadline - limits.time * 0.55):
                 break                   # the next depth would not finish in the time left
             actions.sort(key=lambda a: -scores[a])
         best.nodes = self.nodes
         best.time = time.perf_counter() - start
         return best
+
+    def _forget_partial(self) -> None:
+        # A method, not an assignment in run(): after ``self._partial = None`` there, the
+        # type checker (and so the compiled build, which enforces it) would take the
+        # attribute for None until run() ends, though _root() sets it meanwhile.
+        self._partial = None
 
     def _answer(self, state, depth, exact_scores, offsets, wanted, start) -> SearchResult:
         """The result of a finished depth: the best lines, then the actions asked about."""
@@ -444,7 +451,7 @@ class Search:
         """
         child, report = apply_unchecked(state, action)
         if child.to_move is None:
-            return terminal_score(child, state.to_move, ply)
+            return terminal_score(child, _acting(state), ply)
         line = self._line
         penalty = UNDO_PENALTY if type(action) is Move and _undoes(action, line[-2]) and not report.destroyed else 0
         if child.history.count(child.hash) > 1:
@@ -480,7 +487,7 @@ class Search:
         if stand > alpha:
             alpha = stand
         best = stand
-        mover = state.to_move
+        mover = _acting(state)
         for action in self._destroying(state):
             child, report = apply_unchecked(state, action)
             if not (report.destroyed or report.captured):
@@ -511,9 +518,9 @@ class Search:
         points are read from ``State.attacks`` (``tables``: only for a position without
         them, as :func:`side_tables` gives them).
         """
-        side = state.to_move
+        side = _acting(state)
         enemy = 1 - side
-        counts = state.attacks
+        counts: bytearray | list[int] | None = state.attacks
         if counts is None:
             white, black = tables or side_tables(state)
             counts = list(white) + list(black)
@@ -544,7 +551,7 @@ class Search:
         if hot is None and not _frigate_on_active_gate(state):
             return []           # nothing ripe, and no gate strike or capture possible
         actions = list(iter_legal_actions(state))
-        return [actions[index] for index in _destroying_indexes(actions, hot, state.units, state.to_move)]
+        return [actions[index] for index in _destroying_indexes(actions, hot, state.units, _acting(state))]
 
     def _ordered(self, state: State, table_action, ply: int) -> list:
         """The legal actions, best guesses first (see the module docstring).
@@ -564,7 +571,7 @@ class Search:
         _raise_key(actions, keys, killers[0], _KILLER_BAND + 1)
         hot = self._hot_squares(state) if state.ply >= OPENING_PLIES else None
         if hot is not None or _frigate_on_active_gate(state):
-            for index in _destroying_indexes(actions, hot, state.units, state.to_move):
+            for index in _destroying_indexes(actions, hot, state.units, _acting(state)):
                 keys[index] = _CAPTURE_BAND
         _raise_key(actions, keys, table_action, _TABLE_BAND)
         order = sorted(range(len(actions)), key=keys.__getitem__, reverse=True)
@@ -593,6 +600,14 @@ class Search:
                 break
             seen.add(state.hash)
         return line
+
+
+def _acting(state: State) -> int:
+    """The side to act in a position the search is in (never a decided one)."""
+    side = state.to_move
+    if side is None:
+        raise ValueError("the game is over; there is no side to act")
+    return side
 
 
 def forced_line(state: State, first, plies: int, seed: int = 0) -> list:
@@ -659,7 +674,7 @@ def is_quiet(state: State) -> bool:
 
 def _frigate_on_active_gate(state: State) -> bool:
     """Whether a frigate of the side to act stands on an active gate (R12, R13 need one)."""
-    frigate = state.to_move << 3 | FRIGATE
+    frigate = _acting(state) << 3 | FRIGATE
     units = state.units
     for gate in state.gates:
         if gate is not None and gate[2] != INACTIVE and units.get(gate[0]) == frigate:

@@ -1,4 +1,5 @@
-"""Whether the rules run compiled: the optional mypyc build (docs/PERFORMANCE.md).
+"""Whether the rules (and the engine's search) run compiled: the optional mypyc build
+(docs/PERFORMANCE.md, docs/ENGINE.md).
 
 The default install is pure Python. ``TOMIS_COMPILE=1 pip install .`` compiles the
 modules named here with mypyc (a C compiler is needed; the build fetches mypy); setup.py
@@ -15,7 +16,11 @@ from importlib.util import find_spec
 # Dotted names, in import order. tomis.rules.actions stays pure: its types are built
 # by __init_subclass__ and set their slots through object.__setattr__, neither of which
 # a compiled class allows, and compiled callers read their fields as fast either way.
-COMPILABLE = ("tomis.rules.board", "tomis.rules.combat", "tomis.rules.core")
+# The engine's evaluation and search (issue 45) are in the same build, one group with
+# the rules, so their calls into the rules stay native; they are named here, as text,
+# so that the build and this report read one list (nothing of the engine is imported).
+COMPILABLE = ("tomis.rules.board", "tomis.rules.combat", "tomis.rules.core",
+              "tomis.engine.evaluate", "tomis.engine.search")
 
 
 def compiled_modules() -> tuple[str, ...]:
@@ -34,8 +39,14 @@ def _source(name: str) -> str | None:
 
 
 def build_name() -> str:
-    """``"pure Python"``, or which rules modules run compiled, for version lines and figures."""
+    """``"pure Python"``, or which modules run compiled, for version lines and figures:
+    ``rules compiled with mypyc: board, combat, core; engine: evaluate, search``."""
     compiled = compiled_modules()
     if not compiled:
         return "pure Python"
-    return "rules compiled with mypyc: " + ", ".join(name.rsplit(".", 1)[1] for name in compiled)
+    groups: dict[str, list[str]] = {}
+    for name in compiled:
+        package, module = name.rsplit(".", 1)
+        groups.setdefault(package.rsplit(".", 1)[1], []).append(module)
+    return "; ".join(f"{package}{' compiled with mypyc' if index == 0 else ''}: {', '.join(modules)}"
+                     for index, (package, modules) in enumerate(groups.items()))
