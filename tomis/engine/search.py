@@ -32,7 +32,8 @@ import time
 from dataclasses import dataclass, field
 
 from ..rules.actions import Action, GateJump, GateStrike, Jump, Move, Place
-from ..rules.board import BASE, FLAGSHIP, FRIGATE, FRIGATE_ATTACKS, RAYS, SENTRY, SLIDER_DIRECTIONS, TOWER
+from ..rules.board import (BASE, FLAGSHIP, FRIGATE, FRIGATE_ATTACKS, HOME_RANK, RANK_OF, RAYS, SENTRY,
+                           SLIDER_DIRECTIONS, TOWER)
 from ..rules.combat import INACTIVE, JUMP, UNIT_DEFENCE, attack_tables
 from ..rules.core import OPENING_PLIES, State, apply_unchecked, iter_legal_actions
 from .evaluate import WEIGHTS, evaluate
@@ -45,6 +46,13 @@ QUIESCENCE_DEPTH = 6         # plies of destroying actions after the horizon, at
 CHECK_EVERY = 255            # nodes between looks at the clock and the stop flag (mask)
 TABLE_LIMIT = 1 << 20        # transposition entries before the table is emptied
 UNDO_PENALTY = 20            # centi-frigates off a slide that undoes the mover's own last one
+NULL_MIN_DEPTH = 2           # plies left from which a node first tries passing (null move)
+NULL_REDUCTION = 2           # how much shallower the position after a pass is searched
+FUTILITY_MARGIN = 100        # centi-frigates a quiet action is assumed to gain at most, one ply from the horizon
+NULL_MIN_SHIPS = 3           # ships (on the board and in reserve) the side to act needs to try it
+# The hash of a position after a pass: its own key, so a passed position never shares a
+# table entry or a cached evaluation with a position the rules reached.
+_NULL_KEY = 0x5DEECE66D_9E3779B97F4A7C15 & ((1 << 64) - 1)
 
 EXACT, LOWER, UPPER = 0, 1, 2
 
@@ -419,10 +427,20 @@ class Search:
                 score = _from_table(stored, ply)
                 if flag == EXACT or (flag == LOWER and score >= beta) or (flag == UPPER and score <= alpha):
                     return score
+        if depth >= NULL_MIN_DEPTH and self._may_pass(state, beta):
+            score = self._after_pass(state, depth - 1 - NULL_REDUCTION, beta, ply)
+            if score >= beta:
+                return score
         original_alpha = alpha
         best = -INFINITE
         best_action = None
-        for action in self._ordered(state, table_action, ply):
+        actions = self._ordered(state, table_action, ply)
+        if depth == 1 and len(actions) > 1 and self._futile(state, alpha):
+            # One ply from the horizon and so far below alpha that no quiet action can
+            # make it up: only the forcing actions are searched (futility pruning).
+            best = self._static(state) + FUTILITY_MARGIN
+            actions = self._forcing(state, actions)
+        for action in actions:
             score = self._after(state, action, depth - 1, -beta, -alpha, ply + 1)
             if score > best:
                 best = score
@@ -464,6 +482,70 @@ class Search:
             return score                # a forced end is worth what it is, however reached
         return score - penalty
 
+    def _may_pass(self, state: State, beta: int) -> bool:
+        """Whether to try passing here (null-move pruning): not right after a pass, not in
+        the opening, not near a decided score, only when the side to act stands at or
+        above ``beta`` already, and with ships enough that having to act is no burden.
+
+        No rule lets a side pass. The test asks "would the opponent, given two actions
+        in a row, still not bring this position below beta?" A yes cuts the node off
+        after a search ``NULL_REDUCTION`` plies shallower than the actions' own.
+        Toggling a gate or turning a marker changes nothing that combat sees, and most
+        positions have one, so a position where every action hurts (zugzwang) is rare;
+        the guard on ships keeps thin endings out all the same.
+        """
+        if self._line[-1] is None or state.ply < OPENING_PLIES or abs(beta) > MATE_BOUND:
+            return False
+        side = _acting(state)
+        own = side << 3
+        ships = sum(state.reserve[side][kind] for kind in (FRIGATE,) + _SLIDER_KINDS)
+        if ships < NULL_MIN_SHIPS:
+            ships += sum(1 for code in state.units.values() if code >> 3 == side and code != own | BASE)
+            if ships < NULL_MIN_SHIPS:
+                return False
+        return self._static(state) >= beta
+
+    def _futile(self, state: State, alpha: int) -> bool:
+        return (state.ply >= OPENING_PLIES and abs(alpha) < MATE_BOUND
+                and self._static(state) + FUTILITY_MARGIN <= alpha)
+
+    def _forcing(self, state: State, actions: list) -> list:
+        """The actions of ``actions`` that may change the score by more than a quiet one:
+        those guessed to destroy or capture, and landings on the enemy's home row while
+        the flagship is locked (R20: unlocking it puts a ship in reserve)."""
+        side = _acting(state)
+        hot = self._hot_squares(state)
+        chosen = set(_destroying_indexes(actions, hot, state.units, side)) \
+            if hot is not None or _frigate_on_active_gate(state) else set()
+        if not state.unlocked[side]:
+            home = HOME_RANK[1 - side]
+            for index, action in enumerate(actions):
+                target = getattr(action, "target", None)
+                if target is not None and RANK_OF[target] == home:
+                    chosen.add(index)
+        return [actions[index] for index in sorted(chosen)]
+
+    def _static(self, state: State) -> int:
+        """The static evaluation for the side to act, cached by hash."""
+        cache = self._evaluations
+        stand = cache.get(state.hash)
+        if stand is None:
+            stand = cache[state.hash] = evaluate(state) - self._untempo
+        return stand
+
+    def _after_pass(self, state: State, depth: int, beta: int, ply: int) -> int:
+        """The score for the side to act of letting the opponent act again, searched
+        ``depth`` plies with a null window at ``beta``."""
+        passed = state.copy()
+        passed.to_move = 1 - _acting(state)
+        passed.hash = state.hash ^ _NULL_KEY
+        passed.history = (passed.hash,)
+        line = self._line
+        line.append(None)
+        score = -self._negamax(passed, depth, -beta, -beta + 1, ply + 1)
+        line.pop()
+        return score
+
     def _reward(self, action, depth: int, ply: int) -> None:
         """A quiet action that cut the search off: remember it as a killer and in history."""
         killers = self._killers[ply]
@@ -478,10 +560,7 @@ class Search:
 
     def _quiesce(self, state: State, alpha: int, beta: int, ply: int, qdepth: int) -> int:
         self._enter()
-        cache = self._evaluations
-        stand = cache.get(state.hash)
-        if stand is None:
-            stand = cache[state.hash] = evaluate(state) - self._untempo
+        stand = self._static(state)
         if stand >= beta or qdepth >= QUIESCENCE_DEPTH:
             return stand
         if stand > alpha:
