@@ -64,13 +64,13 @@ WEIGHTS: dict[str, int] = {
     "reserve_flagship": 222,
     "base_attack": 51,
     "base_siege": 83,
-    "base_near": 12,
-    "base_lines": 15,          # hand-set, as the progress terms; never tuned
+    "base_near": 24,
+    "base_lines": 25,          # hand-set, as the progress terms; never tuned
     "active_gates": 10,
     "jump_gates": 12,
     "jump_reach": 8,
     "unlocked": 63,
-    "advance": 4,
+    "advance": 6,
     "mobility": 6,
     "threats": 9,
     "tempo": 31,
