@@ -185,3 +185,16 @@ def test_analysis_beside_another_tree(tmp_path):
     rows = [line.split()[1:] for line in text.splitlines() if line.startswith(("one ", "two "))]
     assert len(rows) == 2 and rows[0] == rows[1]          # one code, one measure
     assert rows[0][0] == "0/6" and rows[0][3] == "0/9"    # placements: nothing to mark
+
+
+def test_depth_nodes_counts_with_and_without_the_pruning():
+    def nodes(text: str) -> int:
+        found = re.search(r"nodes to depth 2: ([\d,]+) ", text)
+        assert found, text
+        return int(found[1].replace(",", ""))
+
+    pruned = run("depth_nodes.py", "--depth", "2", "--level", "3")
+    full = run("depth_nodes.py", "--depth", "2", "--level", "3", "--set", "NULL_MIN_DEPTH=99",
+               "--set", "FUTILITY_MARGIN=1000000")
+    assert "level 3 finishes depth 2 on 16 of 16" in pruned
+    assert 0 < nodes(pruned) <= nodes(full)
