@@ -9,9 +9,11 @@ plain two-ply search. A second ladder found a doubling of nodes worth little whi
 both levels still finish the same depth (6,000 against 3,000 nodes: 59.5 %), so each
 upper level finishes one ply more, most of the time, than the level below: on busy
 positions level 6 finishes four plies in 2 of 12, level 7 (8,500 nodes) in 8 of 12,
-level 8 always. ``noise`` is the most a seeded random offset adds to or takes from each root
-action's score, in centi-frigates (100 = one frigate): level 1's offsets swamp the
-evaluation, so it plays almost at random and a beginner can beat it.
+level 8 always (before issue 45's pruning, with which level 6 finishes four plies on 10
+of the 16 positions of bench/search_positions.txt). ``noise`` is the most a seeded
+random offset adds to or takes from each root action's score, in centi-frigates (100 =
+one frigate): level 1's offsets swamp the evaluation, so it plays almost at random and
+a beginner can beat it.
 
 The ladder measured between neighbouring levels is in docs/ENGINE.md.
 """
