@@ -507,7 +507,7 @@ class Search:
             return False
         side = _acting(state)
         own = side << 3
-        ships = sum(state.reserve[side][kind] for kind in (FRIGATE,) + _SLIDER_KINDS)
+        ships = sum(state.reserve[side][kind] for kind in _SHIP_KINDS)
         if ships < NULL_MIN_SHIPS:
             ships += sum(1 for code in state.units.values() if code >> 3 == side and code != own | BASE)
             if ships < NULL_MIN_SHIPS:
@@ -734,6 +734,7 @@ def side_tables(state: State):
 
 _INTERNED = (Move, Place)        # one object per action: equal means identical
 _SLIDER_KINDS = (SENTRY, TOWER, FLAGSHIP)
+_SHIP_KINDS = (FRIGATE,) + _SLIDER_KINDS
 
 
 def _raise_key(actions: list, keys: list, wanted, key: int) -> None:
