@@ -18,9 +18,12 @@ With ``--records FILE...`` no game is played: the slides are counted in match re
 already written (the level ladder's, ``bench/ladder.py``), each side's actions credited
 to the level its ``White``/``Black`` tag names (``tomis level N``), after the first
 ``--opening`` actions (the seeded opening, which no engine chose). Each file is counted
-on its own, so a level is counted per rung it played in.
+on its own, so a level is counted per rung it played in. ``--others`` also counts a
+side that is no level (the plain opponent of ``bench/vs_plain.py``) as "another
+program"; ``--split-at N`` counts the games that ran to N actions apart from the rest.
 
     python bench/count_shuffles.py --records /tmp/tomis-ladder5/ladder-*.tgn
+    python bench/count_shuffles.py --records after.tgn --others --split-at 200
 """
 
 from __future__ import annotations
@@ -122,21 +125,43 @@ def play_game(engine, level: int, seed: int, game: int, max_actions: int, tally:
 
 
 _LEVEL_TAG = re.compile(r"tomis level ([1-8])")
+OTHER = 0                           # the key of a side that is no level of this engine
 
 
-def count_records(path: Path, opening: int) -> dict[int, Tally]:
+@dataclass(frozen=True, order=True)
+class Part:
+    """Whose slides a tally holds: a level (or another program) and, when the games are
+    split by length, whether they ran to the split."""
+    level: int
+    long: bool | None = None        # None: games not split
+
+    def label(self, split_at: int | None) -> str:
+        who = f"level {self.level}" if self.level != OTHER else "another program"
+        if self.long is None:
+            return who
+        return f"{who}, games of {split_at}+ actions" if self.long else f"{who}, games under {split_at} actions"
+
+
+def count_records(path: Path, opening: int, split_at: int | None = None,
+                  others: bool = False) -> dict[Part, Tally]:
     """Each level's slides in the games of one match file, keyed by level.
 
-    A side whose tag names no level of this engine (another program) is not counted.
+    A side whose tag names no level of this engine (another program) is counted only with
+    ``others``. With ``split_at``, games that ran to that many actions (most of them
+    adjudicated draws: locked positions where both sides shuffle) are counted apart.
     """
-    tallies: dict[int, Tally] = {}
+    tallies: dict[Part, Tally] = {}
     for game in read_games(path):
         if game.error is not None:
             raise game.error                # print_records says which file
+        long = None if split_at is None else len(game.actions) >= split_at
         levels = [_level(game.tags.get(tag, "")) for tag in ("White", "Black")]
-        counters = [Counter(tallies.setdefault(level, Tally())) if level else None for level in levels]
-        for level in set(levels) - {None}:  # a level playing itself counts the game once
-            tallies[level].games += 1
+        if others:
+            levels = [OTHER if level is None else level for level in levels]
+        parts = [None if level is None else Part(level, long) for level in levels]
+        counters = [None if part is None else Counter(tallies.setdefault(part, Tally())) for part in parts]
+        for part in set(parts) - {None}:    # a level playing itself counts the game once
+            tallies[part].games += 1
         state = game.start.state
         for action in game.actions:
             side, ply = state.to_move, state.ply
@@ -151,14 +176,14 @@ def _level(tag: str) -> int | None:
     return int(found.group(1)) if found else None
 
 
-def print_records(paths: list[Path], opening: int) -> None:
+def print_records(paths: list[Path], opening: int, split_at: int | None = None, others: bool = False) -> None:
     for path in paths:
         try:
-            tallies = count_records(path, opening)
+            tallies = count_records(path, opening, split_at, others)
         except TomisError as error:
             raise SystemExit(f"count_shuffles.py: {path}: {error}") from None
-        for level, tally in sorted(tallies.items(), reverse=True):
-            print(f"{path.name} level {level}: {tally.line()}", flush=True)
+        for part, tally in sorted(tallies.items(), reverse=True):
+            print(f"{path.name} {part.label(split_at)}: {tally.line()}", flush=True)
 
 
 def main(argv=None) -> int:
@@ -172,9 +197,13 @@ def main(argv=None) -> int:
                         help="count the slides in these match records instead of playing games")
     parser.add_argument("--opening", type=int, default=12,
                         help="with --records: actions at the start of each game not counted")
+    parser.add_argument("--split-at", type=int, metavar="ACTIONS",
+                        help="with --records: count games that ran to ACTIONS actions apart from the rest")
+    parser.add_argument("--others", action="store_true",
+                        help="with --records: also count a side that is no level of this engine")
     args = parser.parse_args(argv)
     if args.records:
-        print_records(args.records, args.opening)
+        print_records(args.records, args.opening, args.split_at, args.others)
         return 0
     print(f"machine: {_common.machine()}")
     with tempfile.TemporaryDirectory() as folder:

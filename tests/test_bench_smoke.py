@@ -143,6 +143,23 @@ def test_count_shuffles_in_records(tmp_path):
     assert len(out.splitlines()) == 1
 
 
+def test_count_shuffles_splits_long_games_and_counts_other_programs(tmp_path):
+    long_text, long_undone, _ = _game_with_undone_slides(opening=12, slides=6)      # 24 actions
+    short_text, short_undone, _ = _game_with_undone_slides(opening=12, slides=2)    # 16 actions
+    path = tmp_path / "match.tgn"
+    path.write_text(long_text + "\n\n" + short_text, encoding="utf-8")
+    lines = run("count_shuffles.py", "--records", str(path), "--split-at", "20", "--others").splitlines()
+    assert [line.split(":")[0] for line in lines] == [
+        "match.tgn level 4, games of 20+ actions", "match.tgn level 4, games under 20 actions",
+        "match.tgn another program, games of 20+ actions", "match.tgn another program, games under 20 actions"]
+    assert f"1 games, 6 engine actions: slides 6, undone {long_undone} " in lines[0]
+    assert f"1 games, 2 engine actions: slides 2, undone {short_undone} " in lines[1]
+    assert ": 1 games, 6 engine actions" in lines[2] and ": 1 games, 2 engine actions" in lines[3]
+    # Without the options the same file gives one line, both games together.
+    whole = run("count_shuffles.py", "--records", str(path)).splitlines()
+    assert len(whole) == 1 and f"2 games, 8 engine actions: slides 8, undone {long_undone + short_undone} " in whole[0]
+
+
 def test_validate_times_this_interpreters_tomis_not_the_first_on_path(corpus, tmp_path):
     # A `tomis` of another environment first on PATH (here one that always fails) must
     # not be what the CLI figures time: they are of the tomis this interpreter imports.
