@@ -156,8 +156,15 @@ def environment(folder: Path) -> dict:
     return env
 
 
+# The referee's guide runs a club's whole first week, command by command: about 26 s,
+# the longest test of the default suite, which must stay under five minutes on two
+# busy cores. CI's slow stage runs it.
+SLOW_DOCS = {"REFEREE.md"}
+
+
 def doc_ids():
-    return [path.name for path in DOCS if any(step.skip is None for step in steps_of(path))]
+    return [pytest.param(path.name, marks=pytest.mark.slow) if path.name in SLOW_DOCS else path.name
+            for path in DOCS if any(step.skip is None for step in steps_of(path))]
 
 
 def prepared(root: Path, folder: str) -> Path:
