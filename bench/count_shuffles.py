@@ -144,7 +144,7 @@ class Part:
 
 def count_records(path: Path, opening: int, split_at: int | None = None,
                   others: bool = False) -> dict[Part, Tally]:
-    """Each level's slides in the games of one match file, keyed by level.
+    """Each level's slides in the games of one match file, keyed by level (and length).
 
     A side whose tag names no level of this engine (another program) is counted only with
     ``others``. With ``split_at``, games that ran to that many actions (most of them
